@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+import Foundation
+
+/// The toolchain's SwiftSyntax lives in `<toolchain>/usr/lib/swift/host`. Find that folder, in order:
+/// `SWIFT_HOST_LIBS`; the toolchain evaluating this manifest; `swift` on PATH.
+func findSwiftHostLibs() -> String {
+    let fm = FileManager.default
+    func valid(_ dir: String) -> String? {
+        fm.fileExists(atPath: dir + "/SwiftSyntax.swiftmodule") ? dir : nil
+    }
+    if let dir = Context.environment["SWIFT_HOST_LIBS"], !dir.isEmpty {
+        guard let found = valid(dir) else {
+            fatalError("SWIFT_HOST_LIBS=\(dir) has no SwiftSyntax.swiftmodule")
+        }
+        return found
+    }
+    // /proc files report size 0, so String(contentsOfFile:) would stop at 4 KiB.
+    if let maps = FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile(),
+       let text = String(data: maps, encoding: .utf8) {
+        for line in text.split(separator: "\n") where line.hasSuffix("/libPackageDescription.so") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            let lib = URL(fileURLWithPath: String(line[slash...])).resolvingSymlinksInPath()
+            // <toolchain>/usr/lib/swift/pm/ManifestAPI/libPackageDescription.so -> ../../host
+            let host = lib.deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("host").standardizedFileURL.path
+            if let found = valid(host) { return found }
+        }
+    }
+    let path = Context.environment["PATH"] ?? ""
+    for dir in path.split(separator: ":") {
+        let swift = URL(fileURLWithPath: String(dir)).appendingPathComponent("swift")
+        guard fm.isExecutableFile(atPath: swift.path) else { continue }
+        // <toolchain>/usr/bin/swift -> <toolchain>/usr/lib/swift/host
+        let usr = swift.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        if let found = valid(usr.appendingPathComponent("lib/swift/host").path) { return found }
+    }
+    fatalError("""
+        swift-trail: cannot find the toolchain's SwiftSyntax (usr/lib/swift/host). \
+        Set SWIFT_HOST_LIBS to the folder that holds SwiftSyntax.swiftmodule.
+        """)
+}
+
+let hostLibs = findSwiftHostLibs()
+let syntaxModules = ["SwiftSyntax", "SwiftParser", "SwiftParserDiagnostics", "SwiftDiagnostics", "SwiftBasicFormat"]
+let syntaxSwiftSettings: [SwiftSetting] = [.unsafeFlags(["-I", hostLibs])]
+let syntaxLinkerSettings: [LinkerSetting] =
+    [.unsafeFlags(["-L", hostLibs, "-Xlinker", "-rpath", "-Xlinker", hostLibs])]
+    + syntaxModules.map { .linkedLibrary($0) }
+
+let package = Package(
+    name: "swift-trail",
+    products: [
+        .library(name: "Trail", targets: ["Trail"]),
+        // For tests that compile instrumented fixtures with swiftc against the runtime.
+        .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail"]),
+        .executable(name: "trail", targets: ["trail"]),
+    ],
+    targets: [
+        // The hot path is optimized even in debug builds: tracing a debug build is the point.
+        .target(name: "CTrailShim", cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "Trail", dependencies: ["CTrailShim"], swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        .executableTarget(name: "trail", dependencies: ["TrailRewriter"],
+                          swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+
+        .target(name: "TrailTestSupport", path: "Tests/TrailTestSupport"),
+        .testTarget(name: "TrailRewriterTests", dependencies: ["TrailRewriter", "TrailTestSupport"],
+                    swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport"]),
+    ]
+)

@@ -1,0 +1,227 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+public enum BatchOperation: Sendable {
+    /// The module name in the options is used when `SourceFile.module` is not forced per file.
+    case instrument(InstrumentOptions)
+    case strip
+}
+
+public struct BatchOptions: Sendable {
+    public enum Destination: Sendable, Equatable {
+        case inPlace
+        /// Mirrors each file's relative path below this folder; unchanged files are copied too.
+        case directory(String)
+        /// Prints a unified diff and writes nothing.
+        case dryRun
+        /// Prints the rewritten text of a single file.
+        case standardOutput
+        /// Writes a single file's result here, changed or not.
+        case file(String)
+    }
+
+    public var destination: Destination
+    public var jobs: Int
+    /// Starts the output with `#sourceLocation(file: <input>, line: 1)` so that diagnostics, `#fileID` and
+    /// debug info name the original file, for copies compiled in its place.
+    public var lineDirective = false
+    /// A status line on standard error while files are processed.
+    public var progress = false
+
+    public init(destination: Destination, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                lineDirective: Bool = false, progress: Bool = false) {
+        self.destination = destination
+        self.jobs = max(1, jobs)
+        self.lineDirective = lineDirective
+        self.progress = progress
+    }
+}
+
+public struct BatchReport: Sendable {
+    public var changed = 0
+    public var unchanged = 0
+    public var skipped = 0
+    public var bodies = 0
+    public var errors: [SourceError] = []
+}
+
+/// Rewrites many files on all cores. Results are reported in input order, whatever order they finish in.
+public enum Batch {
+    public static func run(_ files: [SourceFile], _ operation: BatchOperation, _ options: BatchOptions,
+                           standardOutput: (String) -> Void, standardError: @escaping @Sendable (String) -> Void) -> BatchReport {
+        let results = ResultSlots<FileResult>(count: files.count)
+        let progress = options.progress ? Progress(total: files.count, write: standardError) : nil
+
+        // Never-returning functions and result builders declared anywhere in the set apply to every file.
+        var operation = operation
+        if case .instrument(var instrumentOptions) = operation, files.count > 1 {
+            let found = ResultSlots<(never: Set<String>, builders: Set<String>)>(count: files.count)
+            parallelForEach(files.count, jobs: options.jobs) { index in
+                guard let source = try? FileIO.read(files[index].path) else { return }
+                found[index] = (DeclarationScan.neverReturning(in: source), DeclarationScan.resultBuilders(in: source))
+            }
+            for index in 0 ..< files.count {
+                instrumentOptions.neverReturning.formUnion(found[index]?.never ?? [])
+                instrumentOptions.builderAttributes.formUnion(found[index]?.builders ?? [])
+            }
+            operation = .instrument(instrumentOptions)
+        }
+
+        let scanned = operation
+        parallelForEach(files.count, jobs: options.jobs) { index in
+            results[index] = process(files[index], scanned, options)
+            progress?.advance(files[index].relativePath)
+        }
+        progress?.finish()
+
+        var report = BatchReport()
+        for index in 0 ..< files.count {
+            guard let result = results[index] else { continue }
+            switch result.outcome {
+            case .success(.changed(_, let bodies)):
+                report.changed += 1
+                report.bodies += bodies
+            case .success(.unchanged): report.unchanged += 1
+            case .success(.skipped): report.skipped += 1
+            case .failure(let error): report.errors.append(error)
+            }
+            if let text = result.output { standardOutput(text) }
+        }
+        for error in report.errors { standardError(error.description + "\n") }
+        return report
+    }
+
+    private struct FileResult: Sendable {
+        var outcome: Result<RewriteOutcome, SourceError>
+        /// Text for standard output: a diff, or the rewritten file.
+        var output: String?
+    }
+
+    private static func process(_ file: SourceFile, _ operation: BatchOperation, _ options: BatchOptions) -> FileResult {
+        do throws(SourceError) {
+            let original = try FileIO.read(file.path)
+            let outcome: RewriteOutcome
+            switch operation {
+            case .instrument(var instrumentOptions):
+                instrumentOptions.module = file.module
+                outcome = try Rewriter.instrument(original, path: file.path, options: instrumentOptions)
+            case .strip:
+                outcome = try Rewriter.strip(original, path: file.path)
+            }
+            var result = original
+            if case .changed(let bytes, _) = outcome { result = bytes }
+            if options.lineDirective { result = lineDirective(for: file.path) + result }
+
+            switch options.destination {
+            case .inPlace:
+                if case .changed = outcome { try FileIO.writeAtomically(result, to: file.path) }
+            case .directory(let directory):
+                let target = directory + "/" + file.relativePath
+                try FileIO.makeParents(of: target)
+                try FileIO.writeAtomically(result, to: target)
+            case .file(let target):
+                try FileIO.makeParents(of: target)
+                try FileIO.writeAtomically(result, to: target)
+            case .dryRun:
+                let diff = UnifiedDiff.make(old: original, new: result, path: file.path)
+                return FileResult(outcome: .success(outcome), output: diff.isEmpty ? nil : diff)
+            case .standardOutput:
+                return FileResult(outcome: .success(outcome), output: String(decoding: result, as: UTF8.self))
+            }
+            return FileResult(outcome: .success(outcome), output: nil)
+        } catch {
+            return FileResult(outcome: .failure(error), output: nil)
+        }
+    }
+
+    static func lineDirective(for path: String) -> [UInt8] {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return Array("#sourceLocation(file: \(Marker.literal(absolute)), line: 1)\n".utf8)
+    }
+}
+
+/// One slot per input, written by whichever worker handles that input.
+final class ResultSlots<Value>: @unchecked Sendable {
+    private var values: [Value?]
+    private let lock = NSLock()
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    subscript(index: Int) -> Value? {
+        get { lock.withLock { values[index] } }
+        set { lock.withLock { values[index] = newValue } }
+    }
+}
+
+/// Runs `body` for every index on `jobs` threads, each taking the next index until none is left.
+func parallelForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let counter = Counter()
+    @Sendable func take() -> Int? {
+        let index = counter.next()
+        return index < count ? index : nil
+    }
+    let workers = min(jobs, count)
+    guard workers > 1 else {
+        for index in 0 ..< count { body(index) }
+        return
+    }
+    let group = DispatchGroup()
+    for _ in 0 ..< workers {
+        group.enter()
+        let thread = Thread {
+            while let index = take() { body(index) }
+            group.leave()
+        }
+        thread.stackSize = 16 << 20  // Deeply nested sources recurse deeply in the parser.
+        thread.start()
+    }
+    group.wait()
+}
+
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+
+    func next() -> Int {
+        lock.withLock {
+            defer { value += 1 }
+            return value
+        }
+    }
+}
+
+/// `[12/340] Sources/App/File.swift` on one terminal line, redrawn at most ten times a second.
+final class Progress: @unchecked Sendable {
+    private let total: Int
+    private let write: @Sendable (String) -> Void
+    private var done = 0
+    private var lastDraw = 0.0
+    private var drawn = false
+    private let lock = NSLock()
+
+    init?(total: Int, write: @escaping @Sendable (String) -> Void) {
+        guard isatty(2) != 0, total > 1 else { return nil }
+        self.total = total
+        self.write = write
+        lastDraw = Date().timeIntervalSinceReferenceDate  // Short runs draw nothing.
+    }
+
+    func advance(_ name: String) {
+        lock.withLock {
+            done += 1
+            let now = Date().timeIntervalSinceReferenceDate
+            guard now - lastDraw >= 0.1 else { return }
+            lastDraw = now
+            drawn = true
+            write("\r\u{1B}[K[\(done)/\(total)] \(name)")
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if drawn { write("\r\u{1B}[K") }
+        }
+    }
+}

@@ -1,0 +1,275 @@
+import SwiftSyntax
+
+/// Walks a parsed file once and records, for every function-like body, the text to insert and where.
+/// Nothing is rebuilt: the edits are spliced into the original bytes afterwards.
+final class BodyCollector: SyntaxVisitor {
+    private let options: InstrumentOptions
+    private let lines: LineTable
+    private let fileID: String
+    private(set) var edits: [Edit] = []
+    private(set) var bodies = 0
+
+    /// Name components below the module: types, functions, properties, closures.
+    private var scopes: [String] = []
+    /// Closures are numbered per enclosing scope, in source order.
+    private var closureCounts: [Int] = [0]
+
+    init(options: InstrumentOptions, lines: LineTable, fileID: String) {
+        self.options = options
+        self.lines = lines
+        self.fileID = fileID
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    // MARK: Scopes
+
+    private func push(_ name: String) {
+        scopes.append(name)
+        closureCounts.append(0)
+    }
+
+    private func pop() {
+        scopes.removeLast()
+        closureCounts.removeLast()
+    }
+
+    /// The current scope's full name, plus `suffix` for an implicit getter.
+    private func qualified(_ suffix: String?) -> String {
+        ([options.module] + scopes + (suffix.map { [$0] } ?? [])).joined(separator: ".")
+    }
+
+    private func typeScope(_ name: String, _ node: some SyntaxProtocol) -> SyntaxVisitorContinueKind {
+        push(name)
+        return isIgnored(node) ? .skipChildren : .visitChildren
+    }
+
+    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
+    override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
+    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
+    override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
+    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.type(node.extendedType), node) }
+    override func visitPost(_ node: StructDeclSyntax) { pop() }
+    override func visitPost(_ node: ClassDeclSyntax) { pop() }
+    override func visitPost(_ node: EnumDeclSyntax) { pop() }
+    override func visitPost(_ node: ActorDeclSyntax) { pop() }
+    override func visitPost(_ node: ProtocolDeclSyntax) { pop() }
+    override func visitPost(_ node: ExtensionDeclSyntax) { pop() }
+
+    // Macros read their arguments' syntax; attribute arguments and default values are not bodies we own.
+    override func visit(_ node: MacroExpansionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: MacroExpansionExprSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: AttributeSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: FunctionParameterClauseSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: EnumCaseParameterClauseSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+
+    // MARK: Functions
+
+    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+        let name = Naming.function(node)
+        push(name)
+        guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
+        let returnType = node.signature.returnClause?.type
+        instrument(
+            after: body.leftBrace, body.statements, line: node.funcKeyword,
+            async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
+            returns: returnType.map(ReturnKind.init) ?? .void)
+        return .visitChildren
+    }
+    override func visitPost(_ node: FunctionDeclSyntax) { pop() }
+
+    override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
+        let name = Naming.initializer(node)
+        push(name)
+        guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
+        instrument(
+            after: body.leftBrace, body.statements, line: node.initKeyword,
+            async: node.signature.effectSpecifiers?.asyncSpecifier != nil, returns: .void)
+        return .visitChildren
+    }
+    override func visitPost(_ node: InitializerDeclSyntax) { pop() }
+
+    override func visit(_ node: DeinitializerDeclSyntax) -> SyntaxVisitorContinueKind {
+        push("deinit")
+        guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
+        instrument(after: body.leftBrace, body.statements, line: node.deinitKeyword,
+                   async: false, returns: .void)
+        return .visitChildren
+    }
+    override func visitPost(_ node: DeinitializerDeclSyntax) { pop() }
+
+    // MARK: Properties, subscripts and accessors
+
+    override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
+        isSkipped(node, node.attributes) ? .skipChildren : .visitChildren
+    }
+
+    override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
+        guard let block = node.accessorBlock else { return .visitChildren }
+        let name = Naming.binding(node)
+        push(name)
+        if case .getter(let statements) = block.accessors {
+            let keyword = node.parent?.parent?.as(VariableDeclSyntax.self)?.bindingSpecifier
+            instrument(after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
+                       returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value)
+        }
+        return .visitChildren
+    }
+    override func visitPost(_ node: PatternBindingSyntax) {
+        if node.accessorBlock != nil { pop() }
+    }
+
+    override func visit(_ node: SubscriptDeclSyntax) -> SyntaxVisitorContinueKind {
+        let name = Naming.subscriptSignature(node.parameterClause.parameters)
+        push(name)
+        if isSkipped(node, node.attributes) { return .skipChildren }
+        if case .getter(let statements) = node.accessorBlock?.accessors, let block = node.accessorBlock {
+            instrument(after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
+                       async: false, returns: ReturnKind(node.returnClause.type))
+        }
+        return .visitChildren
+    }
+    override func visitPost(_ node: SubscriptDeclSyntax) { pop() }
+
+    override func visit(_ node: AccessorDeclSyntax) -> SyntaxVisitorContinueKind {
+        let accessor = Naming.accessor(node)
+        push(accessor)
+        // An `init` accessor runs before `self` exists and may only initialize; leave it alone.
+        guard let body = node.body, node.accessorSpecifier.tokenKind != .keyword(.`init`),
+              !isSkipped(node, node.attributes) else { return .skipChildren }
+        instrument(after: body.leftBrace, body.statements, line: node.accessorSpecifier,
+                   async: node.effectSpecifiers?.asyncSpecifier != nil,
+                   returns: accessor == "get" ? propertyReturnKind(of: node) : .void)
+        return .visitChildren
+    }
+    override func visitPost(_ node: AccessorDeclSyntax) { pop() }
+
+    /// A getter returns the property's or subscript's type.
+    private func propertyReturnKind(of accessor: AccessorDeclSyntax) -> ReturnKind {
+        var node = accessor.parent
+        while let current = node {
+            if let binding = current.as(PatternBindingSyntax.self) {
+                return binding.typeAnnotation.map { ReturnKind($0.type) } ?? .value
+            }
+            if let sub = current.as(SubscriptDeclSyntax.self) { return ReturnKind(sub.returnClause.type) }
+            node = current.parent
+        }
+        return .value
+    }
+
+    // MARK: Closures
+
+    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind {
+        closureCounts[closureCounts.count - 1] += 1
+        let name = "closure#\(closureCounts[closureCounts.count - 1])"
+        push(name)
+        if options.closures {
+            let insertAfter = node.signature?.inKeyword ?? node.leftBrace
+            let async = node.signature?.effectSpecifiers?.asyncSpecifier != nil
+            instrument(after: insertAfter, node.statements, line: node.leftBrace, async: async,
+                       returns: ReturnKind(closure: node))
+        }
+        return .visitChildren
+    }
+    override func visitPost(_ node: ClosureExprSyntax) { pop() }
+
+    // MARK: Skip rules
+
+    /// `// trail:ignore` in the comments directly before a declaration.
+    private func isIgnored(_ node: some SyntaxProtocol) -> Bool {
+        for piece in node.leadingTrivia {
+            switch piece {
+            case .lineComment(let text), .blockComment(let text), .docLineComment(let text), .docBlockComment(let text):
+                if text.contains(Marker.ignoreDecl) { return true }
+            default: continue
+            }
+        }
+        return false
+    }
+
+    private func isSkipped(_ node: some SyntaxProtocol, _ attributes: AttributeListSyntax) -> Bool {
+        if isIgnored(node) { return true }
+        for element in attributes {
+            guard case .attribute(let attribute) = element else { continue }
+            let name = attribute.attributeName.trimmedDescription
+            // Result builders: by the naming convention (`@ViewBuilder`) or named in the options.
+            if Skip.always.contains(name) || name.hasSuffix("Builder") || options.builderAttributes.contains(name) {
+                return true
+            }
+            if !options.inlinable, Skip.emittedIntoClients.contains(name) { return true }
+        }
+        return false
+    }
+
+    // MARK: Edits
+
+    private func instrument(after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
+                            line token: TokenSyntax, async: Bool, returns: ReturnKind) {
+        let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
+        let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
+        let offset = brace.endPositionBeforeTrailingTrivia.utf8Offset
+        bodies += 1
+        if statements.isEmpty {
+            edits.append(Edit(offset: offset, text: Marker.emptyBody(site: site, async: async)))
+            return
+        }
+        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async)))
+        if returns != .void {
+            ImplicitReturn.insertionPoints(statements, neverFunctions: options.neverReturning).forEach {
+                edits.append(Edit(offset: $0, text: Marker.explicitReturn))
+            }
+        }
+    }
+}
+
+/// Attributes whose bodies are skipped.
+enum Skip {
+    /// Bodies that must not call out, or are inlined even in debug builds.
+    static let always: Set<String> = [
+        "_transparent", "_effects", "_noLocks", "_noAllocation", "_noRuntime", "_noExistentials", "_noObjCBridging",
+    ]
+    /// Bodies emitted into client modules: a call to Trail there needs Trail imported publicly, and makes
+    /// every client trace too. Instrumented only with `InstrumentOptions.inlinable`.
+    static let emittedIntoClients: Set<String> = ["inlinable", "_alwaysEmitIntoClient", "backDeployed", "export"]
+}
+
+/// What a body gives back: nothing, `Never`, or a value that a lone expression returns implicitly.
+enum ReturnKind: Equatable {
+    case void, never, value
+
+    init(_ type: TypeSyntax) {
+        switch type.trimmedDescription {
+        case "Void", "()", "Swift.Void": self = .void
+        case "Never", "Swift.Never": self = .never
+        default: self = .value
+        }
+    }
+
+    /// A closure's result type is rarely written; a lone expression may be returned either way.
+    init(closure: ClosureExprSyntax) {
+        if let type = closure.signature?.returnClause?.type { self.init(type) } else { self = .value }
+    }
+}
+
+/// The line (1-based) of a UTF-8 offset, from a table of line starts built once per file.
+struct LineTable {
+    private var starts: [Int] = [0]
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        starts.reserveCapacity(bytes.count / 32)
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
+            starts.append(index + 1)
+        }
+    }
+
+    func line(of offset: Int) -> Int {
+        var low = 0, high = starts.count
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if starts[mid] <= offset { low = mid } else { high = mid }
+        }
+        return low + 1
+    }
+
+    var count: Int { starts.count }
+}

@@ -1,0 +1,47 @@
+/// The exact text `instrument` inserts. Every insertion is wrapped in a pair of block comments, so `strip`
+/// removes only what was inserted, and only where the comments are real trivia (never inside a string).
+enum Marker {
+    static let open = "/*<trail*/"
+    static let close = "/*trail>*/"
+    static let openBytes = Array(open.utf8)
+    static let closeBytes = Array(close.utf8)
+
+    /// File-level opt-out, checked as a comment.
+    static let ignoreFile = "trail:ignore-file"
+    /// Declaration-level opt-out, in the comments before a declaration.
+    static let ignoreDecl = "trail:ignore"
+
+    static func wrap(_ code: String) -> String { open + code + close }
+
+    static let importTrail = wrap("import Trail; ")
+
+    /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
+    static func entry(site: String, async: Bool) -> String {
+        let enter = async ? "Trail.enterAsync" : "Trail.enter"
+        return wrap("let __trail = \(enter)(\(literal(site))); defer { Trail.exit(__trail) };")
+    }
+
+    /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
+    static func emptyBody(site: String, async: Bool) -> String {
+        let enter = async ? "Trail.enterAsync" : "Trail.enter"
+        return wrap("Trail.exit(\(enter)(\(literal(site))));")
+    }
+
+    /// Makes an implicit single-expression return explicit once statements precede it.
+    static let explicitReturn = wrap("return ")
+
+    /// A Swift string literal for `text`: names can hold `"` or `\` only through raw identifiers.
+    static func literal(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,236 @@
+import SwiftDiagnostics
+import SwiftParser
+import SwiftParserDiagnostics
+import SwiftSyntax
+
+/// What `instrument` needs to know beyond the source text.
+public struct InstrumentOptions: Sendable {
+    /// The first component of every name: `Module.Type.method()`.
+    public var module: String
+    /// Also trace closures. Off by default: a closure's type is inferred from its body, and result-builder
+    /// closures cannot be recognized at the call site.
+    public var closures = false
+    /// Also instrument `@inlinable`, `@_alwaysEmitIntoClient` and `@backDeployed` bodies. Legal only where
+    /// `import Trail` is public (not with `InternalImportsByDefault`), and clients then trace those calls.
+    public var inlinable = false
+    /// Extra result-builder attributes to skip; `@…Builder` is always skipped.
+    public var builderAttributes: Set<String> = []
+    /// Functions known to return `Never`, so a lone call to one is not turned into `return call()`.
+    public var neverReturning: Set<String> = []
+
+    public init(module: String, closures: Bool = false, inlinable: Bool = false, builderAttributes: Set<String> = [],
+                neverReturning: Set<String> = []) {
+        self.module = module
+        self.closures = closures
+        self.inlinable = inlinable
+        self.builderAttributes = builderAttributes
+        self.neverReturning = neverReturning
+    }
+}
+
+/// The result of rewriting one file.
+public enum RewriteOutcome: Equatable, Sendable {
+    case changed([UInt8], bodies: Int)
+    case unchanged
+    case skipped(String)
+}
+
+/// A problem in an input file, printed as `path:line:column: error: message`.
+public struct SourceError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public init(path: String, line: Int = 1, column: Int = 1, message: String) {
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String { "\(path):\(line):\(column): error: \(message)" }
+}
+
+/// Inserts and removes trace calls in one file's text. Parsing is the cost, so each call parses once (twice
+/// when re-instrumenting an instrumented file) and splices edits into the original bytes.
+public enum Rewriter {
+    public static func instrument(_ source: [UInt8], path: String, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome {
+        if options.module == "Trail" { return .skipped("the Trail runtime is never instrumented") }
+        try checkUTF8(source, path: path)
+        // Instrumenting is defined on the stripped text, which makes it idempotent and refreshes stale names.
+        var original = source
+        if contains(source, Marker.openBytes), case .changed(let stripped, _) = try strip(source, path: path) {
+            original = stripped
+        }
+        return try original.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
+            let tree = Parser.parse(source: buffer)
+            try rejectSyntaxErrors(tree, path: path)
+            if contains(source, Array(Marker.ignoreFile.utf8)), hasComment(tree, containing: Marker.ignoreFile) {
+                return .skipped("marked \(Marker.ignoreFile)")
+            }
+            let lines = LineTable(buffer)
+            var options = options
+            options.neverReturning.formUnion(DeclarationScan.neverReturning(in: original))
+            options.builderAttributes.formUnion(DeclarationScan.resultBuilders(in: original))
+            let collector = BodyCollector(options: options, lines: lines, fileID: fileID(path: path, module: options.module))
+            collector.walk(tree)
+            var edits = collector.edits
+            if !edits.isEmpty { edits.append(Edit(offset: importOffset(tree, buffer), text: Marker.importTrail)) }
+            let result = Edit.apply(edits, to: buffer)
+            return result == source ? .unchanged : .changed(result, bodies: collector.bodies)
+        }
+    }
+
+    public static func strip(_ source: [UInt8], path: String) throws(SourceError) -> RewriteOutcome {
+        try checkUTF8(source, path: path)
+        guard contains(source, Marker.openBytes) else { return .unchanged }
+        return try source.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
+            let tree = Parser.parse(source: buffer)
+            try rejectSyntaxErrors(tree, path: path)
+            var edits: [Edit] = []
+            var open: Int?
+            for comment in markerComments(tree) {
+                switch (comment.isOpen, open) {
+                case (true, nil): open = comment.start
+                case (false, let start?):
+                    edits.append(Edit(offset: start, length: comment.end - start, text: ""))
+                    open = nil
+                default:
+                    let line = LineTable(buffer).line(of: comment.start)
+                    throw SourceError(path: path, line: line, message: "unbalanced trail marker; file left unchanged")
+                }
+            }
+            if let start = open {
+                throw SourceError(path: path, line: LineTable(buffer).line(of: start), message: "unclosed trail marker; file left unchanged")
+            }
+            if edits.isEmpty { return .unchanged }
+            return .changed(Edit.apply(edits, to: buffer), bodies: edits.count)
+        }
+    }
+
+    /// `Module/File.swift`, the form of `#fileID`.
+    static func fileID(path: String, module: String) -> String {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        return "\(module)/\(base)"
+    }
+
+    // MARK: Helpers
+
+    private static func checkUTF8(_ source: [UInt8], path: String) throws(SourceError) {
+        if String(validating: source, as: UTF8.self) != nil { return }
+        // Find the first bad byte to name its line.
+        var line = 1, offset = 0
+        var iterator = source.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1 }
+                offset += UTF8.width(scalar)
+            case .emptyInput:
+                return
+            case .error:
+                throw SourceError(path: path, line: line, message: "not valid UTF-8 (byte \(offset)); file left unchanged")
+            }
+        }
+    }
+
+    private static func rejectSyntaxErrors(_ tree: SourceFileSyntax, path: String) throws(SourceError) {
+        guard tree.hasError else { return }
+        let converter = SourceLocationConverter(fileName: path, tree: tree)
+        let first = ParseDiagnosticsGenerator.diagnostics(for: tree).first { $0.diagMessage.severity == .error }
+        let location = first?.location(converter: converter)
+        throw SourceError(path: path, line: location?.line ?? 1, column: location?.column ?? 1,
+                          message: (first?.message ?? "syntax error") + "; file left unchanged")
+    }
+
+    /// Where `import Trail; ` goes: before the first top-level import, else at the start of the file
+    /// (after a `#!` line). Either way it shares a line with existing text, so no line moves.
+    private static func importOffset(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
+        for item in tree.statements {
+            if case .decl(let decl) = item.item, decl.is(ImportDeclSyntax.self) {
+                return decl.positionAfterSkippingLeadingTrivia.utf8Offset
+            }
+        }
+        if buffer.count >= 2, buffer[0] == UInt8(ascii: "#"), buffer[1] == UInt8(ascii: "!") {
+            return (buffer.firstIndex(of: UInt8(ascii: "\n")) ?? buffer.count - 1) + 1
+        }
+        return 0
+    }
+
+    private struct MarkerComment {
+        var start: Int
+        var end: Int
+        var isOpen: Bool
+    }
+
+    /// Every marker that is a real comment, in source order.
+    private static func markerComments(_ tree: SourceFileSyntax) -> [MarkerComment] {
+        var found: [MarkerComment] = []
+        func scan(_ trivia: Trivia, from start: Int) {
+            var offset = start
+            for piece in trivia {
+                let length = piece.sourceLength.utf8Length
+                if case .blockComment(let text) = piece, text == Marker.open || text == Marker.close {
+                    found.append(MarkerComment(start: offset, end: offset + length, isOpen: text == Marker.open))
+                }
+                offset += length
+            }
+        }
+        for token in tree.tokens(viewMode: .sourceAccurate) {
+            if !token.leadingTrivia.isEmpty { scan(token.leadingTrivia, from: token.position.utf8Offset) }
+            if !token.trailingTrivia.isEmpty {
+                scan(token.trailingTrivia, from: token.endPositionBeforeTrailingTrivia.utf8Offset)
+            }
+        }
+        return found
+    }
+
+    private static func hasComment(_ tree: SourceFileSyntax, containing text: String) -> Bool {
+        for token in tree.tokens(viewMode: .sourceAccurate) {
+            for piece in token.leadingTrivia {
+                switch piece {
+                case .lineComment(let comment), .blockComment(let comment), .docLineComment(let comment),
+                     .docBlockComment(let comment):
+                    if comment.contains(text) { return true }
+                default: continue
+                }
+            }
+        }
+        return false
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first, haystack[index ..< index + needle.count].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}
+
+/// Text inserted at, or replacing a range from, a UTF-8 offset of the original.
+struct Edit {
+    var offset: Int
+    var length = 0
+    var text: String
+
+    /// Applies edits in offset order; edits at the same offset keep the order they were made in.
+    static func apply(_ edits: [Edit], to source: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let sorted = edits.enumerated().sorted { ($0.element.offset, $0.offset) < ($1.element.offset, $1.offset) }
+        var out: [UInt8] = []
+        out.reserveCapacity(source.count + edits.count * 96)
+        var cursor = 0
+        for (_, edit) in sorted {
+            out.append(contentsOf: source[cursor ..< edit.offset])
+            out.append(contentsOf: edit.text.utf8)
+            cursor = edit.offset + edit.length
+        }
+        out.append(contentsOf: source[cursor...])
+        return out
+    }
+}

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// One input file: where it is, how it is shown, and where it sits below the path it was found from.
+public struct SourceFile: Sendable {
+    public var path: String
+    /// Relative to the command-line path it was found under (the file name for a file given directly).
+    public var relativePath: String
+    public var module: String
+}
+
+/// Finds `.swift` files under the given paths, in a stable order, honouring `--exclude` globs.
+public enum SourceFiles {
+    public static func collect(_ paths: [String], excludes: [String], module: String?) throws(SourceError) -> [SourceFile] {
+        var files: [SourceFile] = []
+        for root in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
+                throw SourceError(path: root, message: "no such file or directory")
+            }
+            if !isDirectory.boolValue {
+                let name = (root as NSString).lastPathComponent
+                files.append(SourceFile(path: root, relativePath: name, module: module ?? inferModule(root, root: nil)))
+                continue
+            }
+            let base = root.hasSuffix("/") ? String(root.dropLast()) : root
+            if let targets = PackageTargets.describe(base) {
+                // A package: exactly the sources of its Swift targets, named by their modules.
+                for target in targets {
+                    for source in target.sources.sorted() {
+                        let relative = target.path + "/" + source
+                        let name = (source as NSString).lastPathComponent
+                        if isExcluded(relative, name: name, excludes) { continue }
+                        files.append(SourceFile(path: base + "/" + relative, relativePath: relative, module: module ?? target.module))
+                    }
+                }
+                continue
+            }
+            var found: [String] = []
+            walk(base, relative: "", excludes: excludes, into: &found)
+            for relative in found.sorted() {
+                let path = base + "/" + relative
+                files.append(SourceFile(path: path, relativePath: relative, module: module ?? inferModule(path, root: root)))
+            }
+        }
+        return files
+    }
+
+    /// Walks a folder. Hidden folders, nested packages, and a package's manifests and `Plugins` folder
+    /// (plugins cannot import Trail) are left out.
+    private static func walk(_ directory: String, relative: String, excludes: [String], into found: inout [String]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let isPackage = names.contains("Package.swift")
+        if isPackage, !relative.isEmpty { return }
+        for name in names where !name.hasPrefix(".") {
+            if isPackage, name == "Plugins" || name.hasPrefix("Package.swift") || name.hasPrefix("Package@swift") { continue }
+            let path = directory + "/" + name
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            if isExcluded(rel, name: name, excludes) { continue }
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: walk(path, relative: rel, excludes: excludes, into: &found)
+            case S_IFREG where name.hasSuffix(".swift"): found.append(rel)
+            default: continue  // Symlinks are not followed, so a tree is never visited twice.
+            }
+        }
+    }
+
+    /// A glob matches the path below the root, or, without a `/`, any single file or folder name.
+    static func isExcluded(_ relative: String, name: String, _ excludes: [String]) -> Bool {
+        for pattern in excludes {
+            if fnmatch(pattern, relative, 0) == 0 { return true }
+            if !pattern.contains("/"), fnmatch(pattern, name, 0) == 0 { return true }
+        }
+        return false
+    }
+
+    /// `Sources/<Module>/…` and `Tests/<Module>/…` name the module; else the folder the file is found in.
+    static func inferModule(_ path: String, root: String?) -> String {
+        let components = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        if let index = components.lastIndex(where: { $0 == "Sources" || $0 == "Tests" }), index + 2 < components.count {
+            return identifier(components[index + 1])
+        }
+        let folder = components.count >= 2 ? components[components.count - 2] : "Main"
+        return identifier((folder as NSString).deletingPathExtension)
+    }
+
+    /// Module names are identifiers: SwiftPM turns `my-lib` into `my_lib`.
+    private static func identifier(_ name: String) -> String {
+        var result = ""
+        for scalar in name.unicodeScalars {
+            result.unicodeScalars.append(CharacterSet.alphanumerics.contains(scalar) || scalar == "_" ? scalar : "_")
+        }
+        if let first = result.unicodeScalars.first, CharacterSet.decimalDigits.contains(first) { result = "_" + result }
+        return result.isEmpty ? "Main" : result
+    }
+}
+
+/// The Swift targets of a package, from `swift package describe`, which knows each target's sources and module
+/// name better than any folder walk (resources, custom paths, excluded files, plugins).
+struct PackageTargets {
+    var module: String
+    var path: String
+    var sources: [String]
+
+    static func describe(_ directory: String) -> [PackageTargets]? {
+        guard FileManager.default.fileExists(atPath: directory + "/Package.swift") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "--package-path", directory, "describe", "--type", "json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let targets = json["targets"] as? [[String: Any]] else { return nil }
+        let traceable: Set<String> = ["library", "executable", "test", "macro"]
+        return targets.compactMap { target in
+            guard target["module_type"] as? String == "SwiftTarget",
+                  let type = target["type"] as? String, traceable.contains(type),
+                  let module = target["c99name"] as? String, module != "Trail",
+                  let path = target["path"] as? String,
+                  let sources = target["sources"] as? [String] else { return nil }
+            return PackageTargets(module: module, path: path, sources: sources)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// A small, table-driven argument parser: each verb lists its options, and `--help` is generated from them.
+struct OptionSpec: Sendable {
+    var names: [String]
+    /// The value's placeholder in help, or nil for a flag.
+    var value: String?
+    var help: String
+    var repeatable = false
+
+    static func flag(_ names: String..., help: String) -> OptionSpec {
+        OptionSpec(names: names, value: nil, help: help)
+    }
+
+    static func value(_ names: String..., placeholder: String, help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(names: names, value: placeholder, help: help, repeatable: repeatable)
+    }
+}
+
+struct Verb: Sendable {
+    var name: String
+    var summary: String
+    var usage: String
+    var details: String = ""
+    var options: [OptionSpec]
+    var run: @Sendable (ParsedArguments) throws -> Int32
+
+    var help: String {
+        var text = "\(summary)\n\nUsage: trail \(name) \(usage)\n"
+        if !details.isEmpty { text += "\n\(details)\n" }
+        if !options.isEmpty { text += "\nOptions:\n" }
+        let all = options + [.flag("-h", "--help", help: "Show this help.")]
+        let labels = all.map { option in option.names.joined(separator: ", ") + (option.value.map { " \($0)" } ?? "") }
+        let width = min(28, labels.map(\.count).max() ?? 0)
+        for (option, label) in zip(all, labels) {
+            let padded = label.count >= width ? label + "  " : label + String(repeating: " ", count: width - label.count + 2)
+            text += "  \(padded)\(option.help)\n"
+        }
+        return text
+    }
+}
+
+struct ParsedArguments {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    /// Options are looked up by their long name.
+    func has(_ name: String) -> Bool { flags.contains(name) }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension Verb {
+    /// Parses `arguments` (after the verb). `--help` is reported as the flag `help`.
+    func parse(_ arguments: [String]) throws -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        func key(_ spec: OptionSpec) -> String {
+            let long = spec.names.first { $0.hasPrefix("--") } ?? spec.names[0]
+            return String(long.drop { $0 == "-" })
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                parsed.positionals += arguments[index...]
+                break
+            }
+            if argument == "-h" || argument == "--help" {
+                parsed.flags.insert("help")
+                continue
+            }
+            guard argument.hasPrefix("-"), argument != "-" else {
+                parsed.positionals.append(argument)
+                continue
+            }
+            // `--name=value` and `--name value` are both accepted.
+            var name = argument, inline: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard let spec = options.first(where: { $0.names.contains(name) }) else {
+                throw UsageError(description: "unknown option '\(name)' for 'trail \(self.name)' (see 'trail \(self.name) --help')")
+            }
+            let key = key(spec)
+            guard spec.value != nil else {
+                if inline != nil { throw UsageError(description: "option '\(name)' takes no value") }
+                parsed.flags.insert(key)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else if index < arguments.count {
+                value = arguments[index]
+                index += 1
+            } else {
+                throw UsageError(description: "option '\(name)' needs a value (\(spec.value!))")
+            }
+            if !spec.repeatable, parsed.values[key] != nil {
+                throw UsageError(description: "option '\(name)' given twice")
+            }
+            parsed.values[key, default: []].append(value)
+        }
+        return parsed
+    }
+}

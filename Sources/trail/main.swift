@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `trail <verb> ...`: each verb parses its arguments and calls a library.
+let verbs: [Verb] = [instrumentVerb, stripVerb]
+
+let overview = """
+    trail: build-time function tracing and logging for Swift.
+
+    Usage: trail <verb> [options] [arguments]
+
+    Verbs:
+    \(verbs.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+    Run 'trail <verb> --help' for a verb's options.
+
+    Run-time environment of an instrumented program:
+      TRAIL_TRACE=1      print one line per function entry and exit to standard error
+    """
+
+func runMain() -> Int32 {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    guard let first = arguments.first, first != "-h", first != "--help", first != "help" else {
+        printOut(overview + "\n")
+        return arguments.isEmpty ? 2 : 0
+    }
+    guard let verb = verbs.first(where: { $0.name == first }) else {
+        printError("trail: unknown verb '\(first)'. Verbs: \(verbs.map(\.name).joined(separator: ", ")).")
+        return 2
+    }
+    do {
+        let parsed = try verb.parse(Array(arguments.dropFirst()))
+        if parsed.has("help") {
+            printOut(verb.help)
+            return 0
+        }
+        return try verb.run(parsed)
+    } catch let error as UsageError {
+        printError("trail \(verb.name): \(error.description)")
+        return 2
+    } catch {
+        printError("trail \(verb.name): \(error)")
+        return 1
+    }
+}
+
+/// Writes straight to a file descriptor: no shared `FILE *`, and nothing is lost to buffering at exit.
+func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { return }
+        bytes = bytes.dropFirst(count)
+    }
+}
+
+func printOut(_ text: String) { writeAll(1, text) }
+
+func printError(_ text: String) { writeAll(2, text.hasSuffix("\n") ? text : text + "\n") }
+
+exit(runMain())

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// `trail instrument` and `trail strip` as a user runs them.
+@Suite struct CLITests {
+    func tree() throws -> String {
+        let directory = Paths.temporaryDirectory("cli")
+        try FileManager.default.createDirectory(atPath: directory + "/Sources/App/Sub", withIntermediateDirectories: true)
+        try "import Foundation\nfunc main() {}\n".write(toFile: directory + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
+        try "struct S {\n    func f() -> Int { 1 }\n}\n".write(toFile: directory + "/Sources/App/Sub/S.swift", atomically: true, encoding: .utf8)
+        try "func broken( {\n".write(toFile: directory + "/Sources/App/Broken.swift", atomically: true, encoding: .utf8)
+        try "func skipped() {}\n".write(toFile: directory + "/Sources/App/Generated.swift", atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    @Test func inPlaceReportsBadFilesAndProcessesTheRest() throws {
+        let directory = try tree()
+        let broken = Transcript.read(directory + "/Sources/App/Broken.swift")
+        let result = try run(Paths.trail, ["instrument", "--in-place", "--exclude", "Generated.swift", directory])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(directory)/Sources/App/Broken.swift:1:"))
+        #expect(result.stderr.contains(": error: "))
+        #expect(result.stderr.contains("instrumented 2 files"))
+        #expect(Transcript.read(directory + "/Sources/App/Broken.swift") == broken)
+        #expect(Transcript.read(directory + "/Sources/App/Generated.swift") == "func skipped() {}\n")
+        #expect(Transcript.read(directory + "/Sources/App/Sub/S.swift").contains(#"Trail.enter("App.S.f() @ App/S.swift:2")"#))
+
+        let strip = try run(Paths.trail, ["strip", "--in-place", directory + "/Sources/App/main.swift", directory + "/Sources/App/Sub"])
+        #expect(strip.status == 0)
+        #expect(Transcript.read(directory + "/Sources/App/main.swift") == "import Foundation\nfunc main() {}\n")
+    }
+
+    @Test func dryRunPrintsADiffAndWritesNothing() throws {
+        let directory = try tree()
+        let result = try run(Paths.trail, ["instrument", "--dry-run", "--exclude", "Broken.swift", directory + "/Sources"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--- a/\(directory)/Sources/App/Sub/S.swift"))
+        #expect(result.stdout.contains("-    func f() -> Int { 1 }"))
+        #expect(result.stdout.contains("+    func f() -> Int {/*<trail*/"))
+        #expect(Transcript.read(directory + "/Sources/App/Sub/S.swift") == "struct S {\n    func f() -> Int { 1 }\n}\n")
+    }
+
+    @Test func outputDirectoryMirrorsTheTree() throws {
+        let directory = try tree()
+        let output = directory + "/out"
+        let result = try run(Paths.trail, ["instrument", "-o", output, "--jobs", "1", "--exclude", "Broken.swift", directory + "/Sources"])
+        #expect(result.status == 0)
+        #expect(Transcript.read(output + "/App/Sub/S.swift").contains("Trail.enter"))
+        #expect(Transcript.read(output + "/App/Generated.swift").contains("Trail.enter"))
+    }
+
+    @Test func helpForEveryVerbAndUsageErrors() throws {
+        let top = try run(Paths.trail, ["--help"])
+        #expect(top.status == 0)
+        #expect(top.stdout.contains("instrument"))
+        for verb in ["instrument", "strip"] {
+            let help = try run(Paths.trail, [verb, "--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("Usage: trail \(verb)"))
+            #expect(help.stdout.contains("--dry-run"))
+        }
+        let unknown = try run(Paths.trail, ["instrument", "--frobnicate", "x"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown option '--frobnicate'"))
+        let missing = try run(Paths.trail, ["strip", "--dry-run", "/nonexistent/path"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("/nonexistent/path"))
+        #expect(try run(Paths.trail, ["nope"]).status == 2)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// The syntax zoo compiled plain and instrumented: the same output, and the expected trace.
+@Suite struct ZooTests {
+    static let zoo = Paths.fixture("Zoo")
+
+    /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced.
+    static func compile(_ sources: String, traced: Bool, into directory: String) throws -> String {
+        let files = try FileManager.default.contentsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }.sorted()
+        let output = directory + (traced ? "/zoo-traced" : "/zoo-plain")
+        var arguments = ["-module-name", "Zoo", "-Onone", "-g", "-o", output] + files.map { sources + "/" + $0 }
+        if traced {
+            let build = Paths.buildDirectory
+            arguments += ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailShim/include",
+                          "-L", build, "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build]
+        }
+        try run("swiftc", arguments, check: true)
+        return output
+    }
+
+    static let built: (plain: String, traced: String, directory: String) = {
+        let directory = Paths.temporaryDirectory("zoo")
+        let instrumented = directory + "/src"
+        try! run(Paths.trail, ["instrument", "--closures", "--module", "Zoo", "--output", instrumented, zoo], check: true)
+        return (try! compile(zoo, traced: false, into: directory), try! compile(instrumented, traced: true, into: directory), directory)
+    }()
+
+    @Test func plainAndInstrumentedPrintTheSame() throws {
+        let plain = try run(Self.built.plain, [], check: true)
+        let traced = try run(Self.built.traced, [], check: true)
+        #expect(plain.stdout == traced.stdout)
+        #expect(plain.stdout.contains("released r1"))
+        // Off by default: nothing is traced.
+        #expect(traced.stderr.isEmpty)
+    }
+
+    @Test func traceMatchesTheExpectedTranscript() throws {
+        let traced = try run(Self.built.traced, [], environment: ["TRAIL_TRACE": "1"], check: true)
+        let actual = Transcript.maskTrace(traced.stderr)
+        let expected = Transcript.read(Self.zoo + "/expected-trace.txt")
+        #expect(Transcript.firstDifference(actual, expected) == nil)
+    }
+
+    @Test func instrumentedCopyKeepsEveryLine() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.zoo) where name.hasSuffix(".swift") {
+            let original = Transcript.read(Self.zoo + "/" + name)
+            let copy = Transcript.read(Self.built.directory + "/src/" + name)
+            #expect(original.split(separator: "\n", omittingEmptySubsequences: false).count
+                    == copy.split(separator: "\n", omittingEmptySubsequences: false).count, "\(name)")
+        }
+    }
+}

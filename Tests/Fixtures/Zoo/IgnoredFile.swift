@@ -1,0 +1,4 @@
+// trail:ignore-file
+enum IgnoredFile {
+    static func value() -> Int { 99 }
+}

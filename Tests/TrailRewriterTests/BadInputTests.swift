@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import TrailRewriter
+
+@Suite struct BadInputTests {
+    @Test func syntaxErrorNamesFileLineAndColumn() throws {
+        let source = Array("func ok() {}\nfunc broken( {\n".utf8)
+        let error = #expect(throws: SourceError.self) {
+            try Rewriter.instrument(source, path: "Bad.swift", options: InstrumentOptions(module: "M"))
+        }
+        #expect(error?.path == "Bad.swift")
+        #expect(error?.line == 2)
+        #expect(error?.description.hasPrefix("Bad.swift:2:") == true)
+        #expect(error?.description.contains(": error: ") == true)
+    }
+
+    @Test func invalidUTF8IsReportedWithItsLine() throws {
+        var source = Array("func a() {}\n// caf".utf8)
+        source.append(0xE9)
+        source += Array(" \n".utf8)
+        let error = #expect(throws: SourceError.self) {
+            try Rewriter.instrument(source, path: "Latin1.swift", options: InstrumentOptions(module: "M"))
+        }
+        #expect(error?.line == 2)
+        #expect(error?.message.contains("UTF-8") == true)
+    }
+
+    @Test func unbalancedMarkersAreRefused() throws {
+        let source = Array("func f() {/*<trail*/let x = 1;\n}\n".utf8)
+        #expect(throws: SourceError.self) { try Rewriter.strip(source, path: "F.swift") }
+    }
+
+    @Test func unreadableFileIsReported() throws {
+        let directory = NSTemporaryDirectory() + "trail-unreadable-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A folder opens but cannot be read as a file, even as root.
+        let error = #expect(throws: SourceError.self) { try FileIO.read(directory) }
+        #expect(error?.message.contains("cannot read") == true)
+    }
+
+    @Test func atomicWriteKeepsModeAndLeavesNoTemporaryFile() throws {
+        let directory = NSTemporaryDirectory() + "trail-atomic-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/script.swift"
+        try "func f() {}\n".write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o751)
+        try FileIO.writeAtomically(Array("changed\n".utf8), to: path)
+        var info = stat()
+        stat(path, &info)
+        #expect(info.st_mode & 0o7777 == 0o751)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "changed\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["script.swift"])
+        // A failed write leaves the original untouched: the folder is not writable for the temporary file.
+        let readOnly = directory + "/ro"
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+        #expect(throws: SourceError.self) { try FileIO.writeAtomically([1], to: readOnly + "/missing/x.swift") }
+    }
+}

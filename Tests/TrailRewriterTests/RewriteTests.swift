@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import TrailTestSupport
+@testable import TrailRewriter
+
+@Suite struct RewriteTests {
+    @Test func exactTextOnTheBraceLineAndImportOnTheFirstImportLine() throws {
+        let source = """
+            // header
+            import Foundation
+
+            func add(_ a: Int, _ b: Int) -> Int { a + b }
+            func log() {
+                print("x")
+            }
+            func nothing() {}
+
+            """
+        let expected = """
+            // header
+            /*<trail*/import Trail; /*trail>*/import Foundation
+
+            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/let __trail = Trail.enter("M.add(_:_:) @ M/F.swift:4"); defer { Trail.exit(__trail) };/*trail>*/ /*<trail*/return /*trail>*/a + b }
+            func log() {/*<trail*/let __trail = Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit(__trail) };/*trail>*/
+                print("x")
+            }
+            func nothing() {/*<trail*/Trail.exit(Trail.enter("M.nothing() @ M/F.swift:8"));/*trail>*/}
+
+            """
+        #expect(try instrumented(source) == expected)
+    }
+
+    @Test func importGoesToLineOneOrAfterAShebang() throws {
+        #expect(try instrumented("func f() {}\n").hasPrefix("/*<trail*/import Trail; /*trail>*/func f()"))
+        let script = try instrumented("#!/usr/bin/env swift\nfunc f() {}\n")
+        #expect(script.hasPrefix("#!/usr/bin/env swift\n/*<trail*/import Trail; /*trail>*/func f()"))
+        // An import inside #if does not count: Trail must be imported on every platform.
+        let conditional = try instrumented("#if os(Linux)\nimport Glibc\n#endif\nfunc f() {}\n")
+        #expect(conditional.hasPrefix("/*<trail*/import Trail; /*trail>*/#if os(Linux)"))
+    }
+
+    @Test func asyncFunctionsUseTheAsyncEntry() throws {
+        let text = try instrumented("func f() async throws -> Int { 1 }\nvar v: Int { get async { 2 } }\n")
+        #expect(text.contains(#"Trail.enterAsync("M.f() @"#))
+        #expect(text.contains(#"Trail.enterAsync("M.v.get @"#))
+    }
+
+    @Test func implicitReturnsBecomeExplicitOnlyForValues() throws {
+        let source = """
+            func value() -> Int { 1 }
+            func void() { print(1) }
+            func voidWritten() -> Void { print(1) }
+            func never() -> Never { fatalError() }
+            func valueNever() -> Int { fatalError("no") }
+            func ifExpression(_ c: Bool) -> Int { if c { 1 } else { 2 } }
+            func ifStatement(_ c: Bool) -> Int { if c { return 1 } else { return 2 } }
+            func switchExpression(_ x: Int) -> String {
+                switch x {
+                case 0: "zero"
+                default: fatalError()
+                }
+            }
+            func conditional() -> Int {
+                #if DEBUG
+                1
+                #else
+                2
+                #endif
+            }
+            func custom() -> Never { fatalError() }
+            func callsCustom() -> Int { custom() }
+            var getter: String { "g" }
+            var assignment: Int { get { 1 } set { _ = newValue } }
+            """
+        let text = try instrumented(source)
+        let returns = text.split(separator: "\n").map { $0.contains("/*<trail*/return /*trail>*/") }
+        #expect(returns == [
+            true, false, false, false, false, true, false,  // value ... ifStatement
+            false, true, false, false, false, false,        // the switch expression, on its `switch` line
+            false, false, true, false, true, false, false,  // each #if clause
+            false, false, true, true,                       // custom, callsCustom, getter, assignment
+        ])
+        #expect(lineCount(text) == lineCount(source))
+    }
+
+    @Test func skipRules() throws {
+        let source = """
+            @resultBuilder enum Joined { static func buildBlock(_ p: String...) -> String { p.joined() } }
+            struct S {
+                @inlinable func inlined() -> Int { 1 }
+                @_alwaysEmitIntoClient func emitted() -> Int { 1 }
+                @_transparent func transparent() -> Int { 1 }
+                @ViewBuilder var body: String { "a" }
+                @Joined var joined: String { "a"; "b" }
+                @Custom var custom: String { "c" }
+                // trail:ignore
+                func ignored() {}
+                /// Documented.
+                /// trail:ignore
+                struct IgnoredType { func inside() {} }
+                @_effects(readnone) func effects() -> Int { 1 }
+                func kept() {}
+            }
+            """
+        #expect(try sites(instrumented(source, builders: ["Custom"])) == ["M.Joined.buildBlock(_:)", "M.S.kept()"])
+        #expect(try sites(instrumented(source, inlinable: true, builders: ["Custom"])) == [
+            "M.Joined.buildBlock(_:)", "M.S.inlined()", "M.S.emitted()", "M.S.kept()",
+        ])
+        #expect(try instrumented("// trail:ignore-file\nfunc f() {}\n") == "skipped: marked trail:ignore-file")
+        // The marker only counts as a comment.
+        #expect(try sites(instrumented("let s = \"trail:ignore-file\"\nfunc f() {}\n")) == ["M.f()"])
+        #expect(try instrumented("func f() {}\n", module: "Trail").hasPrefix("skipped"))
+    }
+
+    @Test func idempotentAndStripIsExact() throws {
+        for name in ["main.swift", "Shelf.swift", "Types.swift", "Effects.swift", "Skips.swift"] {
+            let path = "/x/Zoo/" + name
+            let source = try String(contentsOfFile: Paths.fixture("Zoo/" + name), encoding: .utf8)
+            let once = try instrumented(source, module: "Zoo", path: path, closures: true)
+            #expect(once != source)
+            #expect(try instrumented(once, module: "Zoo", path: path, closures: true) == once, "\(name)")
+            #expect(try stripped(once) == source, "\(name)")
+            #expect(lineCount(once) == lineCount(source), "\(name)")
+        }
+    }
+
+    @Test func reinstrumentingRefreshesStaleSites() throws {
+        let once = try instrumented("func f() {}\n")
+        let edited = "\n" + once.replacingOccurrences(of: "func f()", with: "func g()")
+        let again = try instrumented(edited)
+        #expect(sites(again) == ["M.g()"])
+        #expect(again.contains("M/F.swift:2"))
+        #expect(try stripped(again) == "\nfunc g() {}\n")
+    }
+
+    @Test func stripLeavesUserTextThatLooksLikeAMarker() throws {
+        let source = "let s = \"/*<trail*/ not a marker /*trail>*/\"\nfunc f() {}\n"
+        let once = try instrumented(source)
+        #expect(try stripped(once) == source)
+        #expect(try stripped(source) == source)
+    }
+
+    @Test func neverAndBuilderDeclarationsAreFoundByScanning() {
+        let source = Array("""
+            func halt(_ m: String) -> Never { fatalError(m) }
+            static func stop() ->Swift.Never { fatalError() }
+            func notNever() -> NeverMind { }
+            @resultBuilder
+            public struct HTML { }
+            @resultBuilder enum Rows {}
+            """.utf8)
+        #expect(DeclarationScan.neverReturning(in: source) == ["halt", "stop"])
+        #expect(DeclarationScan.resultBuilders(in: source) == ["HTML", "Rows"])
+    }
+}
+

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where the package, its build products and the toolchain are, as seen from a running test.
+public enum Paths {
+    /// The package root, from this file's location.
+    public static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0 ..< 3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The folder of the running test bundle, which also holds `trail` and `libTrailDynamic.so`.
+    public static let buildDirectory: String = {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().path
+    }()
+
+    public static var trail: String { buildDirectory + "/trail" }
+
+    public static func fixture(_ relative: String) -> String { packageRoot + "/Tests/Fixtures/" + relative }
+
+    /// The toolchain's `usr` folder, from `swiftc` on PATH.
+    public static let toolchainUsr: String = {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swiftc")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().path
+            }
+        }
+        return "/usr"
+    }()
+
+    /// A fresh, empty folder for one test.
+    public static func temporaryDirectory(_ name: String) -> String {
+        let path = NSTemporaryDirectory() + "trail-tests-\(getpid())/\(name)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
