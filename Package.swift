@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 import Foundation
 
@@ -55,6 +55,8 @@ let package = Package(
         // For tests that compile instrumented fixtures with swiftc against the runtime.
         .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail"]),
         .executable(name: "trail", targets: ["trail"]),
+        .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
+        .plugin(name: "TrailCommand", targets: ["TrailCommand"]),
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
@@ -62,6 +64,17 @@ let package = Package(
         .target(name: "Trail", dependencies: ["CTrailShim"], swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         .executableTarget(name: "trail", dependencies: ["TrailRewriter"],
+                          swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+
+        .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
+        .plugin(
+            name: "TrailCommand",
+            capability: .command(
+                intent: .custom(verb: "trail", description: "Instrument or strip this package's Swift sources in place"),
+                permissions: [.writeToPackageDirectory(reason: "trail instrument/strip rewrites source files in place")]),
+            dependencies: ["trail"]),
+
+        .executableTarget(name: "trail-bench", dependencies: ["TrailRewriter", "Trail"], path: "Benchmarks/TrailBench",
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
 
         .target(name: "TrailTestSupport", path: "Tests/TrailTestSupport"),

@@ -27,14 +27,18 @@ public struct BatchOptions: Sendable {
     /// Starts the output with `#sourceLocation(file: <input>, line: 1)` so that diagnostics, `#fileID` and
     /// debug info name the original file, for copies compiled in its place.
     public var lineDirective = false
+    /// With `lineDirective`: the copy is `#if DEBUG <instrumented> #else <original> #endif`, so that
+    /// release builds compile the user's code unchanged.
+    public var debugOnly = false
     /// A status line on standard error while files are processed.
     public var progress = false
 
     public init(destination: Destination, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                lineDirective: Bool = false, progress: Bool = false) {
+                lineDirective: Bool = false, debugOnly: Bool = false, progress: Bool = false) {
         self.destination = destination
         self.jobs = max(1, jobs)
         self.lineDirective = lineDirective
+        self.debugOnly = debugOnly
         self.progress = progress
     }
 }
@@ -70,7 +74,9 @@ public enum Batch {
         }
 
         let scanned = operation
-        parallelForEach(files.count, jobs: options.jobs) { index in
+        let order = largestFirst(files.map(\.path))
+        parallelForEach(files.count, jobs: options.jobs) { position in
+            let index = order[position]
             results[index] = process(files[index], scanned, options)
             progress?.advance(files[index].relativePath)
         }
@@ -112,7 +118,7 @@ public enum Batch {
             }
             var result = original
             if case .changed(let bytes, _) = outcome { result = bytes }
-            if options.lineDirective { result = lineDirective(for: file.path) + result }
+            if options.lineDirective { result = buildCopy(of: file.path, original: original, result: result, debugOnly: options.debugOnly) }
 
             switch options.destination {
             case .inPlace:
@@ -132,13 +138,33 @@ public enum Batch {
             }
             return FileResult(outcome: .success(outcome), output: nil)
         } catch {
+            // A build copy of a file that cannot be rewritten is the file itself: the compiler then reports
+            // the problem at the original file and line, as it would without tracing.
+            if options.lineDirective, case .file(let target) = options.destination, let original = try? FileIO.read(file.path),
+               (try? FileIO.writeAtomically(buildCopy(of: file.path, original: original, result: original, debugOnly: false), to: target)) != nil {
+                return FileResult(outcome: .success(.skipped(error.description)), output: nil)
+            }
             return FileResult(outcome: .failure(error), output: nil)
         }
     }
 
-    static func lineDirective(for path: String) -> [UInt8] {
+    /// A copy compiled in place of `path`: diagnostics, `#fileID` and debug info name the original file and
+    /// line. A `#!` line becomes blank, since it is only legal as a file's first line.
+    static func buildCopy(of path: String, original: [UInt8], result: [UInt8], debugOnly: Bool) -> [UInt8] {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return Array("#sourceLocation(file: \(Marker.literal(absolute)), line: 1)\n".utf8)
+        let directive = Array("#sourceLocation(file: \(Marker.literal(absolute)), line: 1)\n".utf8)
+        func body(_ text: [UInt8]) -> [UInt8] {
+            var text = text
+            if text.starts(with: [UInt8(ascii: "#"), UInt8(ascii: "!")]) {
+                text.removeSubrange(0 ..< (text.firstIndex(of: UInt8(ascii: "\n")) ?? text.count))
+            }
+            if let last = text.last, last != UInt8(ascii: "\n") { text.append(UInt8(ascii: "\n")) }
+            return directive + text
+        }
+        guard debugOnly else { return body(result) }
+        let reset = Array("#sourceLocation()\n".utf8)
+        return Array("#if DEBUG\n".utf8) + body(result) + reset + Array("#else\n".utf8) + body(original) + reset
+            + Array("#endif\n".utf8)
     }
 }
 
@@ -155,8 +181,17 @@ final class ResultSlots<Value>: @unchecked Sendable {
     }
 }
 
+/// Indices of `paths`, largest file first: the big files start early, so no core idles at the end.
+public func largestFirst(_ paths: [String]) -> [Int] {
+    let sizes = paths.map { path -> Int in
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+    return sizes.indices.sorted { sizes[$0] > sizes[$1] }
+}
+
 /// Runs `body` for every index on `jobs` threads, each taking the next index until none is left.
-func parallelForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Void) {
+public func parallelForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let counter = Counter()
     @Sendable func take() -> Int? {
         let index = counter.next()

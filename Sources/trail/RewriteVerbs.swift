@@ -11,6 +11,7 @@ private let pathOptions: [OptionSpec] = [
     .value("--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).", repeatable: true),
     .value("--jobs", "-j", placeholder: "N", help: "Files processed at once (default: the number of cores)."),
     .flag("--line-directive", help: "Start each output with #sourceLocation naming the input (for build copies)."),
+    .flag("--debug-only", help: "With --line-directive: trace only when DEBUG is set; release compiles the original."),
 ]
 
 let instrumentVerb = Verb(
@@ -83,10 +84,12 @@ private func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation,
         jobs = value
     }
     let options = BatchOptions(destination: destination, jobs: jobs, lineDirective: arguments.has("line-directive"),
-                               progress: true)
+                               debugOnly: arguments.has("debug-only"), progress: true)
     let report = Batch.run(files, operation, options,
                            standardOutput: printOut, standardError: { writeAll(2, $0) })
-    if destination != .standardOutput, destination != .dryRun || isatty(2) != 0 {
+    let quiet = destination == .standardOutput || (destination == .dryRun && isatty(2) == 0)
+        || (arguments.has("line-directive") && report.errors.isEmpty)
+    if !quiet {
         var summary = "trail \(verb): \(done) \(report.changed) file\(report.changed == 1 ? "" : "s")"
         if case .instrument = operation { summary += " (\(report.bodies) bodies)" }
         summary += ", \(report.unchanged) unchanged"

@@ -1,0 +1,46 @@
+# swift-trail. `make demo` and `make test` do all their own set-up on a fresh machine.
+SWIFT ?= swift
+SAMPLE := Samples/ItemStore
+SAMPLE_BIN := $(SAMPLE)/.build/trail/debug/ItemStore
+
+.PHONY: all build test demo bench deps bench-deps clean
+
+all: build
+
+# System packages, installed when missing (apt-get as root, else with sudo).
+APT := $(shell [ "$$(id -u)" = 0 ] && echo apt-get || echo sudo apt-get)
+define need
+	@dpkg -s $(1) >/dev/null 2>&1 || { echo "make: installing $(1)"; \
+	  $(APT) install -y $(1) >/dev/null 2>&1 || { $(APT) update >/dev/null && $(APT) install -y $(1); }; }
+endef
+
+deps:
+	$(call need,libdw-dev)
+	$(call need,elfutils)
+
+bench-deps: deps
+	$(call need,uftrace)
+	$(call need,libspdlog-dev)
+	$(call need,hyperfine)
+	$(call need,binutils)
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Instrument the ItemStore Sample through the plugin, build it, run it, and show its trace.
+demo: deps
+	$(SWIFT) build --product trail
+	cd $(SAMPLE) && TRAIL=1 $(SWIFT) build --scratch-path .build/trail
+	@echo "== TRAIL_TRACE=1 ItemStore demo"
+	TRAIL_TRACE=1 $(SAMPLE_BIN) --store /tmp/trail-demo-items.json demo
+
+bench: bench-deps
+	$(SWIFT) build -c release
+	python3 Benchmarks/bench.py
+
+clean:
+	rm -rf .build $(SAMPLE)/.build

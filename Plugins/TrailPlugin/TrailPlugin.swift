@@ -1,0 +1,32 @@
+import Foundation
+import PackagePlugin
+
+/// Compiles instrumented copies of a target's files in place of the originals. The client manifest, when
+/// TRAIL=1, gives the target `sources: ["_Trail.swift"]`; every other Swift file then reaches this plugin as
+/// an unclaimed file, and gets one build command of its own, so an edit re-instruments only that file.
+@main
+struct TrailPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
+        guard let target = target as? SourceModuleTarget else { return [] }
+        let trail = try context.tool(named: "trail").url
+        let output = context.pluginWorkDirectoryURL
+        // Copies trace in debug builds only, unless TRAIL_RELEASE=1 asks for traced release builds too.
+        let guardFlag = ProcessInfo.processInfo.environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
+        let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
+        return files.map { file in
+            let relative = String(file.url.path.dropFirst(target.directoryURL.path.count + 1))
+            // `main.swift` must keep its name to hold top-level code; other copies get flat, unique names.
+            let copy = relative.hasSuffix("main.swift") && !relative.contains("/")
+                ? output.appendingPathComponent("main/main.swift")
+                : output.appendingPathComponent(relative.replacingOccurrences(of: "/", with: "+")
+                    .replacingOccurrences(of: ".swift", with: ".trail.swift"))
+            return .buildCommand(
+                displayName: "Trail instrumenting \(relative)",
+                executable: trail,
+                arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
+                    + ["--output-file", copy.path, file.url.path],
+                inputFiles: [file.url],
+                outputFiles: [copy])
+        }
+    }
+}

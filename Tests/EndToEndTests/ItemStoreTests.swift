@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// The ItemStore Sample built through the plugin: traced debug, plain, and release builds of one copy.
+/// Serialized: some tests edit the copy's sources.
+@Suite(.serialized) struct ItemStoreTests {
+    static let sample = try! SampleCopy("ItemStore")
+    static let traced: String = {
+        try! sample.build(scratch: "trail", traced: true)
+        return sample.products(scratch: "trail") + "/ItemStore"
+    }()
+    static let plain: String = {
+        try! sample.build(scratch: "plain", traced: false)
+        return sample.products(scratch: "plain") + "/ItemStore"
+    }()
+
+    func demo(_ binary: String, trace: Bool) throws -> ProcessResult {
+        let store = Paths.temporaryDirectory("itemstore") + "/items.json"
+        return try run(binary, ["--store", store, "demo"], environment: trace ? ["TRAIL_TRACE": "1"] : [:], check: true)
+    }
+
+    @Test func tracedDemoMatchesTheTranscript() throws {
+        let traced = try demo(Self.traced, trace: true)
+        let plain = try demo(Self.plain, trace: false)
+        #expect(traced.stdout == plain.stdout)
+        #expect(plain.stdout.contains("appraised 2 item(s) at $434"))
+        let expected = Transcript.read(Paths.fixture("ItemStore/demo-trace.txt"))
+        let actual = Transcript.maskTrace(traced.stderr)
+        #expect(Transcript.firstDifference(actual, expected) == nil)
+    }
+
+    @Test func tracingIsOffUnlessAskedFor() throws {
+        #expect(try demo(Self.traced, trace: false).stderr.isEmpty)
+    }
+
+    @Test func plainBuildCallsNoTraceHook() throws {
+        _ = Self.plain
+        let symbols = try undefinedSymbols(inObjectsOf: Self.sample.products(scratch: "plain") + "/ItemStore.build")
+        #expect(!symbols.isEmpty)
+        #expect(!symbols.contains { $0.contains("Trail.enter") || $0.contains("Trail.exit") })
+        // The same check finds the hooks in the traced build, so it can fail.
+        let tracedSymbols = try undefinedSymbols(inObjectsOf: Self.sample.products(scratch: "trail") + "/ItemStore.build")
+        #expect(tracedSymbols.contains { $0.contains("Trail.enter") })
+        #expect(tracedSymbols.contains { $0.contains("Trail.enterAsync") })
+    }
+
+    @Test func releaseBuildWithTrailCarriesNoTraceCallsUnlessAsked() throws {
+        try Self.sample.build(scratch: "release", traced: true, configuration: "release")
+        let release = Self.sample.products(scratch: "release", configuration: "release")
+        let symbols = try undefinedSymbols(inObjectsOf: release + "/ItemStore.build")
+        #expect(!symbols.contains { $0.contains("Trail.enter") || $0.contains("Trail.exit") })
+        #expect(try demo(release + "/ItemStore", trace: true).stderr.isEmpty)
+
+        // TRAIL_RELEASE=1 asks for traced release builds.
+        try Self.sample.build(scratch: "release-traced", traced: true, configuration: "release",
+                              environment: ["TRAIL_RELEASE": "1"])
+        let tracedRelease = Self.sample.products(scratch: "release-traced", configuration: "release")
+        #expect(try demo(tracedRelease + "/ItemStore", trace: true).stderr.contains("-> ItemStore.Store.create(name:value:)"))
+    }
+
+    @Test func touchingOneFileReinstrumentsOnlyThatFile() throws {
+        _ = Self.traced
+        try Self.sample.build(scratch: "trail", traced: true)  // settle: the first rebuild re-plans
+        let file = Self.sample.directory + "/Sources/ItemStore/Store.swift"
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file)
+        let rebuild = try Self.sample.build(scratch: "trail", traced: true)
+        let instrumented = rebuild.stdout.split(separator: "\n").filter { $0.contains("Trail instrumenting") }
+        #expect(instrumented.count == 1)
+        #expect(instrumented.first?.hasSuffix("Trail instrumenting Store.swift") == true)
+    }
+
+    @Test func compileErrorsNameTheOriginalFileAndLine() throws {
+        _ = Self.traced
+        let file = Self.sample.directory + "/Sources/ItemStore/Store.swift"
+        let original = try String(contentsOfFile: file, encoding: .utf8)
+        defer { try? original.write(toFile: file, atomically: true, encoding: .utf8) }
+        let line = original.split(separator: "\n", omittingEmptySubsequences: false)
+            .firstIndex { $0.contains("var totalValue: Int") }! + 1
+        try original.replacingOccurrences(of: "var totalValue: Int { items.reduce(0) { $0 + $1.valueInDollars } }",
+                                          with: "var totalValue: Int { items.reduce(0) { $0 + $1.valueInDollars } + \"x\" }")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let failed = try Self.sample.build(scratch: "trail", traced: true, check: false)
+        #expect(failed.status != 0)
+        let output = failed.stdout + failed.stderr
+        #expect(output.contains("\(file):\(line):"), "\(output.suffix(2000))")
+        #expect(!output.contains(".trail.swift:\(line):"))
+    }
+
+    @Test func commandPluginInstrumentsAndStripsInPlace() throws {
+        let sources = Self.sample.directory + "/Sources/ItemStore"
+        let before = try FileManager.default.contentsOfDirectory(atPath: sources).sorted()
+            .map { try String(contentsOfFile: sources + "/" + $0, encoding: .utf8) }
+        let package = ["package", "--package-path", Self.sample.directory, "--scratch-path", Self.sample.directory + "/.build/plain"]
+
+        let refused = try run("swift", package + ["trail", "instrument"])
+        #expect(refused.status != 0)
+        #expect((refused.stdout + refused.stderr).contains("allow-writing-to-package-directory"))
+
+        try run("swift", package + ["--allow-writing-to-package-directory", "trail", "instrument"], check: true)
+        let store = try String(contentsOfFile: sources + "/Store.swift", encoding: .utf8)
+        #expect(store.contains(#"Trail.enter("ItemStore.Store.create(name:value:) @ ItemStore/Store.swift:32")"#))
+        try run("swift", package + ["--allow-writing-to-package-directory", "trail", "strip"], check: true)
+        let after = try FileManager.default.contentsOfDirectory(atPath: sources).sorted()
+            .map { try String(contentsOfFile: sources + "/" + $0, encoding: .utf8) }
+        #expect(after == before)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A Sample package copied below `.build/test-samples`, with its swift-trail dependency pointed at this
+/// checkout. Tests build and edit the copy, never the Sample itself; files are only rewritten when their
+/// content changed, so repeated runs build incrementally.
+public struct SampleCopy: Sendable {
+    public let name: String
+    public let directory: String
+
+    public init(_ name: String) throws {
+        self.name = name
+        directory = Paths.packageRoot + "/.build/test-samples/" + name
+        try Self.sync(from: Paths.packageRoot + "/Samples/" + name, to: directory)
+        let manifest = directory + "/Package.swift"
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+            .replacingOccurrences(of: #"path: "../..""#, with: "path: \(String(reflecting: Paths.packageRoot))")
+        try Self.write(text, to: manifest)
+    }
+
+    /// The product folder of a build: `<scratch>/<configuration>`.
+    public func products(scratch: String, configuration: String = "debug") -> String {
+        directory + "/.build/" + scratch + "/" + configuration
+    }
+
+    /// `swift build` in the copy. `traced` sets TRAIL=1; `scratch` names a separate build folder.
+    @discardableResult
+    public func build(scratch: String, traced: Bool, configuration: String = "debug", extra: [String] = [],
+                      environment: [String: String] = [:], check: Bool = true) throws -> ProcessResult {
+        var env = environment
+        if traced { env["TRAIL"] = "1" }
+        return try run("swift", ["build", "--package-path", directory, "--scratch-path", directory + "/.build/" + scratch,
+                                 "-c", configuration] + extra, environment: env, check: check)
+    }
+
+    static func sync(from source: String, to destination: String) throws {
+        let manager = FileManager.default
+        guard let enumerator = manager.enumerator(atPath: source) else { return }
+        while let relative = enumerator.nextObject() as? String {
+            if relative.hasPrefix(".build") || relative.hasPrefix(".swiftpm") { enumerator.skipDescendants(); continue }
+            var isDirectory: ObjCBool = false
+            manager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory)
+            if isDirectory.boolValue {
+                try manager.createDirectory(atPath: destination + "/" + relative, withIntermediateDirectories: true)
+            } else {
+                let text = try String(contentsOfFile: source + "/" + relative, encoding: .utf8)
+                try write(text, to: destination + "/" + relative)
+            }
+        }
+    }
+
+    /// Writes only if the content differs, so that unchanged files keep their modification times.
+    static func write(_ text: String, to path: String) throws {
+        if (try? String(contentsOfFile: path, encoding: .utf8)) == text { return }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+}
+
+/// Undefined symbols of the object files in a folder, demangled: what the app's own code calls.
+public func undefinedSymbols(inObjectsOf directory: String) throws -> [String] {
+    let objects = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".o") }
+    let nm = try run("nm", ["-u"] + objects.map { directory + "/" + $0 }, check: true)
+    let demangled = try run(Paths.toolchainUsr + "/bin/swift-demangle", ["--simplified"], input: nm.stdout, check: true)
+    return demangled.stdout.split(separator: "\n").map(String.init)
+}
