@@ -62,8 +62,9 @@ let package = Package(
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
         .target(name: "CTrailShim", cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "Trail", dependencies: ["CTrailShim"], swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "TrailTrace"),
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
-        .executableTarget(name: "trail", dependencies: ["TrailRewriter"],
+        .executableTarget(name: "trail", dependencies: ["TrailRewriter", "TrailTrace"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
@@ -80,6 +81,10 @@ let package = Package(
         .target(name: "TrailTestSupport", path: "Tests/TrailTestSupport"),
         .testTarget(name: "TrailRewriterTests", dependencies: ["TrailRewriter", "TrailTestSupport"],
                     swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        // Swift 5 mode: the probe calls C stdio on `stderr` directly, as other code in a process would.
+        .executableTarget(name: "trail-probe", dependencies: ["Trail"], path: "Tests/RuntimeProbe",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport"]),
+        .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace"]),
     ]
 )

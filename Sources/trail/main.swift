@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library.
-let verbs: [Verb] = [instrumentVerb, stripVerb]
+let verbs: [Verb] = [instrumentVerb, stripVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb]
 
 let overview = """
     trail: build-time function tracing and logging for Swift.

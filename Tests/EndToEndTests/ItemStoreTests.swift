@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Testing
 import TrailTestSupport
 
@@ -28,6 +31,46 @@ import TrailTestSupport
         let expected = Transcript.read(Paths.fixture("ItemStore/demo-trace.txt"))
         let actual = Transcript.maskTrace(traced.stderr)
         #expect(Transcript.firstDifference(actual, expected) == nil)
+    }
+
+    @Test func recordReplayAndReportMatchTheTranscript() throws {
+        let directory = Paths.temporaryDirectory("record")
+        let trace = directory + "/demo.trace"
+        let recorded = try run(Self.traced, ["--store", directory + "/items.json", "demo"],
+                               environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        #expect(recorded.stderr.isEmpty, "record mode prints nothing")
+
+        let replay = try run(Paths.trail, ["replay", trace], check: true)
+        let expected = Transcript.read(Paths.fixture("ItemStore/demo-replay.txt"))
+        #expect(Transcript.firstDifference(Transcript.maskReplay(replay.stdout), expected) == nil)
+
+        // Exact call counts, whatever the timing.
+        let report = try run(Paths.trail, ["report", "--sort", "name", trace], check: true)
+        var calls: [String: Int] = [:]
+        for line in report.stdout.split(separator: "\n").dropFirst(2) {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            // total, self, average, minimum, maximum: a number and a unit each; calls after the first two.
+            guard fields.count >= 12, let count = Int(fields[4]) else { continue }
+            calls[String(fields[11])] = count
+        }
+        #expect(calls["ItemStore.Store.create(name:value:)"] == 3)
+        #expect(calls["ItemStore.Store.position(of:)"] == 3)
+        #expect(calls["ItemStore.Int.dollars.get"] == 4)
+        #expect(calls["ItemStore.Appraisal.marketValue(of:)"] == 2)
+        #expect(calls["ItemStore.Demo.run(on:)"] == 1)
+        #expect(calls.count == 27)
+
+        let chrome = try run(Paths.trail, ["export", "--chrome", trace], check: true)
+        let json = try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any]
+        let events = json?["traceEvents"] as? [[String: Any]] ?? []
+        #expect(events.filter { $0["ph"] as? String == "X" }.count == 40)
+        #expect(events.filter { $0["ph"] as? String == "b" }.count == 5)
+        #expect(events.filter { $0["ph"] as? String == "e" }.count == 5)
+
+        let svg = try run(Paths.trail, ["flamegraph", trace], check: true)
+        let parser = XMLParser(data: Data(svg.stdout.utf8))
+        #expect(parser.parse(), "the flame graph is well-formed XML")
+        #expect(svg.stdout.contains("ItemStore.Store.create(name:value:)"))
     }
 
     @Test func tracingIsOffUnlessAskedFor() throws {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// What a finished child process left behind.
@@ -20,40 +23,57 @@ public struct CommandFailed: Error, CustomStringConvertible {
     }
 }
 
-/// Runs a program to completion, with its output captured through files (no pipe can fill and block).
+/// Runs a program to completion with posix_spawn and waitpid (Foundation's Process can miss a child's exit
+/// when many run at once). Output is captured through files, so no pipe can fill and block the child.
 @discardableResult
 public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                 directory: String? = nil, input: String? = nil, check: Bool = false) throws -> ProcessResult {
     let scratch = Paths.temporaryDirectory("run")
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     let outPath = scratch + "/out", errPath = scratch + "/err", inPath = scratch + "/in"
-    for (path, contents) in [(outPath, ""), (errPath, ""), (inPath, input ?? "")] {
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
-    }
+    try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: inPath))
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : "/usr/bin/env")
-    process.arguments = executable.contains("/") ? arguments : [executable] + arguments
     var env = ProcessInfo.processInfo.environment
-    // Children start from a clean tracing state unless a test asks otherwise.
+    // Children start from a clean tracing and logging state unless a test asks otherwise.
     for key in env.keys where key.hasPrefix("TRAIL_") { env[key] = nil }
     env.merge(environment) { $1 }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    process.standardOutput = FileHandle(forWritingAtPath: outPath)
-    process.standardError = FileHandle(forWritingAtPath: errPath)
-    process.standardInput = FileHandle(forReadingAtPath: inPath)
-    try process.run()
-    process.waitUntilExit()
 
-    let signaled = process.terminationReason == .uncaughtSignal
+    // env(1) finds the program on PATH and changes directory (-C) for us.
+    let program = "/usr/bin/env"
+    let argv = ["env"] + (directory.map { ["-C", $0] } ?? []) + [executable] + arguments
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+
+    var pid: pid_t = 0
+    let status = withCStrings(argv) { argvPointers in
+        withCStrings(env.map { "\($0.key)=\($0.value)" }) { envPointers in
+            posix_spawn(&pid, program, &actions, nil, argvPointers, envPointers)
+        }
+    }
+    guard status == 0 else {
+        throw CommandFailed(command: argv.joined(separator: " "),
+                            result: ProcessResult(status: 127, stdout: "", stderr: String(cString: strerror(status))))
+    }
+    var waitStatus: Int32 = 0
+    while waitpid(pid, &waitStatus, 0) < 0, errno == EINTR {}
+    let signaled = (waitStatus & 0x7F) != 0 && (waitStatus & 0x7F) != 0x7F
     let result = ProcessResult(
-        status: signaled ? 0 : process.terminationStatus,
-        signal: signaled ? process.terminationStatus : nil,
+        status: signaled ? 0 : (waitStatus >> 8) & 0xFF,
+        signal: signaled ? waitStatus & 0x7F : nil,
         stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     if check, result.shellStatus != 0 {
-        throw CommandFailed(command: ([executable] + arguments).joined(separator: " "), result: result)
+        throw CommandFailed(command: argv.joined(separator: " "), result: result)
     }
     return result
+}
+
+private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
 }

@@ -38,7 +38,7 @@ public struct SampleCopy: Sendable {
         while let relative = enumerator.nextObject() as? String {
             if relative.hasPrefix(".build") || relative.hasPrefix(".swiftpm") { enumerator.skipDescendants(); continue }
             var isDirectory: ObjCBool = false
-            manager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory)
+            _ = manager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory)
             if isDirectory.boolValue {
                 try manager.createDirectory(atPath: destination + "/" + relative, withIntermediateDirectories: true)
             } else {

@@ -13,6 +13,17 @@ public enum Transcript {
         return lines.joined(separator: "\n")
     }
 
+    /// `trail replay` output without what varies: durations, thread ids, and which thread an async call
+    /// happened to return on.
+    public static func maskReplay(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            String(line)
+                .replacingOccurrences(of: #"^ *\d+\.\d{3} (us|ms| s) "#, with: "<duration> ", options: .regularExpression)
+                .replacingOccurrences(of: #"\[ *\d+\]"#, with: "[TID]", options: .regularExpression)
+                .replacingOccurrences(of: #" \[returned on \d+\]"#, with: "", options: .regularExpression)
+        }.joined(separator: "\n")
+    }
+
     /// The first differing line, for a readable failure message.
     public static func firstDifference(_ actual: String, _ expected: String) -> String? {
         let a = actual.split(separator: "\n", omittingEmptySubsequences: false)

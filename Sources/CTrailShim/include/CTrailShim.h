@@ -1,8 +1,9 @@
-// The parts of the Trail runtime that Swift cannot express: thread-local state, the cycle counter,
-// and (later) code that must be async-signal-safe. Kept small; Swift owns the policy.
+// The parts of the Trail runtime that Swift cannot express: thread-local state, the cycle counter, code that
+// must be async-signal-safe, and the lock-free trace rings. Swift owns the policy; see Sources/Trail.
 #ifndef CTRAILSHIM_H
 #define CTRAILSHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -16,21 +17,60 @@ enum trail_mode {
     TRAIL_MODE_RECORD = 2,
 };
 
-/// What `enter` hands to `exit`: the site and its flags, and the entry time.
+/// What `enter` hands to `exit`: the site with its depth and flags, and the entry time or token.
 typedef struct trail_span {
     uint64_t word;
     uint64_t start;
 } trail_span;
 
-/// Hot path. `site` is a static, NUL-terminated "name @ file:line" string.
+// MARK: hooks. `site` is a static, NUL-terminated "name @ file:line" string.
+
 trail_span trail_enter(const char *site);
 trail_span trail_enter_async(const char *site);
 void trail_exit(trail_span span);
 
-/// The current mode (relaxed read).
 int trail_current_mode(void);
-/// Overrides the mode chosen from the environment; for tests and explicit configuration.
+/// Overrides the mode chosen from the environment (tests, benchmarks).
 void trail_set_mode(int mode);
+
+/// Receives each log-mode line (ending in '\n') once a logger is bootstrapped; NULL sends lines to fd 2.
+typedef void (*trail_log_line_hook)(const char *line, size_t length);
+void trail_set_log_hook(trail_log_line_hook hook);
+
+// MARK: record mode
+
+/// Where the trace goes unless TRAIL_TRACE_FILE says otherwise: `<directory>/<stem>.trace`. Only takes effect
+/// before the first write, which the writer delays by 50 ms for this.
+void trail_trace_set_directory(const char *directory, const char *stem);
+const char *trail_trace_path(void);
+/// Drains every ring to the file now.
+void trail_trace_flush(void);
+/// Records lost so far because a ring was full.
+uint64_t trail_trace_dropped(void);
+
+// MARK: logger state shared with the crash handler (log_shared.c)
+
+/// The logger's two buffers: bytes [written, used) of each are lines not yet in the file.
+void trail_log_register_buffer(int index, unsigned char *bytes);
+void trail_log_set_used(int index, size_t count);
+void trail_log_set_written(int index, size_t count);
+/// The buffer being written out (older than the other), or -1.
+void trail_log_set_writing(int index);
+/// The current log file, which crash-time flushes write to; -1 when logging to the console.
+void trail_log_set_fd(int fd);
+int trail_log_fd(void);
+/// Writes all buffered lines without taking any lock: for the crash handler and `exit`.
+void trail_log_flush_unlocked(void);
+/// Writes "YYYY-MM-DDTHH:MM:SS.uuuuuuZ " (28 bytes) for now, in UTC.
+size_t trail_format_timestamp(char *out);
+
+// MARK: crash handling (crash.c)
+
+/// Installs the fatal-signal handlers (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT) on an alternate
+/// stack, keeping the previous ones to chain to. 0 on success.
+int trail_crash_install(void);
+/// Gives the calling thread an alternate signal stack if it has none.
+void trail_crash_prepare_thread(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,316 @@
+// The entry/exit hooks that instrumented code calls, chosen by TRAIL_TRACE at start-up:
+// off (one predictable branch), log (a line per event), record (16-byte records into a per-thread ring).
+#include "internal.h"
+
+#include <fnmatch.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+int trail_mode_value = TRAIL_MODE_OFF;
+__thread struct trail_thread trail_thread_state __attribute__((tls_model("initial-exec")));
+
+uint32_t trail_current_tid(void) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (UNLIKELY(thread->tid == 0)) thread->tid = (uint32_t)syscall(SYS_gettid);
+    return thread->tid;
+}
+
+int trail_current_mode(void) { return __atomic_load_n(&trail_mode_value, __ATOMIC_RELAXED); }
+void trail_set_mode(int value) { __atomic_store_n(&trail_mode_value, value, __ATOMIC_RELAXED); }
+
+// MARK: filters: TRAIL_TRACE_FILTER (functions and what they call), TRAIL_TRACE_EXCLUDE, TRAIL_TRACE_DEPTH.
+
+enum { DECIDED = 1, INCLUDED = 2, EXCLUDED = 4 };
+
+static int filters_active;
+static char *include_patterns, *exclude_patterns;  // comma-separated globs
+static uint32_t max_depth;
+
+#define DECISION_SLOTS 16384
+static struct { uintptr_t site; int decision; } decisions[DECISION_SLOTS];
+static int decision_lock;
+
+static int matches_any(const char *patterns, const char *name) {
+    if (!patterns) return 0;
+    char pattern[512];
+    for (const char *start = patterns; *start;) {
+        const char *comma = strchr(start, ',');
+        size_t length = comma ? (size_t)(comma - start) : strlen(start);
+        if (length > 0 && length < sizeof pattern) {
+            memcpy(pattern, start, length);
+            pattern[length] = 0;
+            if (fnmatch(pattern, name, 0) == 0) return 1;
+        }
+        if (!comma) break;
+        start = comma + 1;
+    }
+    return 0;
+}
+
+/// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`.
+static size_t site_name(const char *site, char *name, size_t size) {
+    const char *at = NULL;
+    for (const char *next = strstr(site, " @ "); next; next = strstr(next + 3, " @ ")) at = next;
+    size_t length = at ? (size_t)(at - site) : strlen(site);
+    if (length >= size) length = size - 1;
+    memcpy(name, site, length);
+    name[length] = 0;
+    return length;
+}
+
+/// The filter decision for a site, computed once and cached by address.
+static int filter_decision(const char *site) {
+    size_t start = ((uintptr_t)site >> 3) % DECISION_SLOTS;
+    for (size_t probe = 0; probe < 64; probe++) {
+        size_t slot = (start + probe) % DECISION_SLOTS;
+        uintptr_t cached = __atomic_load_n(&decisions[slot].site, __ATOMIC_ACQUIRE);
+        if (cached == (uintptr_t)site) return decisions[slot].decision;
+        if (cached == 0) break;
+    }
+    char name[1024];
+    site_name(site, name, sizeof name);
+    int decision = DECIDED;
+    if (matches_any(include_patterns, name)) decision |= INCLUDED;
+    if (matches_any(exclude_patterns, name)) decision |= EXCLUDED;
+    while (__atomic_exchange_n(&decision_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    for (size_t probe = 0; probe < 64; probe++) {
+        size_t slot = (start + probe) % DECISION_SLOTS;
+        if (decisions[slot].site == 0) {
+            decisions[slot].decision = decision;
+            __atomic_store_n(&decisions[slot].site, (uintptr_t)site, __ATOMIC_RELEASE);
+            break;
+        }
+        if (decisions[slot].site == (uintptr_t)site) break;
+    }
+    __atomic_store_n(&decision_lock, 0, __ATOMIC_RELEASE);
+    return decision;
+}
+
+// MARK: async depth. An async function can resume on any thread, and a thread interleaves many tasks, so for
+// log lines its nesting is counted per task; a task's synchronous calls nest below its innermost async call.
+
+extern void *swift_task_getCurrent(void) __attribute__((weak));
+
+static void *current_task(void) { return swift_task_getCurrent ? swift_task_getCurrent() : NULL; }
+
+#define TASK_SLOTS 1024
+static struct { void *task; uint32_t depth; } task_depths[TASK_SLOTS];
+static int task_lock;
+static int tasks_seen;
+
+/// Adds `delta` to the task's async depth and returns the depth before the change.
+static uint32_t task_depth(void *task, int delta) {
+    if (task == NULL || (delta == 0 && !__atomic_load_n(&tasks_seen, __ATOMIC_RELAXED))) return 0;
+    while (__atomic_exchange_n(&task_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    size_t start = ((uintptr_t)task >> 4) % TASK_SLOTS, free_slot = TASK_SLOTS;
+    uint32_t depth = 0;
+    int found = 0;
+    for (size_t probe = 0; probe < TASK_SLOTS; probe++) {
+        size_t slot = (start + probe) % TASK_SLOTS;
+        if (task_depths[slot].task == task) {
+            depth = task_depths[slot].depth;
+            int64_t updated = (int64_t)depth + delta;
+            task_depths[slot].depth = updated > 0 ? (uint32_t)updated : 0;
+            if (updated <= 0) task_depths[slot].task = NULL;
+            found = 1;
+            break;
+        }
+        if (task_depths[slot].task == NULL && free_slot == TASK_SLOTS) free_slot = slot;
+    }
+    if (!found && delta > 0 && free_slot < TASK_SLOTS) {
+        task_depths[free_slot].task = task;
+        task_depths[free_slot].depth = (uint32_t)delta;
+        __atomic_store_n(&tasks_seen, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&task_lock, 0, __ATOMIC_RELEASE);
+    return depth;
+}
+
+// MARK: log mode: one whole line per event, so threads never tear each other's lines.
+
+static trail_log_line_hook log_hook;
+
+void trail_set_log_hook(trail_log_line_hook hook) { __atomic_store_n(&log_hook, hook, __ATOMIC_RELEASE); }
+
+void trail_emit_log_line(const char *line, size_t length) {
+    trail_log_line_hook hook = __atomic_load_n(&log_hook, __ATOMIC_ACQUIRE);
+    if (hook) {
+        hook(line, length);
+        return;
+    }
+    while (length > 0) {
+        ssize_t written = write(2, line, length);
+        if (written <= 0) return;
+        line += written;
+        length -= (size_t)written;
+    }
+}
+
+static size_t format_duration(char *out, size_t size, uint64_t ns) {
+    if (ns < 1000) return (size_t)snprintf(out, size, "%llu ns", (unsigned long long)ns);
+    if (ns < 1000000) return (size_t)snprintf(out, size, "%.3f us", ns / 1e3);
+    if (ns < 1000000000) return (size_t)snprintf(out, size, "%.3f ms", ns / 1e6);
+    return (size_t)snprintf(out, size, "%.3f s", ns / 1e9);
+}
+
+static void log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async) {
+    char line[1200], name[1024];
+    site_name(site, name, sizeof name);
+    const char *location = site + strlen(name) + (strlen(site) > strlen(name) ? 3 : 0);
+    uint32_t indent = depth > 64 ? 64 : depth;
+    int used = snprintf(line, sizeof line, "[trail %u] %*s%s %s", trail_current_tid(), (int)(indent * 2), "",
+                        entering ? "->" : "<-", name);
+    if (used < 0) return;
+    if ((size_t)used >= sizeof line) used = sizeof line - 1;
+    if (entering && *location) {
+        used += snprintf(line + used, sizeof line - (size_t)used, "  (%s)%s", location, async ? " async" : "");
+    } else if (!entering) {
+        used += snprintf(line + used, sizeof line - (size_t)used, "  ");
+        if ((size_t)used < sizeof line) used += (int)format_duration(line + used, sizeof line - (size_t)used, duration_ns);
+    }
+    if ((size_t)used >= sizeof line - 1) used = sizeof line - 2;
+    line[used++] = '\n';
+    trail_emit_log_line(line, (size_t)used);
+}
+
+// MARK: hooks
+
+static trail_span enter_traced(const char *site, uint64_t async) {
+    struct trail_thread *thread = &trail_thread_state;
+    uint32_t depth = thread->depth;
+    uint64_t word = ((uintptr_t)site & WORD_ADDRESS_MASK)
+        | ((uint64_t)(depth > WORD_DEPTH_MAX ? WORD_DEPTH_MAX : depth) << WORD_DEPTH_SHIFT) | async;
+    if (!async) {
+        thread->depth = depth + 1;
+        word |= SPAN_TRACKED;
+    }
+    if (UNLIKELY(filters_active)) {
+        int decision = filter_decision(site);
+        if (decision & INCLUDED) {
+            thread->matched++;
+            word |= SPAN_MATCHED;
+        }
+        if ((include_patterns && thread->matched == 0) || (decision & EXCLUDED) || (max_depth && depth >= max_depth)) {
+            return (trail_span){ word, 0 };
+        }
+    }
+    int mode = trail_current_mode();
+    if (mode == TRAIL_MODE_LOG) {
+        uint32_t shown = depth + (async ? task_depth(current_task(), 1) : task_depth(current_task(), 0));
+        log_event(site, 1, shown, 0, async != 0);
+        return (trail_span){ word | SPAN_RECORDED, trail_monotonic_ns() };
+    }
+    struct trail_ring *ring = thread->ring;
+    if (UNLIKELY(!ring)) {
+        ring = trail_ring_attach(thread);
+        if (!ring) return (trail_span){ word, 0 };
+    }
+    uint64_t now = trail_ticks();
+    if (async) {
+        uint64_t token = ((uint64_t)ring->slot << 40) | (++ring->token & ((UINT64_C(1) << 40) - 1));
+        trail_ring_put(ring, now, record_word((uintptr_t)site, depth, KIND_ASYNC_ENTER));
+        trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+        return (trail_span){ word | SPAN_RECORDED, token };
+    }
+    if (depth == 0 && swift_task_getCurrent) {
+        void *task = swift_task_getCurrent();
+        if (task) trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
+    }
+    trail_ring_put(ring, now, record_word((uintptr_t)site, depth, KIND_ENTER));
+    return (trail_span){ word | SPAN_RECORDED, ring->slot };
+}
+
+trail_span trail_enter(const char *site) {
+    if (LIKELY(trail_mode_value == TRAIL_MODE_OFF)) return (trail_span){ 0, 0 };
+    return enter_traced(site, 0);
+}
+
+trail_span trail_enter_async(const char *site) {
+    if (LIKELY(trail_mode_value == TRAIL_MODE_OFF)) return (trail_span){ 0, 0 };
+    return enter_traced(site, SPAN_ASYNC);
+}
+
+void trail_exit(trail_span span) {
+    uint64_t word = span.word;
+    if (LIKELY(word == 0)) return;
+    struct trail_thread *thread = &trail_thread_state;
+    uint32_t entry_depth = (uint32_t)(word >> WORD_DEPTH_SHIFT) & WORD_DEPTH_MAX;
+    const char *site = (const char *)(uintptr_t)(word & WORD_ADDRESS_MASK);
+    int recorded = (word & SPAN_RECORDED) != 0;
+    int mode = trail_current_mode();
+    // A synchronous call that ends on another thread (an async closure without `await` markers) leaves
+    // this thread's depth alone.
+    int hopped = recorded && mode == TRAIL_MODE_RECORD && !(word & SPAN_ASYNC)
+        && (!thread->ring || span.start != thread->ring->slot);
+    if ((word & SPAN_TRACKED) && !hopped) {
+        thread->depth = entry_depth < WORD_DEPTH_MAX ? entry_depth : thread->depth - 1;
+    }
+    if (word & SPAN_MATCHED && thread->matched) thread->matched--;
+    if (!recorded) return;
+    if (mode == TRAIL_MODE_LOG) {
+        uint64_t elapsed = trail_monotonic_ns() - span.start;
+        uint32_t shown = thread->depth;
+        if (word & SPAN_ASYNC) {
+            uint32_t before = task_depth(current_task(), -1);
+            shown += before ? before - 1 : 0;
+        } else {
+            shown += task_depth(current_task(), 0);
+        }
+        log_event(site, 0, shown, elapsed, (word & SPAN_ASYNC) != 0);
+        return;
+    }
+    if (mode != TRAIL_MODE_RECORD) return;
+    struct trail_ring *ring = thread->ring;
+    if (UNLIKELY(!ring)) {
+        ring = trail_ring_attach(thread);
+        if (!ring) return;
+    }
+    uint64_t now = trail_ticks();
+    if (word & SPAN_ASYNC) {
+        trail_ring_put(ring, now, record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
+        trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+    } else if (hopped) {
+        trail_ring_put(ring, now, record_word((uintptr_t)site, thread->depth, KIND_HOP_EXIT));
+        trail_ring_put(ring, span.start, record_word(0, 0, KIND_AUX));
+    } else {
+        trail_ring_put(ring, now, record_word((uintptr_t)site, entry_depth, KIND_EXIT));
+    }
+}
+
+// MARK: start-up
+
+static char *copy_env(const char *name) {
+    const char *value = getenv(name);
+    return value && *value ? strdup(value) : NULL;
+}
+
+__attribute__((constructor)) static void trail_read_environment(void) {
+    const char *value = getenv("TRAIL_TRACE");
+    if (value == NULL || *value == 0 || !strcmp(value, "0") || !strcmp(value, "off")) return;
+    include_patterns = copy_env("TRAIL_TRACE_FILTER");
+    exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");
+    const char *depth = getenv("TRAIL_TRACE_DEPTH");
+    if (depth && *depth) max_depth = (uint32_t)strtoul(depth, NULL, 10);
+    filters_active = include_patterns || exclude_patterns || max_depth;
+    if (!strcmp(value, "record")) {
+        if (trail_recorder_start() == 0) {
+            trail_set_mode(TRAIL_MODE_RECORD);
+        } else {
+            static const char message[] = "trail: cannot start the trace recorder; tracing is off\n";
+            ssize_t ignored = write(2, message, sizeof message - 1);
+            (void)ignored;
+        }
+        return;
+    }
+    if (!strcmp(value, "1") || !strcmp(value, "log") || !strcmp(value, "on")) {
+        trail_set_mode(TRAIL_MODE_LOG);
+        return;
+    }
+    static const char unknown[] = "trail: TRAIL_TRACE must be off, log (or 1) or record; tracing is off\n";
+    ssize_t ignored = write(2, unknown, sizeof unknown - 1);
+    (void)ignored;
+}

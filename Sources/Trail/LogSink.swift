@@ -1,0 +1,281 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+internal import CTrailShim
+
+/// Where log lines go. Until `Trail.bootstrap`, straight to stderr. After it, to the console, or to a
+/// rotating file that fd 2 also points at, so `print` to stderr, C's `fprintf(stderr)` and the Swift runtime's
+/// "Fatal error" lines land in the same file.
+///
+/// File lines are formatted outside any lock, then copied into one of two buffers under a short lock; a
+/// flusher thread swaps the buffers and writes the full one every `flushInterval`, or sooner when half full.
+/// Lines at `flushLevel` or above are written before the call returns, and `durable` writes every line so.
+/// A crash handler writes both buffers without locks (`trail_log_flush_unlocked`); lines are published
+/// whole, so none is torn.
+public final class LogSink: @unchecked Sendable {
+    public static let shared = LogSink()
+
+    public enum Destination: String, Sendable {
+        case console, file, tee
+    }
+
+    /// The level new loggers start at.
+    public internal(set) var defaultLevel: Logger.Level = .info
+    public private(set) var destination: Destination = .console
+    /// The log file being written, when there is one.
+    public var currentFile: String? { fileLock.withLock { files?.currentPath } }
+
+    private static let bufferCapacity = 1 << 20
+    private let buffers: [UnsafeMutablePointer<UInt8>]
+    private let condition = NSCondition()       // guards the buffers below; the flusher waits on it
+    private var active = 0
+    private var used = 0
+    private var flushRequested = false
+    private var flusherStarted = false
+
+    private let fileLock = NSLock()             // guards the file; whoever holds it writes and rotates
+    private var files: LogFiles?
+    private var durable = false
+    private var flushLevel: Logger.Level = .error
+    private var flushInterval = 0.05
+    /// The terminal or original stderr, for console and tee output and for the sink's own problems.
+    private(set) var consoleFD: Int32 = 2
+
+    private init() {
+        buffers = (0 ..< 2).map { index in
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.bufferCapacity)
+            trail_log_register_buffer(Int32(index), bytes)
+            return bytes
+        }
+    }
+
+    // MARK: configuration
+
+    struct Setup {
+        var destination: Destination
+        var directory: String
+        var stem: String
+        var maxFileSize: Int
+        var maxFileAge: Double?
+        var maxFiles: Int
+        var maxTotalSize: Int
+        var durable: Bool
+        var flushLevel: Logger.Level
+        var flushInterval: Double
+        var level: Logger.Level
+    }
+
+    func configure(_ setup: Setup) throws(LogSetupError) {
+        defaultLevel = setup.level
+        guard setup.destination != .console else {
+            destination = .console
+            return
+        }
+        let original = dup(2)
+        _ = fcntl(original, F_SETFD, FD_CLOEXEC)
+        let report: (String) -> Void = { message in Self.writeAll(original, message) }
+        let opened = try LogFiles(directory: setup.directory, stem: setup.stem, maxSize: setup.maxFileSize,
+                                  maxAge: setup.maxFileAge, maxFiles: setup.maxFiles, maxTotalSize: setup.maxTotalSize,
+                                  redirectStandardError: true, report: report)
+        fileLock.withLock {
+            files = opened
+            durable = setup.durable
+            flushLevel = setup.flushLevel
+            flushInterval = max(0.001, setup.flushInterval)
+            consoleFD = original
+            destination = setup.destination
+        }
+        startFlusher()
+        atexit { LogSink.shared.flush() }
+    }
+
+    // MARK: writing
+
+    /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`.
+    func write(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata,
+               file: StaticString, line: UInt) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var text = LineBuilder(scratch)
+            text.reserveTimestamp()
+            text.append(level.rawValue)
+            text.append(" ")
+            text.append(label)
+            text.append(": ")
+            message.forEachPiece { text.append($0) }
+            if !metadata.isEmpty {
+                for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                    text.append(" ")
+                    text.append(key)
+                    text.append("=")
+                    text.append(value.description)
+                }
+            }
+            text.append(" (")
+            text.append(UnsafeRawBufferPointer(start: file.utf8Start, count: file.utf8CodeUnitCount))
+            text.append(":")
+            text.append(Int(line))
+            text.append(")\n")
+            text.withBytes { deliver($0, urgent: level >= flushLevel) }
+        }
+    }
+
+    /// A line already formatted, ending in a newline (the tracer's log-mode lines).
+    func writeRaw(_ bytes: UnsafeRawBufferPointer, level: Logger.Level) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var text = LineBuilder(scratch)
+            text.reserveTimestamp()
+            text.append(level.rawValue)
+            text.append(" ")
+            text.append(bytes)
+            text.withBytes { deliver($0, urgent: false) }
+        }
+    }
+
+    private func deliver(_ line: UnsafeRawBufferPointer, urgent: Bool) {
+        switch destination {
+        case .console:
+            Self.writeAll(consoleFD, line)
+            return
+        case .tee:
+            Self.writeAll(consoleFD, line)
+        case .file:
+            break
+        }
+        if durable {
+            fileLock.withLock { writeToFile(line) }
+            return
+        }
+        while true {
+            condition.lock()
+            if used + line.count <= Self.bufferCapacity {
+                UnsafeMutableRawPointer(buffers[active] + used).copyMemory(from: line.baseAddress!, byteCount: line.count)
+                used += line.count
+                trail_log_set_used(Int32(active), used)
+                if used >= Self.bufferCapacity / 2, !flushRequested {
+                    flushRequested = true
+                    condition.signal()
+                }
+                condition.unlock()
+                if urgent { flush() }
+                return
+            }
+            condition.unlock()
+            if used == 0 || line.count > Self.bufferCapacity {
+                fileLock.withLock { writeToFile(line) }  // larger than a buffer: written on its own
+                return
+            }
+            flush()  // full: write it out here and try again
+        }
+    }
+
+    /// Writes everything buffered to the file now.
+    public func flush() {
+        fileLock.withLock { swapAndWrite() }
+    }
+
+    /// Requires `fileLock`.
+    private func swapAndWrite() {
+        condition.lock()
+        let full = active, count = used
+        if count > 0 {
+            active = 1 - active
+            used = 0
+            trail_log_set_written(Int32(active), 0)
+            trail_log_set_used(Int32(active), 0)
+            trail_log_set_writing(Int32(full))
+        }
+        flushRequested = false
+        condition.unlock()
+        guard count > 0 else { return }
+        files?.write(UnsafeRawBufferPointer(start: buffers[full], count: count)) { written in
+            trail_log_set_written(Int32(full), written)
+        }
+        trail_log_set_writing(-1)
+        trail_log_set_written(Int32(full), 0)
+        trail_log_set_used(Int32(full), 0)
+    }
+
+    /// Requires `fileLock`. Buffered lines go first, so the file keeps the order lines were logged in.
+    private func writeToFile(_ line: UnsafeRawBufferPointer) {
+        swapAndWrite()
+        files?.write(line) { _ in }
+    }
+
+    private func startFlusher() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !flusherStarted else { return }
+        flusherStarted = true
+        let thread = Thread { [unowned self] in
+            while true {
+                self.condition.lock()
+                if !self.flushRequested { _ = self.condition.wait(until: Date(timeIntervalSinceNow: self.flushInterval)) }
+                self.condition.unlock()
+                self.flush()
+            }
+        }
+        thread.name = "trail-log"
+        thread.start()
+    }
+
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+}
+
+/// A line assembled in caller-provided scratch memory, moving to the heap only if it outgrows it.
+struct LineBuilder {
+    private let scratch: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
+    private var spill: [UInt8]?
+
+    init(_ scratch: UnsafeMutableBufferPointer<UInt8>) { self.scratch = scratch }
+
+    /// The timestamp goes first; formatted in place by the C shim's per-thread cache.
+    mutating func reserveTimestamp() {
+        count = trail_format_timestamp(UnsafeMutableRawPointer(scratch.baseAddress!).assumingMemoryBound(to: CChar.self))
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        if spill == nil, count + bytes.count <= scratch.count {
+            UnsafeMutableRawPointer(scratch.baseAddress! + count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            count += bytes.count
+            return
+        }
+        if spill == nil { spill = Array(scratch[0 ..< count]) }
+        spill!.append(contentsOf: bytes)
+    }
+
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func append(_ value: Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+            let length = formatDecimal(value, into: digits.baseAddress!)
+            append(UnsafeRawBufferPointer(start: digits.baseAddress, count: length))
+        }
+    }
+
+    func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+        if let spill {
+            spill.withUnsafeBytes(body)
+        } else {
+            body(UnsafeRawBufferPointer(start: scratch.baseAddress, count: count))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+/// A leveled logger in the shape of swift-log's `Logger`: levels, metadata, and the source location captured
+/// automatically. Below its level a call costs a comparison; the message is never built.
+///
+///     var log = Logger(label: "ItemStore")
+///     log[metadataKey: "store"] = "items.json"
+///     log.info("added \(item.serialNumber)", metadata: ["value": "\(item.valueInDollars)"])
+///
+/// Lines go to `LogSink.shared`, which `Trail.bootstrap` points at a rotating file or the console.
+public struct Logger: Sendable {
+    public let label: String
+    public var logLevel: Level
+    public var metadata: Metadata = [:]
+
+    public init(label: String, level: Level? = nil) {
+        self.label = label
+        self.logLevel = level ?? LogSink.shared.defaultLevel
+    }
+
+    public subscript(metadataKey key: String) -> MetadataValue? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    @inlinable
+    public func log(level: Level, _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                    file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        guard level >= logLevel else { return }
+        emit(level: level, message: message(), metadata: metadata(), file: file, line: line)
+    }
+
+    @usableFromInline
+    func emit(level: Level, message: Message, metadata extra: Metadata?, file: StaticString, line: UInt) {
+        var merged = metadata
+        if let extra { merged.merge(extra) { $1 } }
+        LogSink.shared.write(level: level, label: label, message: message, metadata: merged, file: file, line: line)
+    }
+
+    @inlinable
+    public func trace(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                      file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .trace, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+
+    @inlinable
+    public func debug(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                      file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .debug, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+
+    @inlinable
+    public func info(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                     file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .info, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+
+    @inlinable
+    public func notice(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                       file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .notice, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+
+    @inlinable
+    public func warning(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .warning, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+
+    @inlinable
+    public func error(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                      file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .error, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+
+    @inlinable
+    public func critical(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+                         file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+        log(level: .critical, message(), metadata: metadata(), file: file, function: function, line: line)
+    }
+}
+
+extension Logger {
+    public enum Level: String, Codable, CaseIterable, Comparable, Sendable {
+        case trace, debug, info, notice, warning, error, critical
+
+        @inlinable var rank: Int {
+            switch self {
+            case .trace: 0
+            case .debug: 1
+            case .info: 2
+            case .notice: 3
+            case .warning: 4
+            case .error: 5
+            case .critical: 6
+            }
+        }
+
+        @inlinable public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    public typealias Metadata = [String: MetadataValue]
+
+    public enum MetadataValue: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral,
+        ExpressibleByStringInterpolation, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+        case string(String)
+        case stringConvertible(any CustomStringConvertible & Sendable)
+        case dictionary(Metadata)
+        case array([MetadataValue])
+
+        public init(stringLiteral value: String) { self = .string(value) }
+        public init(arrayLiteral elements: MetadataValue...) { self = .array(elements) }
+        public init(dictionaryLiteral elements: (String, MetadataValue)...) {
+            self = .dictionary(Dictionary(elements) { $1 })
+        }
+
+        public var description: String {
+            switch self {
+            case .string(let text): text
+            case .stringConvertible(let value): value.description
+            case .dictionary(let values): "[" + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"
+            case .array(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
+            }
+        }
+
+        public static func == (lhs: MetadataValue, rhs: MetadataValue) -> Bool { lhs.description == rhs.description }
+    }
+}

@@ -1,0 +1,163 @@
+extension Logger {
+    /// A log message. Literal text and integers are kept as they are and formatted straight into the log
+    /// line, so a message like `"served \(count) items in \(micros) us"` allocates nothing; other interpolated
+    /// values become text.
+    public struct Message: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, CustomStringConvertible, Sendable {
+        @usableFromInline typealias Literals = (StaticString, StaticString, StaticString, StaticString, StaticString, StaticString)
+        @usableFromInline static let literalCapacity = 6
+        @usableFromInline static let integerCapacity = 4
+
+        @usableFromInline var literals: Literals = ("", "", "", "", "", "")
+        @usableFromInline var integers: (Int, Int, Int, Int) = (0, 0, 0, 0)
+        /// Everything else, in order; nil for most messages.
+        @usableFromInline var texts: [String]?
+        /// Two bits per piece, in order: 1 literal, 2 integer, 3 text.
+        @usableFromInline var kinds: UInt64 = 0
+        @usableFromInline var count: UInt8 = 0
+        @usableFromInline var literalCount: UInt8 = 0
+        @usableFromInline var integerCount: UInt8 = 0
+
+        @inlinable public init(stringLiteral value: StaticString) {
+            appendLiteral(value)
+        }
+
+        public init(_ text: String) {
+            appendText(text)
+        }
+
+        @inlinable public init(stringInterpolation: StringInterpolation) {
+            self = stringInterpolation.message
+        }
+
+        public struct StringInterpolation: StringInterpolationProtocol {
+            @usableFromInline var message = Message(pieces: ())
+
+            @inlinable public init(literalCapacity: Int, interpolationCount: Int) {}
+
+            @inlinable public mutating func appendLiteral(_ literal: StaticString) {
+                if literal.utf8CodeUnitCount > 0 { message.appendLiteral(literal) }
+            }
+
+            @inlinable public mutating func appendInterpolation(_ value: Int) { message.appendInteger(value) }
+            @inlinable public mutating func appendInterpolation(_ value: Int32) { message.appendInteger(Int(value)) }
+            @inlinable public mutating func appendInterpolation(_ value: UInt32) { message.appendInteger(Int(value)) }
+            public mutating func appendInterpolation(_ value: String) { message.appendText(value) }
+            public mutating func appendInterpolation<Value>(_ value: Value) { message.appendText(String(describing: value)) }
+        }
+
+        @inlinable init(pieces: Void) {}
+
+        @usableFromInline var isFull: Bool { count >= 32 }
+
+        @inlinable mutating func appendLiteral(_ literal: StaticString) {
+            guard literalCount < Self.literalCapacity, !isFull, literal.hasPointerRepresentation else {
+                return appendText(literal.description)
+            }
+            switch literalCount {
+            case 0: literals.0 = literal
+            case 1: literals.1 = literal
+            case 2: literals.2 = literal
+            case 3: literals.3 = literal
+            case 4: literals.4 = literal
+            default: literals.5 = literal
+            }
+            literalCount += 1
+            push(1)
+        }
+
+        @inlinable mutating func appendInteger(_ value: Int) {
+            guard integerCount < Self.integerCapacity, !isFull else { return appendText(String(value)) }
+            switch integerCount {
+            case 0: integers.0 = value
+            case 1: integers.1 = value
+            case 2: integers.2 = value
+            default: integers.3 = value
+            }
+            integerCount += 1
+            push(2)
+        }
+
+        @usableFromInline mutating func appendText(_ text: String) {
+            if texts == nil { texts = [] }
+            texts!.append(text)
+            if isFull {
+                // Past 32 pieces, further text joins the last piece.
+                if texts!.count >= 2 {
+                    let last = texts!.removeLast()
+                    texts![texts!.count - 1] += last
+                }
+                return
+            }
+            push(3)
+        }
+
+        @inlinable mutating func push(_ kind: UInt64) {
+            kinds |= kind << (2 * UInt64(count))
+            count += 1
+        }
+
+        /// Calls `body` with each piece's UTF-8 bytes, integers formatted in decimal, in order.
+        func forEachPiece(_ body: (UnsafeRawBufferPointer) -> Void) {
+            var literal = 0, integer = 0, text = 0
+            for index in 0 ..< Int(count) {
+                switch (kinds >> (2 * UInt64(index))) & 3 {
+                case 1:
+                    let value: StaticString = switch literal {
+                    case 0: literals.0
+                    case 1: literals.1
+                    case 2: literals.2
+                    case 3: literals.3
+                    case 4: literals.4
+                    default: literals.5
+                    }
+                    literal += 1
+                    body(UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
+                case 2:
+                    let value = switch integer {
+                    case 0: integers.0
+                    case 1: integers.1
+                    case 2: integers.2
+                    default: integers.3
+                    }
+                    integer += 1
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+                        let length = formatDecimal(value, into: digits.baseAddress!)
+                        body(UnsafeRawBufferPointer(start: digits.baseAddress, count: length))
+                    }
+                default:
+                    var value = texts![text]
+                    text += 1
+                    value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+                }
+            }
+        }
+
+        public var description: String {
+            var bytes: [UInt8] = []
+            forEachPiece { bytes.append(contentsOf: $0) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}
+
+/// Writes `value` in decimal at `out` and returns the length (at most 20).
+func formatDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    var magnitude = value.magnitude
+    var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var length = 0
+    withUnsafeMutableBytes(of: &reversed) { scratch in
+        repeat {
+            scratch[length] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+            magnitude /= 10
+            length += 1
+        } while magnitude > 0
+        var cursor = 0
+        if value < 0 {
+            out[0] = 45
+            cursor = 1
+        }
+        for index in 0 ..< length { out[cursor + index] = scratch[length - 1 - index] }
+        length += cursor
+    }
+    return length
+}

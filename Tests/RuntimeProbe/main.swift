@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Trail
+
+/// Programs the runtime tests run as real processes: logging under load, dying in various ways, and async
+/// calls that hop threads. `trail-probe <mode> <log dir> [arguments]`.
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: trail-probe MODE DIR ...\n".utf8))
+    exit(2)
+}
+let mode = arguments[1], directory = arguments[2]
+func number(_ index: Int, _ fallback: Int) -> Int { arguments.count > index ? Int(arguments[index]) ?? fallback : fallback }
+
+var configuration = Trail.Configuration(appName: "probe", directory: directory)
+configuration.destination = .file
+let log = Logger(label: "probe")
+
+switch mode {
+case "torture":
+    // THREADS threads x LINES lines, rotating every ROTATE bytes, every file kept.
+    let threads = number(3, 8), lines = number(4, 100_000)
+    configuration.maxFileSize = number(5, 65536)
+    configuration.maxFiles = 1_000_000
+    configuration.maxTotalSize = Int.max
+    try Trail.bootstrap(configuration)
+    let group = DispatchGroup()
+    for thread in 0 ..< threads {
+        group.enter()
+        Thread {
+            let logger = Logger(label: "t\(thread)")
+            for line in 0 ..< lines {
+                logger.info("line \(line) of thread \(thread) with a payload to make it longer")
+            }
+            group.leave()
+        }.start()
+    }
+    group.wait()
+
+case "durable", "buffered":
+    // Logs COUNT lines, then dies of SIGKILL, which no handler sees.
+    configuration.durable = mode == "durable"
+    configuration.flushInterval = 10  // so that only durability can save the lines
+    try Trail.bootstrap(configuration)
+    for line in 0 ..< number(3, 1000) { log.info("kept \(line)") }
+    kill(getpid(), SIGKILL)
+
+case "crash":
+    // Logs COUNT buffered lines, then crashes by METHOD.
+    configuration.flushInterval = 10
+    try Trail.bootstrap(configuration)
+    for line in 0 ..< number(4, 1000) { log.info("before crash \(line)") }
+    switch arguments.count > 3 ? arguments[3] : "segv" {
+    case "segv": UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+    case "abort": abort()
+    case "fatal": fatalError("probe fatal error")
+    case "trap": raise(SIGTRAP)
+    default: break
+    }
+
+case "stderr":
+    // Another process writing with C stdio, and this one too, both through the redirected fd 2.
+    try Trail.bootstrap(configuration)
+    log.info("before child")
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: arguments[0])
+    child.arguments = ["child-fprintf", directory]
+    try child.run()
+    child.waitUntilExit()
+    fputs("parent fputs to stderr\n", stderr)
+    print("parent print to stdout")
+    log.info("after child")
+    LogSink.shared.flush()
+
+case "child-fprintf":
+    fputs("child C fprintf to stderr\n", stderr)
+
+case "fatal":
+    try Trail.bootstrap(configuration)
+    log.info("about to fail")
+    fatalError("probe fatal error")
+
+case "diskfull":
+    // A file size limit stands in for a full disk: writes past it fail with EFBIG.
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: 4096, rlim_max: 4096)
+    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+    try Trail.bootstrap(configuration)
+    for line in 0 ..< 2000 { log.info("line \(line) that will not all fit") }
+    LogSink.shared.flush()
+    print("still running")
+
+case "async":
+    // Async calls that suspend and resume, usually on another thread, traced as instrumented code would be.
+    for round in 0 ..< number(3, 20) {
+        await hop(round)
+    }
+    print("done")
+
+default:
+    FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+    exit(2)
+}
+
+func hop(_ round: Int) async {
+    let span = Trail.enterAsync("Probe.hop(_:) @ Probe/main.swift:100")
+    defer { Trail.exit(span) }
+    try? await Task.sleep(nanoseconds: 200_000)
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0 ..< 2 { group.addTask { await leaf() } }
+    }
+    work()
+}
+
+func leaf() async {
+    let span = Trail.enterAsync("Probe.leaf() @ Probe/main.swift:110")
+    defer { Trail.exit(span) }
+    await Task.yield()
+    work()
+}
+
+func work() {
+    let span = Trail.enter("Probe.work() @ Probe/main.swift:116")
+    defer { Trail.exit(span) }
+    _ = (0 ..< 100).reduce(0, +)
+}

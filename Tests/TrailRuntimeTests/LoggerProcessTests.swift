@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// The logger as processes use it: the probe (Tests/RuntimeProbe) logs, crashes and is killed for real.
+@Suite struct LoggerProcessTests {
+    static var probe: String { Paths.buildDirectory + "/trail-probe" }
+
+    func logLines(_ directory: String) throws -> [String] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
+        return files.flatMap { Transcript.read(directory + "/" + $0).split(separator: "\n").map(String.init) }
+    }
+
+    @Test func eightThreadsRotatingEvery64KiBLoseAndTearNothing() throws {
+        let directory = Paths.temporaryDirectory("torture")
+        let result = try run(Self.probe, ["torture", directory, "8", "100000", "65536"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
+        #expect(files.count > 500, "rotation every 64 KiB should give many files")
+        var seen = Array(repeating: [Bool](repeating: false, count: 100_000), count: 8)
+        var malformed = 0, duplicates = 0
+        let pattern = try NSRegularExpression(
+            pattern: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z info t(\d): line (\d+) of thread (\d) with a payload to make it longer \(trail_probe/main\.swift:\d+\)$"#)
+        for file in files {
+            let text = Transcript.read(directory + "/" + file)
+            #expect(text.hasSuffix("\n"), "\(file) ends inside a line")
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + file)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            #expect((attributes[.size] as? Int ?? 0) <= 65536)
+            for line in text.split(separator: "\n") {
+                let string = String(line)
+                guard let match = pattern.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)),
+                      let thread = Int(string[Range(match.range(at: 1), in: string)!]),
+                      let index = Int(string[Range(match.range(at: 2), in: string)!]),
+                      Int(string[Range(match.range(at: 3), in: string)!]) == thread else {
+                    malformed += 1
+                    continue
+                }
+                if seen[thread][index] { duplicates += 1 }
+                seen[thread][index] = true
+            }
+        }
+        #expect(malformed == 0)
+        #expect(duplicates == 0)
+        #expect(seen.allSatisfy { $0.allSatisfy { $0 } }, "every line of every thread is present")
+    }
+
+    @Test func durableModeSurvivesSIGKILL() throws {
+        let directory = Paths.temporaryDirectory("durable")
+        let result = try run(Self.probe, ["durable", directory, "1000"])
+        #expect(result.signal == 9)
+        let kept = try logLines(directory).filter { $0.contains("info probe: kept ") }
+        #expect(kept.count == 1000)
+        #expect(kept.last?.contains("kept 999 ") == true)
+    }
+
+    @Test func bufferedModeLosesItsLastIntervalToSIGKILL() throws {
+        // The counterpart: without durability (and a 10 s flush interval), SIGKILL takes the buffer with it.
+        let directory = Paths.temporaryDirectory("buffered")
+        let result = try run(Self.probe, ["buffered", directory, "1000"])
+        #expect(result.signal == 9)
+        #expect(try logLines(directory).filter { $0.contains("kept") }.count < 1000)
+    }
+
+    @Test(arguments: [("segv", 11), ("abort", 6), ("fatal", 4), ("trap", 5)])
+    func crashSignalsLoseNoBufferedLine(method: String, signal: Int32) throws {
+        for backtracer in ["enable=yes", "enable=no"] {
+            let directory = Paths.temporaryDirectory("crash-\(method)")
+            let result = try run(Self.probe, ["crash", directory, method, "1000"], environment: ["SWIFT_BACKTRACE": backtracer])
+            #expect(result.signal == signal, "\(method) with \(backtracer): \(result.stderr.suffix(500))")
+            let lines = try logLines(directory)
+            #expect(lines.filter { $0.contains("info probe: before crash ") }.count == 1000, "\(method) \(backtracer)")
+        }
+    }
+
+    @Test func childFprintfAndSwiftFatalErrorLandInTheLog() throws {
+        let directory = Paths.temporaryDirectory("stderr")
+        let result = try run(Self.probe, ["stderr", directory], check: true)
+        #expect(result.stdout.contains("parent print to stdout"))
+        #expect(!result.stderr.contains("fprintf"), "fd 2 points at the file, not the console")
+        let log = Transcript.read(directory + "/probe.log")
+        for text in ["child C fprintf to stderr", "parent fputs to stderr", "info probe: before child", "info probe: after child"] {
+            #expect(log.contains(text), "\(text)")
+        }
+
+        let fatalDirectory = Paths.temporaryDirectory("fatal")
+        let fatal = try run(Self.probe, ["fatal", fatalDirectory])
+        #expect(fatal.signal == 4)
+        let fatalLog = Transcript.read(fatalDirectory + "/probe.log")
+        #expect(fatalLog.contains("info probe: about to fail"))
+        #expect(fatalLog.contains("Fatal error: probe fatal error"))
+    }
+
+    @Test func previousRunIsRotatedNotTruncated() throws {
+        let directory = Paths.temporaryDirectory("reopen")
+        try run(Self.probe, ["stderr", directory], check: true)
+        let first = Transcript.read(directory + "/probe.log")
+        try run(Self.probe, ["stderr", directory], check: true)
+        #expect(Transcript.read(directory + "/probe.1.log") == first)
+        #expect(Transcript.read(directory + "/probe.log").contains("after child"))
+    }
+
+    @Test func symlinksInTheLogFolderAreNotFollowed() throws {
+        let directory = Paths.temporaryDirectory("symlink")
+        let target = Paths.temporaryDirectory("symlink-target") + "/precious.txt"
+        try "precious\n".write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/probe.log", withDestinationPath: target)
+        try run(Self.probe, ["stderr", directory], check: true)
+        #expect(Transcript.read(target) == "precious\n")
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/probe.log")
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        #expect(Transcript.read(directory + "/probe.log").contains("after child"))
+    }
+
+    @Test func writeErrorsAreReportedOnceAndTheProgramGoesOn() throws {
+        let directory = Paths.temporaryDirectory("diskfull")
+        let result = try run(Self.probe, ["diskfull", directory])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("still running"))
+        let reports = result.stderr.components(separatedBy: "cannot write log file").count - 1
+        #expect(reports == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(directory + "/probe.log"))
+    }
+}
