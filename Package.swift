@@ -61,7 +61,9 @@ let package = Package(
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
         .target(name: "CTrailShim", cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "Trail", dependencies: ["CTrailShim"], swiftSettings: [.unsafeFlags(["-O"])]),
+        // Optimized even in debug builds, and without dynamic exclusivity checks on the logging path.
+        .target(name: "Trail", dependencies: ["CTrailShim"],
+                swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         .target(name: "TrailTrace"),
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         .executableTarget(name: "trail", dependencies: ["TrailRewriter", "TrailTrace"],

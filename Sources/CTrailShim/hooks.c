@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 int trail_mode_value = TRAIL_MODE_OFF;
+const int *const trail_mode_address = &trail_mode_value;
 __thread struct trail_thread trail_thread_state __attribute__((tls_model("initial-exec")));
 
 uint32_t trail_current_tid(void) {
@@ -177,108 +178,128 @@ static void log_event(const char *site, int entering, uint32_t depth, uint64_t d
     trail_emit_log_line(line, (size_t)used);
 }
 
-// MARK: hooks
+// MARK: hooks. Synchronous calls keep their open frames on a per-thread stack, so instrumented code passes
+// nothing from entry to exit; async calls, which can end on another thread, carry a span instead.
 
-static trail_span enter_traced(const char *site, uint64_t async) {
+#define FRAME_RECORDED (UINT64_C(1) << 63)
+#define FRAME_MATCHED (UINT64_C(1) << 62)
+#define FRAME_LIMIT (UINT32_C(1) << 20)
+
+/// Makes room for frame `depth`; false beyond FRAME_LIMIT, where calls are counted but not traced.
+static int reserve_frame(struct trail_thread *thread, uint32_t depth) {
+    if (depth < thread->capacity) return 1;
+    if (depth >= FRAME_LIMIT) return 0;
+    uint32_t capacity = thread->capacity ? thread->capacity * 2 : 256;
+    while (capacity <= depth) capacity *= 2;
+    struct trail_frame *frames = realloc(thread->frames, capacity * sizeof *frames);
+    if (!frames) return 0;
+    thread->frames = frames;
+    thread->capacity = capacity;
+    return 1;
+}
+
+/// Whether a call is traced, given the filters; updates the thread's include scopes.
+static uint64_t filter_flags(struct trail_thread *thread, const char *site, uint32_t depth) {
+    int decision = filter_decision(site);
+    uint64_t flags = 0;
+    if (decision & INCLUDED) {
+        thread->matched++;
+        flags |= FRAME_MATCHED;
+    }
+    int hidden = (include_patterns && thread->matched == 0) || (decision & EXCLUDED) || (max_depth && depth >= max_depth);
+    return hidden ? flags : flags | FRAME_RECORDED;
+}
+
+static struct trail_ring *ring_of(struct trail_thread *thread) {
+    return LIKELY(thread->ring != NULL) ? thread->ring : trail_ring_attach(thread);
+}
+
+void trail_enter_sync(const char *site) {
     struct trail_thread *thread = &trail_thread_state;
-    uint32_t depth = thread->depth;
-    uint64_t word = ((uintptr_t)site & WORD_ADDRESS_MASK)
-        | ((uint64_t)(depth > WORD_DEPTH_MAX ? WORD_DEPTH_MAX : depth) << WORD_DEPTH_SHIFT) | async;
-    if (!async) {
-        thread->depth = depth + 1;
-        word |= SPAN_TRACKED;
-    }
-    if (UNLIKELY(filters_active)) {
-        int decision = filter_decision(site);
-        if (decision & INCLUDED) {
-            thread->matched++;
-            word |= SPAN_MATCHED;
-        }
-        if ((include_patterns && thread->matched == 0) || (decision & EXCLUDED) || (max_depth && depth >= max_depth)) {
-            return (trail_span){ word, 0 };
-        }
-    }
-    int mode = trail_current_mode();
-    if (mode == TRAIL_MODE_LOG) {
-        uint32_t shown = depth + (async ? task_depth(current_task(), 1) : task_depth(current_task(), 0));
-        log_event(site, 1, shown, 0, async != 0);
-        return (trail_span){ word | SPAN_RECORDED, trail_monotonic_ns() };
-    }
+    uint32_t depth = thread->depth++;
+    if (UNLIKELY(!reserve_frame(thread, depth))) return;
+    struct trail_frame *frame = &thread->frames[depth];
+    uint64_t address = (uintptr_t)site & WORD_ADDRESS_MASK;
     struct trail_ring *ring = thread->ring;
-    if (UNLIKELY(!ring)) {
-        ring = trail_ring_attach(thread);
-        if (!ring) return (trail_span){ word, 0 };
+    // The common case, kept short: recording a nested call, no filters.
+    if (LIKELY(ring && depth && !filters_active && trail_mode_value == TRAIL_MODE_RECORD)) {
+        frame->word = address | FRAME_RECORDED;
+        trail_ring_put(ring, trail_ticks(), record_word(address, depth, KIND_ENTER));
+        return;
+    }
+    uint64_t flags = UNLIKELY(filters_active) ? filter_flags(thread, site, depth) : FRAME_RECORDED;
+    frame->word = address | flags;
+    if (!(flags & FRAME_RECORDED)) return;
+    if (trail_mode_value == TRAIL_MODE_LOG) {
+        log_event(site, 1, depth + task_depth(current_task(), 0), 0, 0);
+        frame->start = trail_monotonic_ns();
+        return;
+    }
+    if (!(ring = ring_of(thread))) {
+        frame->word = address;
+        return;
     }
     uint64_t now = trail_ticks();
-    if (async) {
-        uint64_t token = ((uint64_t)ring->slot << 40) | (++ring->token & ((UINT64_C(1) << 40) - 1));
-        trail_ring_put(ring, now, record_word((uintptr_t)site, depth, KIND_ASYNC_ENTER));
-        trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
-        return (trail_span){ word | SPAN_RECORDED, token };
-    }
     if (depth == 0 && swift_task_getCurrent) {
+        // A root call: say which task runs it, so readers can hang it under that task's async call.
         void *task = swift_task_getCurrent();
         if (task) trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
     }
-    trail_ring_put(ring, now, record_word((uintptr_t)site, depth, KIND_ENTER));
-    return (trail_span){ word | SPAN_RECORDED, ring->slot };
+    trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
 }
 
-trail_span trail_enter(const char *site) {
-    if (LIKELY(trail_mode_value == TRAIL_MODE_OFF)) return (trail_span){ 0, 0 };
-    return enter_traced(site, 0);
+void trail_exit_sync(void) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (UNLIKELY(thread->depth == 0)) return;
+    uint32_t depth = --thread->depth;
+    if (UNLIKELY(depth >= thread->capacity)) return;
+    uint64_t word = thread->frames[depth].word;
+    if (LIKELY(word & FRAME_RECORDED) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && LIKELY(thread->ring != NULL)) {
+        trail_ring_put(thread->ring, trail_ticks(), record_word(word, depth, KIND_EXIT));
+    } else if (word & FRAME_RECORDED && trail_mode_value == TRAIL_MODE_LOG) {
+        uint64_t elapsed = trail_monotonic_ns() - thread->frames[depth].start;
+        log_event((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0, depth + task_depth(current_task(), 0), elapsed, 0);
+    }
+    if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
 }
 
 trail_span trail_enter_async(const char *site) {
-    if (LIKELY(trail_mode_value == TRAIL_MODE_OFF)) return (trail_span){ 0, 0 };
-    return enter_traced(site, SPAN_ASYNC);
+    if (trail_mode_value == TRAIL_MODE_OFF) return (trail_span){ 0, 0 };
+    struct trail_thread *thread = &trail_thread_state;
+    uint64_t address = (uintptr_t)site & WORD_ADDRESS_MASK;
+    if (UNLIKELY(filters_active)) {
+        // Include scopes are per thread, and an async call may end elsewhere: it is traced when it matches
+        // or runs inside a scope, and opens none.
+        int decision = filter_decision(site);
+        int inside = !include_patterns || thread->matched || (decision & INCLUDED);
+        if (!inside || (decision & EXCLUDED) || (max_depth && thread->depth >= max_depth)) return (trail_span){ 0, 0 };
+    }
+    uint64_t word = address | SPAN_ASYNC | SPAN_RECORDED;
+    if (trail_mode_value == TRAIL_MODE_LOG) {
+        log_event(site, 1, thread->depth + task_depth(current_task(), 1), 0, 1);
+        return (trail_span){ word, trail_monotonic_ns() };
+    }
+    struct trail_ring *ring = ring_of(thread);
+    if (!ring) return (trail_span){ 0, 0 };
+    uint64_t token = ((uint64_t)ring->slot << 40) | (++ring->token & ((UINT64_C(1) << 40) - 1));
+    trail_ring_put(ring, trail_ticks(), record_word(address, thread->depth, KIND_ASYNC_ENTER));
+    trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+    return (trail_span){ word, token };
 }
 
-void trail_exit(trail_span span) {
-    uint64_t word = span.word;
-    if (LIKELY(word == 0)) return;
+void trail_exit_async(trail_span span) {
+    if (!(span.word & SPAN_RECORDED)) return;
     struct trail_thread *thread = &trail_thread_state;
-    uint32_t entry_depth = (uint32_t)(word >> WORD_DEPTH_SHIFT) & WORD_DEPTH_MAX;
-    const char *site = (const char *)(uintptr_t)(word & WORD_ADDRESS_MASK);
-    int recorded = (word & SPAN_RECORDED) != 0;
-    int mode = trail_current_mode();
-    // A synchronous call that ends on another thread (an async closure without `await` markers) leaves
-    // this thread's depth alone.
-    int hopped = recorded && mode == TRAIL_MODE_RECORD && !(word & SPAN_ASYNC)
-        && (!thread->ring || span.start != thread->ring->slot);
-    if ((word & SPAN_TRACKED) && !hopped) {
-        thread->depth = entry_depth < WORD_DEPTH_MAX ? entry_depth : thread->depth - 1;
-    }
-    if (word & SPAN_MATCHED && thread->matched) thread->matched--;
-    if (!recorded) return;
-    if (mode == TRAIL_MODE_LOG) {
-        uint64_t elapsed = trail_monotonic_ns() - span.start;
-        uint32_t shown = thread->depth;
-        if (word & SPAN_ASYNC) {
-            uint32_t before = task_depth(current_task(), -1);
-            shown += before ? before - 1 : 0;
-        } else {
-            shown += task_depth(current_task(), 0);
-        }
-        log_event(site, 0, shown, elapsed, (word & SPAN_ASYNC) != 0);
+    const char *site = (const char *)(uintptr_t)(span.word & WORD_ADDRESS_MASK);
+    if (trail_mode_value == TRAIL_MODE_LOG) {
+        uint32_t before = task_depth(current_task(), -1);
+        log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1);
         return;
     }
-    if (mode != TRAIL_MODE_RECORD) return;
-    struct trail_ring *ring = thread->ring;
-    if (UNLIKELY(!ring)) {
-        ring = trail_ring_attach(thread);
-        if (!ring) return;
-    }
-    uint64_t now = trail_ticks();
-    if (word & SPAN_ASYNC) {
-        trail_ring_put(ring, now, record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
-        trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
-    } else if (hopped) {
-        trail_ring_put(ring, now, record_word((uintptr_t)site, thread->depth, KIND_HOP_EXIT));
-        trail_ring_put(ring, span.start, record_word(0, 0, KIND_AUX));
-    } else {
-        trail_ring_put(ring, now, record_word((uintptr_t)site, entry_depth, KIND_EXIT));
-    }
+    struct trail_ring *ring = trail_mode_value == TRAIL_MODE_RECORD ? ring_of(thread) : NULL;
+    if (!ring) return;
+    trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
+    trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
 }
 
 // MARK: start-up

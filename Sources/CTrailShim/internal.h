@@ -28,7 +28,6 @@ enum record_kind {
     KIND_TASK = 5,          // a root call on this thread runs in this task (address = task)
     KIND_AUX = 6,           // payload of the record before it
     KIND_DROPPED = 7,       // {time, count}: records lost before this one because the buffer was full
-    KIND_HOP_EXIT = 8,      // a synchronous call that exits on another thread; AUX {entry slot, 0}
 };
 
 struct trail_record {
@@ -41,12 +40,10 @@ static inline uint64_t record_word(uint64_t address, uint32_t depth, enum record
     return (address & WORD_ADDRESS_MASK) | (clamped << WORD_DEPTH_SHIFT) | ((uint64_t)kind << WORD_KIND_SHIFT);
 }
 
-// MARK: span word: the site in bits 0-47, the entry depth in bits 48-59, flags in bits 60-63.
+// MARK: span word (async calls): the site in bits 0-47, flags above.
 
 #define SPAN_ASYNC (UINT64_C(1) << 63)      // entered by enter_async
-#define SPAN_TRACKED (UINT64_C(1) << 62)    // the thread's depth was raised at entry
 #define SPAN_RECORDED (UINT64_C(1) << 61)   // an exit event is due
-#define SPAN_MATCHED (UINT64_C(1) << 60)    // opened an include-filter scope
 
 // MARK: per-thread ring: written only by its thread, drained by the writer thread.
 
@@ -68,12 +65,20 @@ struct trail_ring {
 
 enum { RING_FREE = 0, RING_LIVE = 1, RING_RETIRED = 2 };
 
+/// An open synchronous call: its site (bits 0-47) and flags, and in log mode its start time.
+struct trail_frame {
+    uint64_t word;
+    uint64_t start;
+};
+
 struct trail_thread {
     uint32_t depth;                // synchronous call depth
     uint32_t tid;
     uint32_t matched;              // open include-filter scopes
     uint32_t ring_failed;
     struct trail_ring *ring;
+    struct trail_frame *frames;    // frames[0 ..< depth] are the open synchronous calls
+    uint32_t capacity;
 };
 
 extern __thread struct trail_thread trail_thread_state __attribute__((tls_model("initial-exec")));
@@ -113,7 +118,7 @@ int trail_recorder_start(void);
 struct trail_ring *trail_ring_attach(struct trail_thread *thread);
 /// Appends one record, or counts it as lost when the ring is full. After a loss, a DROPPED record goes first,
 /// so that readers know where the gap is.
-static inline void trail_ring_put(struct trail_ring *ring, uint64_t time, uint64_t word) {
+__attribute__((always_inline)) static inline void trail_ring_put(struct trail_ring *ring, uint64_t time, uint64_t word) {
     uint64_t head = ring->head;
     uint64_t need = ring->dropped ? 2 : 1;
     if (UNLIKELY(head + need - ring->cached_tail > ring->mask + 1)) {

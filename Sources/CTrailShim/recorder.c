@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define MAX_RINGS 4096
@@ -25,7 +26,7 @@ static struct trail_ring *rings[MAX_RINGS];
 static uint32_t ring_count;                  // rings[0 ..< ring_count] are valid (release-published)
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t ring_key;
-static uint64_t ring_capacity = 1u << 19;    // records per thread (8 MiB)
+static uint64_t ring_capacity = 1u << 21;    // records per thread (32 MiB, touched only as used)
 
 static int trace_fd = -1;
 static char trace_path[4096];
@@ -64,6 +65,25 @@ static int write_all(int fd, const void *data, size_t length) {
     return 0;
 }
 
+static void writev_all(int fd, struct iovec *parts, int count) {
+    while (count > 0) {
+        ssize_t written = writev(fd, parts, count);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        while (count > 0 && (size_t)written >= parts->iov_len) {
+            written -= (ssize_t)parts->iov_len;
+            parts++;
+            count--;
+        }
+        if (count > 0) {
+            parts->iov_base = (char *)parts->iov_base + written;
+            parts->iov_len -= (size_t)written;
+        }
+    }
+}
+
 static void flush_staging(void) {
     if (staged && trace_fd >= 0) write_all(trace_fd, staging, staged);
     staged = 0;
@@ -94,12 +114,27 @@ static void choose_path(void) {
     snprintf(trace_path, sizeof trace_path, "%s/%s.trace", directory, trace_stem);
 }
 
-/// Opens the trace file on first need, keeping the previous run's file as `<name>.old`.
+static void *unlink_in_background(void *path) {
+    unlink(path);
+    free(path);
+    return NULL;
+}
+
+/// Opens the trace file on first need, keeping the previous run's file as `<name>.old`. The one before that
+/// is deleted on a thread of its own: freeing a large file's blocks takes long enough for rings to overflow.
 static int open_trace(void) {
     if (trace_fd >= 0) return 0;
     choose_path();
-    char old[4200];
+    char old[4200], doomed[4300];
     snprintf(old, sizeof old, "%s.old", trace_path);
+    snprintf(doomed, sizeof doomed, "%s.old.%d", trace_path, (int)getpid());
+    pthread_t remover;
+    char *copy = crash_flushing ? NULL : strdup(doomed);
+    if (copy && rename(old, doomed) == 0 && pthread_create(&remover, NULL, unlink_in_background, copy) == 0) {
+        pthread_detach(remover);
+    } else {
+        free(copy);
+    }
     rename(trace_path, old);
     trace_fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (trace_fd < 0) {
@@ -183,8 +218,7 @@ static void stage_name(uint64_t site) {
 
 static int names_site(uint64_t word) {
     uint32_t kind = (uint32_t)(word >> WORD_KIND_SHIFT);
-    return kind == KIND_ENTER || kind == KIND_EXIT || kind == KIND_ASYNC_ENTER || kind == KIND_ASYNC_EXIT
-        || kind == KIND_HOP_EXIT;
+    return kind == KIND_ENTER || kind == KIND_EXIT || kind == KIND_ASYNC_ENTER || kind == KIND_ASYNC_EXIT;
 }
 
 // MARK: draining
@@ -208,10 +242,13 @@ static uint64_t drain_ring(struct trail_ring *ring) {
         ring->name_written = 1;
     }
     // Name every new site before the records that use it.
+    uint64_t last_site = 0;
     for (uint64_t index = tail; index < head; index++) {
         uint64_t word = ring->records[index & ring->mask].word;
         if (!names_site(word)) continue;
         uint64_t site = word & WORD_ADDRESS_MASK;
+        if (site == last_site) continue;  // runs of one site are common (loops, recursion)
+        last_site = site;
         if (!site_named(site)) {
             stage_name(site);
             if (!crash_flushing) remember_site(site);
@@ -222,15 +259,15 @@ static uint64_t drain_ring(struct trail_ring *ring) {
         uint64_t start = tail & ring->mask;
         uint64_t run = head - tail;
         if (run > ring->mask + 1 - start) run = ring->mask + 1 - start;  // up to the wrap
-        uint64_t room = (STAGING_BYTES - 16) / 16;
-        if (run > room) run = room;
-        uint32_t header[2] = { ring->slot, (uint32_t)run };
-        if (staged + 8 + 8 + run * 16 > STAGING_BYTES) flush_staging();
-        uint32_t chunk[2] = { CHUNK_RECORDS, (uint32_t)(8 + run * 16) };
-        memcpy(staging + staged, chunk, 8);
-        memcpy(staging + staged + 8, header, 8);
-        memcpy(staging + staged + 16, &ring->records[start], run * 16);
-        staged += 16 + run * 16;
+        if (run > UINT32_C(1) << 24) run = UINT32_C(1) << 24;
+        uint32_t header[4] = { CHUNK_RECORDS, (uint32_t)(8 + run * 16), ring->slot, (uint32_t)run };
+        if (staged + sizeof header > STAGING_BYTES) flush_staging();
+        memcpy(staging + staged, header, sizeof header);
+        staged += sizeof header;
+        // What is staged, then the records straight from the ring: one system call, no copy here.
+        struct iovec parts[2] = { { staging, staged }, { &ring->records[start], run * 16 } };
+        if (trace_fd >= 0) writev_all(trace_fd, parts, 2);
+        staged = 0;
         tail += run;
     }
     __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
@@ -264,21 +301,34 @@ static uint64_t drain_all(void) {
     return moved;
 }
 
+/// The fullest ring's fill, in records.
+static uint64_t largest_backlog(void) {
+    uint64_t largest = 0;
+    uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t backlog = __atomic_load_n(&rings[i]->head, __ATOMIC_ACQUIRE) - rings[i]->tail;
+        if (backlog > largest) largest = backlog;
+    }
+    return largest;
+}
+
 static void *writer_main(void *unused) {
     (void)unused;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     prctl(PR_SET_NAME, "trail-writer");
-    // The first drain waits a little, so that a logger bootstrap can place the file beside its log.
-    useconds_t pause = 50000;
+    // The file is opened after 50 ms, so that a logger bootstrap can place it beside its log, or sooner if a
+    // ring fills past a quarter first. Busy rings are then drained every millisecond, idle ones rarely.
+    uint64_t started = trail_monotonic_ns();
+    useconds_t pause = 1000;
     while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
         usleep(pause);
+        if (trace_fd < 0 && trail_monotonic_ns() - started < 50000000u && largest_backlog() < ring_capacity / 4) continue;
         lock_drain();
         uint64_t moved = drain_all();
         unlock_drain();
-        // Busy rings are drained often; idle ones rarely.
-        pause = moved > ring_capacity / 8 ? 1000 : moved ? 5000 : 20000;
+        pause = moved > ring_capacity / 64 ? 500 : moved ? 2000 : 20000;
     }
     return NULL;
 }

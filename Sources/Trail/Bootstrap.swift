@@ -78,7 +78,7 @@ extension Trail {
                 flushInterval: config.flushInterval, level: config.level))
             // The tracer's log-mode lines go through the logger, and the trace file sits beside the log.
             trail_set_log_hook { line, length in
-                guard let line else { return }
+                // The C side only calls with a line.
                 LogSink.shared.writeRaw(UnsafeRawBufferPointer(start: line, count: length), level: .trace)
             }
             if destination != .console { trail_trace_set_directory(directory, config.appName) }

@@ -102,7 +102,7 @@ public final class LogSink: @unchecked Sendable {
             text.append(" ")
             text.append(label)
             text.append(": ")
-            message.forEachPiece { text.append($0) }
+            message.write(into: &text)
             if !metadata.isEmpty {
                 for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
                     text.append(" ")
@@ -112,7 +112,7 @@ public final class LogSink: @unchecked Sendable {
                 }
             }
             text.append(" (")
-            text.append(UnsafeRawBufferPointer(start: file.utf8Start, count: file.utf8CodeUnitCount))
+            text.append(file)
             text.append(":")
             text.append(Int(line))
             text.append(")\n")
@@ -248,34 +248,51 @@ struct LineBuilder {
         count = trail_format_timestamp(UnsafeMutableRawPointer(scratch.baseAddress!).assumingMemoryBound(to: CChar.self))
     }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count > 0 else { return }
-        if spill == nil, count + bytes.count <= scratch.count {
-            UnsafeMutableRawPointer(scratch.baseAddress! + count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-            count += bytes.count
-            return
+    @inline(__always)
+    mutating func append(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
+        guard spill == nil, count + length <= scratch.count else { return appendSpilling(bytes, length) }
+        let target = scratch.baseAddress! + count
+        // Short pieces are copied inline: a call to memmove costs more than the copy.
+        if length <= 16 {
+            for index in 0 ..< length { target[index] = bytes[index] }
+        } else {
+            target.update(from: bytes, count: length)
         }
+        count += length
+    }
+
+    private mutating func appendSpilling(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
         if spill == nil { spill = Array(scratch[0 ..< count]) }
-        spill!.append(contentsOf: bytes)
+        spill!.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        append(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+    }
+
+    mutating func append(_ text: StaticString) {
+        append(text.utf8Start, text.utf8CodeUnitCount)
     }
 
     mutating func append(_ text: String) {
-        var text = text
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        if let done = text.utf8.withContiguousStorageIfAvailable({ append($0.baseAddress!, $0.count) }) { return done }
+        var copy = text
+        copy.withUTF8 { append($0.baseAddress!, $0.count) }
     }
 
     mutating func append(_ value: Int) {
+        if spill == nil, count + 20 <= scratch.count {
+            count += formatDecimal(value, into: scratch.baseAddress! + count)
+            return
+        }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
-            let length = formatDecimal(value, into: digits.baseAddress!)
-            append(UnsafeRawBufferPointer(start: digits.baseAddress, count: length))
+            append(digits.baseAddress!, formatDecimal(value, into: digits.baseAddress!))
         }
     }
 
-    func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-        if let spill {
-            spill.withUnsafeBytes(body)
-        } else {
-            body(UnsafeRawBufferPointer(start: scratch.baseAddress, count: count))
-        }
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if let spill { return spill.withUnsafeBytes(body) }
+        return body(UnsafeRawBufferPointer(start: scratch.baseAddress, count: count))
     }
 }

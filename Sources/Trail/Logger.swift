@@ -30,8 +30,11 @@ public struct Logger: Sendable {
 
     @usableFromInline
     func emit(level: Level, message: Message, metadata extra: Metadata?, file: StaticString, line: UInt) {
+        guard let extra, !extra.isEmpty else {
+            return LogSink.shared.write(level: level, label: label, message: message, metadata: metadata, file: file, line: line)
+        }
         var merged = metadata
-        if let extra { merged.merge(extra) { $1 } }
+        merged.merge(extra) { $1 }
         LogSink.shared.write(level: level, label: label, message: message, metadata: merged, file: file, line: line)
     }
 

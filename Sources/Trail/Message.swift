@@ -96,8 +96,8 @@ extension Logger {
             count += 1
         }
 
-        /// Calls `body` with each piece's UTF-8 bytes, integers formatted in decimal, in order.
-        func forEachPiece(_ body: (UnsafeRawBufferPointer) -> Void) {
+        /// Appends each piece's UTF-8 bytes to `line`, integers in decimal, in order.
+        func write(into line: inout LineBuilder) {
             var literal = 0, integer = 0, text = 0
             for index in 0 ..< Int(count) {
                 switch (kinds >> (2 * UInt64(index))) & 3 {
@@ -111,7 +111,7 @@ extension Logger {
                     default: literals.5
                     }
                     literal += 1
-                    body(UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
+                    line.append(value.utf8Start, value.utf8CodeUnitCount)
                 case 2:
                     let value = switch integer {
                     case 0: integers.0
@@ -120,44 +120,43 @@ extension Logger {
                     default: integers.3
                     }
                     integer += 1
-                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
-                        let length = formatDecimal(value, into: digits.baseAddress!)
-                        body(UnsafeRawBufferPointer(start: digits.baseAddress, count: length))
-                    }
+                    line.append(value)
                 default:
-                    var value = texts![text]
+                    line.append(texts![text])
                     text += 1
-                    value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
                 }
             }
         }
 
         public var description: String {
-            var bytes: [UInt8] = []
-            forEachPiece { bytes.append(contentsOf: $0) }
-            return String(decoding: bytes, as: UTF8.self)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { scratch in
+                var line = LineBuilder(scratch)
+                write(into: &line)
+                var text = ""
+                line.withBytes { text = String(decoding: $0, as: UTF8.self) }
+                return text
+            }
         }
     }
 }
 
 /// Writes `value` in decimal at `out` and returns the length (at most 20).
+@inline(__always)
 func formatDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
     var magnitude = value.magnitude
-    var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    var length = 0
-    withUnsafeMutableBytes(of: &reversed) { scratch in
-        repeat {
-            scratch[length] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
-            magnitude /= 10
-            length += 1
-        } while magnitude > 0
-        var cursor = 0
-        if value < 0 {
-            out[0] = 45
-            cursor = 1
-        }
-        for index in 0 ..< length { out[cursor + index] = scratch[length - 1 - index] }
-        length += cursor
+    var digits = 1
+    var probe = magnitude
+    while probe >= 10 {
+        probe /= 10
+        digits += 1
     }
-    return length
+    let sign = value < 0 ? 1 : 0
+    if sign == 1 { out[0] = 45 }
+    var position = sign + digits
+    repeat {
+        position -= 1
+        out[position] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
+        magnitude /= 10
+    } while magnitude > 0
+    return sign + digits
 }

@@ -1,35 +1,48 @@
-internal import CTrailShim
+// Instrumented code inlines the hooks below, which then read the C runtime's mode and call it directly.
+public import CTrailShim
 
-/// The runtime entry points that `trail instrument` inserts:
+/// The runtime entry points that `trail instrument` inserts. A synchronous function gets
 ///
-///     let __trail = Trail.enter("Module.Type.method(x:) @ Module/File.swift:12"); defer { Trail.exit(__trail) }
+///     Trail.enter("Module.Type.method(x:) @ Module/File.swift:12"); defer { Trail.exit() }
 ///
-/// The site is a `StaticString`, so a call allocates nothing; the runtime keeps only its address.
+/// and an `async` one, which may end on another thread than it started on,
+///
+///     let __trail = Trail.enterAsync("Module.Type.load() @ Module/File.swift:20"); defer { Trail.exit(__trail) }
+///
+/// The site is a `StaticString`, so a call allocates nothing; the runtime keeps only its address. The hooks
+/// are inlined even into unoptimized code: with tracing off, each costs a load and a branch.
 public enum Trail {
-    /// A traced call in progress, returned by `enter` and handed to `exit`: two words, passed in registers.
+    /// An async call in progress, returned by `enterAsync` and handed to `exit(_:)`.
     @frozen
-    public struct Span {
-        @usableFromInline let word: UInt64
-        @usableFromInline let start: UInt64
+    public struct Span: Sendable {
+        public let raw: trail_span
 
-        init(_ span: trail_span) {
-            word = span.word
-            start = span.start
-        }
+        @_transparent
+        public init(_ raw: trail_span) { self.raw = raw }
     }
 
-    /// Records the entry of a synchronous function.
-    public static func enter(_ site: StaticString) -> Span {
-        Span(trail_enter(site.utf8Start))
+    /// Records the entry of a synchronous function; `exit()` must follow on the same thread.
+    @_transparent
+    public static func enter(_ site: StaticString) {
+        if _slowPath(trail_mode_address.pointee != 0) { trail_enter_sync(site.utf8Start) }
     }
 
-    /// Records the entry of an `async` function, whose exit may run on another thread.
+    /// Records the exit of the innermost synchronous function entered on this thread.
+    @_transparent
+    public static func exit() {
+        if _slowPath(trail_mode_address.pointee != 0) { trail_exit_sync() }
+    }
+
+    /// Records the entry of an `async` function.
+    @_transparent
     public static func enterAsync(_ site: StaticString) -> Span {
-        Span(trail_enter_async(site.utf8Start))
+        if _fastPath(trail_mode_address.pointee == 0) { return Span(trail_span(word: 0, start: 0)) }
+        return Span(trail_enter_async(site.utf8Start))
     }
 
-    /// Records the exit matching `span`.
+    /// Records the exit matching `span`, on whichever thread the function ends.
+    @_transparent
     public static func exit(_ span: Span) {
-        trail_exit(trail_span(word: span.word, start: span.start))
+        if _slowPath(span.raw.word != 0) { trail_exit_async(span.raw) }
     }
 }

@@ -165,7 +165,8 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         if options.closures {
             let insertAfter = node.signature?.inKeyword ?? node.leftBrace
-            let async = node.signature?.effectSpecifiers?.asyncSpecifier != nil
+            // A closure is async when it says so, or when it awaits: its context makes it async.
+            let async = node.signature?.effectSpecifiers?.asyncSpecifier != nil || AwaitFinder.awaits(node.statements)
             instrument(after: insertAfter, node.statements, line: node.leftBrace, async: async,
                        returns: ReturnKind(closure: node))
         }
@@ -272,4 +273,33 @@ struct LineTable {
     }
 
     var count: Int { starts.count }
+}
+
+/// Whether statements suspend, not counting nested closures and functions, which are bodies of their own.
+final class AwaitFinder: SyntaxVisitor {
+    private var found = false
+
+    static func awaits(_ statements: CodeBlockItemListSyntax) -> Bool {
+        let finder = AwaitFinder(viewMode: .sourceAccurate)
+        finder.walk(statements)
+        return finder.found
+    }
+
+    override func visit(_ node: AwaitExprSyntax) -> SyntaxVisitorContinueKind {
+        found = true
+        return .skipChildren
+    }
+
+    override func visit(_ node: ForStmtSyntax) -> SyntaxVisitorContinueKind {
+        if node.awaitKeyword != nil { found = true }
+        return found ? .skipChildren : .visitChildren
+    }
+
+    override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
+        if node.modifiers.contains(where: { $0.name.tokenKind == .keyword(.async) }) { found = true }
+        return found ? .skipChildren : .visitChildren
+    }
+
+    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
 }

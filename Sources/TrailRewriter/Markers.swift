@@ -16,15 +16,17 @@ enum Marker {
     static let importTrail = wrap("import Trail; ")
 
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
+    /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which
+    /// can end on another thread, pass a span.
     static func entry(site: String, async: Bool) -> String {
-        let enter = async ? "Trail.enterAsync" : "Trail.enter"
-        return wrap("let __trail = \(enter)(\(literal(site))); defer { Trail.exit(__trail) };")
+        async ? wrap("let __trail = Trail.enterAsync(\(literal(site))); defer { Trail.exit(__trail) };")
+              : wrap("Trail.enter(\(literal(site))); defer { Trail.exit() };")
     }
 
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
     static func emptyBody(site: String, async: Bool) -> String {
-        let enter = async ? "Trail.enterAsync" : "Trail.enter"
-        return wrap("Trail.exit(\(enter)(\(literal(site))));")
+        async ? wrap("Trail.exit(Trail.enterAsync(\(literal(site))));")
+              : wrap("Trail.enter(\(literal(site))); Trail.exit();")
     }
 
     /// Makes an implicit single-expression return explicit once statements precede it.

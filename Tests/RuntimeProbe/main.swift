@@ -122,7 +122,7 @@ func leaf() async {
 }
 
 func work() {
-    let span = Trail.enter("Probe.work() @ Probe/main.swift:116")
-    defer { Trail.exit(span) }
+    Trail.enter("Probe.work() @ Probe/main.swift:116")
+    defer { Trail.exit() }
     _ = (0 ..< 100).reduce(0, +)
 }

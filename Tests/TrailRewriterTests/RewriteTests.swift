@@ -20,11 +20,11 @@ import TrailTestSupport
             // header
             /*<trail*/import Trail; /*trail>*/import Foundation
 
-            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/let __trail = Trail.enter("M.add(_:_:) @ M/F.swift:4"); defer { Trail.exit(__trail) };/*trail>*/ /*<trail*/return /*trail>*/a + b }
-            func log() {/*<trail*/let __trail = Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit(__trail) };/*trail>*/
+            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4"); defer { Trail.exit() };/*trail>*/ /*<trail*/return /*trail>*/a + b }
+            func log() {/*<trail*/Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit() };/*trail>*/
                 print("x")
             }
-            func nothing() {/*<trail*/Trail.exit(Trail.enter("M.nothing() @ M/F.swift:8"));/*trail>*/}
+            func nothing() {/*<trail*/Trail.enter("M.nothing() @ M/F.swift:8"); Trail.exit();/*trail>*/}
 
             """
         #expect(try instrumented(source) == expected)
@@ -39,10 +39,22 @@ import TrailTestSupport
         #expect(conditional.hasPrefix("/*<trail*/import Trail; /*trail>*/#if os(Linux)"))
     }
 
-    @Test func asyncFunctionsUseTheAsyncEntry() throws {
+    @Test func asyncFunctionsAndAwaitingClosuresUseTheAsyncEntry() throws {
         let text = try instrumented("func f() async throws -> Int { 1 }\nvar v: Int { get async { 2 } }\n")
-        #expect(text.contains(#"Trail.enterAsync("M.f() @"#))
+        #expect(text.contains(#"let __trail = Trail.enterAsync("M.f() @ M/F.swift:1"); defer { Trail.exit(__trail) };"#))
         #expect(text.contains(#"Trail.enterAsync("M.v.get @"#))
+        let closures = try instrumented("""
+            func g() {
+                Task { await work() }
+                Task { for await x in stream { use(x) } }
+                Task { _ = { await other() }; sync() }
+            }
+            """, closures: true)
+        #expect(closures.contains(#"Trail.enterAsync("M.g().closure#1 @"#))
+        #expect(closures.contains(#"Trail.enterAsync("M.g().closure#2 @"#))
+        // The third closure's own body does not await: only the closure nested in it does.
+        #expect(closures.contains(#"Trail.enter("M.g().closure#3 @"#))
+        #expect(closures.contains(#"Trail.enterAsync("M.g().closure#3.closure#1 @"#))
     }
 
     @Test func implicitReturnsBecomeExplicitOnlyForValues() throws {

@@ -61,5 +61,9 @@ public func undefinedSymbols(inObjectsOf directory: String) throws -> [String] {
     let objects = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".o") }
     let nm = try run("nm", ["-u"] + objects.map { directory + "/" + $0 }, check: true)
     let demangled = try run(Paths.toolchainUsr + "/bin/swift-demangle", ["--simplified"], input: nm.stdout, check: true)
-    return demangled.stdout.split(separator: "\n").map(String.init)
+    // Lines are "                 U <symbol>", with a "<file>:" line before each object's symbols.
+    return demangled.stdout.split(separator: "\n").compactMap { line in
+        let trimmed = line.drop { $0 == " " }
+        return trimmed.hasPrefix("U ") ? String(trimmed.dropFirst(2)) : nil
+    }
 }

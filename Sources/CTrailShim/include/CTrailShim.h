@@ -10,6 +10,8 @@
 extern "C" {
 #endif
 
+#pragma clang assume_nonnull begin
+
 /// What the hooks do, chosen once at start-up from TRAIL_TRACE.
 enum trail_mode {
     TRAIL_MODE_OFF = 0,
@@ -23,11 +25,19 @@ typedef struct trail_span {
     uint64_t start;
 } trail_span;
 
-// MARK: hooks. `site` is a static, NUL-terminated "name @ file:line" string.
+// MARK: hooks. `site` is a static, NUL-terminated "name @ file:line" string. Callers check that the mode is
+// not off first (the inlined Swift hooks do).
 
-trail_span trail_enter(const char *site);
+/// A synchronous call starts; its frame stays on the thread's stack until `trail_exit_sync`.
+void trail_enter_sync(const char *site);
+void trail_exit_sync(void);
+/// An async call starts; it may end on another thread, so the span carries what `trail_exit_async` needs.
 trail_span trail_enter_async(const char *site);
-void trail_exit(trail_span span);
+void trail_exit_async(trail_span span);
+
+/// The mode, read by the inlined Swift hooks through this pointer (a constant, so unoptimized Swift code reads
+/// it with a plain load, without the exclusivity check a global variable gets): 0 means off.
+extern const int *const trail_mode_address __attribute__((swift_attr("nonisolated(unsafe)")));
 
 int trail_current_mode(void);
 /// Overrides the mode chosen from the environment (tests, benchmarks).
@@ -35,7 +45,7 @@ void trail_set_mode(int mode);
 
 /// Receives each log-mode line (ending in '\n') once a logger is bootstrapped; NULL sends lines to fd 2.
 typedef void (*trail_log_line_hook)(const char *line, size_t length);
-void trail_set_log_hook(trail_log_line_hook hook);
+void trail_set_log_hook(trail_log_line_hook _Nullable hook);
 
 // MARK: record mode
 
@@ -71,6 +81,8 @@ size_t trail_format_timestamp(char *out);
 int trail_crash_install(void);
 /// Gives the calling thread an alternate signal stack if it has none.
 void trail_crash_prepare_thread(void);
+
+#pragma clang assume_nonnull end
 
 #ifdef __cplusplus
 }

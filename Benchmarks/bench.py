@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""make bench: swift-trail's benchmarks, each run side by side with what it is compared to.
+
+Commands of one comparison run alternately, round after round, so that a noisy machine affects them alike;
+the figures are medians. Usage: bench.py [rewriter] [trace] [logger] [symbolizer] [--rounds N]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RELEASE = os.path.join(ROOT, ".build", "release")
+WORK = tempfile.mkdtemp(prefix="trail-bench-")
+RESULTS = []
+
+
+def log(text=""):
+    print(text, flush=True)
+    RESULTS.append(text)
+
+
+def run(argv, env=None, cwd=None, quiet=True):
+    merged = dict(os.environ)
+    merged.update(env or {})
+    out = subprocess.DEVNULL if quiet else None
+    subprocess.run(argv, env=merged, cwd=cwd, check=True, stdout=out, stderr=out)
+
+
+def timed(argv, env=None, cwd=None, before=None):
+    if before:
+        before()
+    start = time.perf_counter()
+    run(argv, env=env, cwd=cwd)
+    return time.perf_counter() - start
+
+
+def compare(entries, rounds):
+    """entries: {label: (argv, env, before)}; returns {label: median seconds}."""
+    times = {label: [] for label in entries}
+    for round_index in range(rounds):
+        labels = list(entries)
+        if round_index % 2:
+            labels.reverse()
+        for label in labels:
+            argv, env, before = entries[label]
+            times[label].append(timed(argv, env=env, before=before))
+    return {label: statistics.median(values) for label, values in times.items()}
+
+
+def toolchain_usr():
+    swiftc = shutil.which("swiftc")
+    return os.path.dirname(os.path.dirname(os.path.realpath(swiftc)))
+
+
+def goal(name, value, target, higher_is_better=True):
+    met = value >= target if higher_is_better else value <= target
+    sign = ">=" if higher_is_better else "<="
+    log(f"  {name}: {value:.2f} (goal {sign} {target}) {'MET' if met else 'NOT MET'}")
+
+
+# MARK: rewriter
+
+
+def rewriter(rounds):
+    log("## Rewriter: the toolchain's .swiftinterface corpus, both cores")
+    corpus = os.path.join(WORK, "corpus")
+    usr = toolchain_usr()
+    size = 0
+    for directory, _, files in os.walk(os.path.join(usr, "lib")):
+        for name in files:
+            if name.endswith(".swiftinterface"):
+                source = os.path.join(directory, name)
+                relative = os.path.relpath(source, usr)
+                target = os.path.join(corpus, relative[: -len(".swiftinterface")] + ".swift")
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copyfile(source, target)
+                size += os.path.getsize(target)
+    count = sum(len(files) for _, _, files in os.walk(corpus))
+    lines = sum(1 for directory, _, files in os.walk(corpus) for name in files
+                for _ in open(os.path.join(directory, name), "rb"))
+    log(f"  {count} files, {lines} lines, {size / 1e6:.1f} MB")
+    output = os.path.join(WORK, "instrumented")
+    medians = compare({
+        "parse only (SwiftParser)": ([os.path.join(RELEASE, "trail-bench"), "parse", corpus], None, None),
+        "trail instrument": ([os.path.join(RELEASE, "trail"), "instrument", "--inlinable", "--output", output, corpus],
+                             None, lambda: shutil.rmtree(output, ignore_errors=True)),
+    }, rounds)
+    formatter = os.path.join(usr, "bin", "swift-format")
+    medians["swift-format format --parallel"] = compare({
+        "swift-format": ([formatter, "format", "--parallel", "--recursive", corpus], None, None),
+    }, max(1, min(rounds, 2)))["swift-format"]
+    for label, seconds in medians.items():
+        log(f"  {label:34s} {seconds:8.2f} s  {size / seconds / 1e6:6.2f} MB/s")
+    ours = medians["trail instrument"]
+    goal("instrument throughput / parse-only throughput", medians["parse only (SwiftParser)"] / ours, 0.8)
+    goal("instrument throughput / swift-format throughput", medians["swift-format format --parallel"] / ours, 5)
+
+
+# MARK: trace cost
+
+
+def build_fib():
+    sample = os.path.join(ROOT, "Samples", "Fib")
+    run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "plain")])
+    run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "trail")],
+        env={"TRAIL": "1"})
+    c_source = os.path.join(WORK, "fib.c")
+    with open(c_source, "w") as handle:
+        handle.write("""#include <stdio.h>
+#include <stdlib.h>
+long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 30;
+    printf("fib(%d) = %ld\\n", n, fib(n));
+    return 0;
+}
+""")
+    run(["gcc", "-O0", "-pg", c_source, "-o", os.path.join(WORK, "fib-pg")])
+    run(["gcc", "-O0", c_source, "-o", os.path.join(WORK, "fib-plain")])
+    return (os.path.join(sample, ".build", "plain", "debug", "Fib"),
+            os.path.join(sample, ".build", "trail", "debug", "Fib"))
+
+
+def trace(rounds):
+    n = 30
+    calls = 2 * 1346269 - 1  # 2 fib(31) - 1
+    log(f"## Trace cost: recursive fib({n}), {calls} calls; Swift debug builds, C at -O0")
+    plain, traced = build_fib()
+    trace_file = os.path.join(WORK, "fib.trace")
+    uftrace_data = os.path.join(WORK, "uftrace.data")
+    medians = compare({
+        "Swift untraced (plain debug build)": ([plain, str(n)], None, None),
+        "Swift traced build, tracing off": ([traced, str(n)], None, None),
+        "Swift traced build, TRAIL_TRACE=record": ([traced, str(n)], {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace_file}, None),
+        "C -pg, not recording": ([os.path.join(WORK, "fib-pg"), str(n)], None, None),
+        "uftrace record (C -pg)": (["uftrace", "record", "-d", uftrace_data, os.path.join(WORK, "fib-pg"), str(n)], None,
+                                   lambda: shutil.rmtree(uftrace_data, ignore_errors=True)),
+    }, rounds)
+    for label, seconds in medians.items():
+        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
+    ours = (medians["Swift traced build, TRAIL_TRACE=record"] - medians["Swift untraced (plain debug build)"]) / calls * 1e9
+    off = (medians["Swift traced build, tracing off"] - medians["Swift untraced (plain debug build)"]) / calls * 1e9
+    theirs = (medians["uftrace record (C -pg)"] - medians["C -pg, not recording"]) / calls * 1e9
+    log(f"  per call: trail record {ours:.1f} ns, tracing compiled in but off {off:.1f} ns, uftrace record {theirs:.1f} ns")
+    goal("trail record per call / uftrace per call", ours / theirs, 0.33, higher_is_better=False)
+    goal("traced build (off) / untraced build", medians["Swift traced build, tracing off"] /
+         medians["Swift untraced (plain debug build)"], 2, higher_is_better=False)
+    log(f"  (for scale) traced build recording / untraced: "
+        f"{medians['Swift traced build, TRAIL_TRACE=record'] / medians['Swift untraced (plain debug build)']:.1f}x")
+    dropped = subprocess.run([os.path.join(RELEASE, "trail"), "report", trace_file], capture_output=True, text=True).stderr
+    if "dropped" in dropped:
+        log(f"  note: {dropped.strip()}")
+
+
+# MARK: logger
+
+
+def logger(rounds):
+    lines = 2_000_000
+    rotate = 64 << 20
+    log(f"## Logger: {lines} lines of 123 bytes into a rotating file ({rotate >> 20} MiB, 3 kept), same disk")
+    spdlog = os.path.join(WORK, "spdlog_bench")
+    run(["g++", "-O2", "-std=c++17", os.path.join(ROOT, "Benchmarks", "spdlog", "spdlog_bench.cpp"), "-o", spdlog,
+         "-lspdlog", "-lfmt", "-pthread"])
+    directory = os.path.join(WORK, "logs")
+
+    def fresh():
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory)
+
+    for threads in (1, 8):
+        kind = "st" if threads == 1 else "mt"
+        medians = compare({
+            "trail": ([os.path.join(RELEASE, "trail-bench"), "log", directory, str(threads), str(lines), str(rotate)], None, fresh),
+            f"spdlog rotating_logger_{kind}": ([spdlog, directory, str(threads), str(lines), str(rotate)], None, fresh),
+        }, rounds)
+        for label, seconds in medians.items():
+            log(f"  {threads} thread{'s' if threads > 1 else ' '} {label:28s} {seconds:6.2f} s  {lines / seconds / 1e6:5.2f} M lines/s")
+        goal(f"trail / spdlog, {threads} thread{'s' if threads > 1 else ''}",
+             medians[f"spdlog rotating_logger_{kind}"] / medians["trail"], 1.5 if threads == 1 else 1.0)
+
+
+# MARK: main
+
+
+SECTIONS = {"rewriter": rewriter, "trace": trace, "logger": logger}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sections", nargs="*", help="some of: " + ", ".join(SECTIONS))
+    parser.add_argument("--rounds", type=int, default=5)
+    arguments = parser.parse_args()
+    chosen = arguments.sections or list(SECTIONS)
+    unknown = [name for name in chosen if name not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    log(f"# swift-trail benchmarks ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, medians of "
+        f"{arguments.rounds} alternating rounds)")
+    try:
+        for name in chosen:
+            log()
+            SECTIONS[name](arguments.rounds)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(os.path.join(ROOT, "bench-results"), exist_ok=True)
+    with open(os.path.join(ROOT, "bench-results", "latest.txt"), "w") as handle:
+        handle.write("\n".join(RESULTS) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
