@@ -65,8 +65,10 @@ let package = Package(
         .target(name: "Trail", dependencies: ["CTrailShim"],
                 swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         .target(name: "TrailTrace"),
+        .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
+        .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
-        .executableTarget(name: "trail", dependencies: ["TrailRewriter", "TrailTrace"],
+        .executableTarget(name: "trail", dependencies: ["TrailRewriter", "TrailTrace", "TrailSymbolizer"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),

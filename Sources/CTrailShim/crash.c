@@ -1,13 +1,23 @@
-// Fatal signals: flush what is buffered (log lines, trace records), then hand the signal to the handler that
-// was installed before (the Swift runtime's backtracer, which prints its report to the log), then die of the
-// same signal so the exit status stays 128+signal. Everything here is async-signal-safe.
+// Fatal signals: write a crash block into the log (what, where, the stack, the loaded images, the last traced
+// calls), flush buffered log lines and trace records, record that this run crashed, then hand the signal to
+// the handler installed before (the Swift runtime's backtracer prints its own report into the log) and die of
+// the same signal, so the exit status stays 128+signal. Everything on the signal path is async-signal-safe:
+// no allocation and no locks, only system calls on buffers prepared in advance. Format: Docs/crash-format.md.
 #include "internal.h"
 
+#include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT };
@@ -17,6 +27,370 @@ static int installed;
 static int handling;
 
 void trail_trace_crash_flush(void);
+void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds);
+
+// MARK: a fixed buffer and formatting without allocation
+
+static char block[96 * 1024];
+static size_t block_used;
+
+static void put_bytes(const char *text, size_t length) {
+    if (block_used + length > sizeof block) length = sizeof block - block_used;
+    memcpy(block + block_used, text, length);
+    block_used += length;
+}
+
+static void put(const char *text) { put_bytes(text, strlen(text)); }
+
+static void put_decimal(int64_t value) {
+    char digits[24];
+    int count = 0;
+    uint64_t magnitude = value < 0 ? (uint64_t)(-(value + 1)) + 1 : (uint64_t)value;
+    do {
+        digits[count++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (value < 0) put("-");
+    while (count) put_bytes(&digits[--count], 1);
+}
+
+/// "0x" and at least `width` hex digits.
+static void put_hex(uint64_t value, int width) {
+    char digits[16];
+    for (int index = 0; index < 16; index++) digits[15 - index] = "0123456789abcdef"[(value >> (4 * index)) & 15];
+    int skip = 0;
+    while (skip < 16 - width && digits[skip] == '0') skip++;
+    put("0x");
+    put_bytes(digits + skip, (size_t)(16 - skip));
+}
+
+/// Microseconds with three decimals, e.g. "-12.345us".
+static void put_micros(int64_t nanoseconds) {
+    if (nanoseconds < 0) {
+        put("-");
+        nanoseconds = -nanoseconds;
+    }
+    put_decimal(nanoseconds / 1000);
+    put(".");
+    int64_t fraction = nanoseconds % 1000;
+    char digits[3] = { (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10), (char)('0' + fraction % 10) };
+    put_bytes(digits, 3);
+    put("us");
+}
+
+static void write_all(int fd, const char *data, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(fd, data, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        data += written;
+        length -= (size_t)written;
+    }
+}
+
+// MARK: configuration, prepared at install
+
+static char app_line[512] = "";          // "name version"
+static char marker_path[4096] = "";      // where "this run crashed" is recorded
+static char exe_path[4096] = "";
+static int breadcrumb_count = 32;
+
+// MARK: the image map: path, load address, end and build ID of every loaded object, formatted in advance
+// into one of two buffers; refreshed when libraries are loaded later.
+
+static char images[2][48 * 1024];
+static size_t images_length[2];
+static int images_current = -1;
+static unsigned long long images_adds = (unsigned long long)-1, images_subs;
+
+struct image_walk {
+    char *out;
+    size_t used, capacity;
+    unsigned long long adds, subs;
+};
+
+static void walk_put(struct image_walk *walk, const char *text) {
+    size_t length = strlen(text);
+    if (walk->used + length >= walk->capacity) return;
+    memcpy(walk->out + walk->used, text, length);
+    walk->used += length;
+}
+
+static int describe_image(struct dl_phdr_info *info, size_t size, void *context) {
+    (void)size;
+    struct image_walk *walk = context;
+    walk->adds = info->dlpi_adds;
+    walk->subs = info->dlpi_subs;
+    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path;
+    if (!path[0] || strstr(path, "linux-vdso")) return 0;
+    uint64_t end = 0;
+    char build_id[130] = "-";
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type == PT_LOAD && header->p_vaddr + header->p_memsz > end) end = header->p_vaddr + header->p_memsz;
+        if (header->p_type != PT_NOTE) continue;
+        const unsigned char *note = (const unsigned char *)(info->dlpi_addr + header->p_vaddr);
+        const unsigned char *limit = note + header->p_memsz;
+        while (note + sizeof(ElfW(Nhdr)) <= limit) {
+            const ElfW(Nhdr) *entry = (const ElfW(Nhdr) *)note;
+            const unsigned char *name = note + sizeof *entry;
+            const unsigned char *desc = name + ((entry->n_namesz + 3) & ~3u);
+            if (entry->n_type == NT_GNU_BUILD_ID && entry->n_namesz == 4 && memcmp(name, "GNU", 4) == 0
+                && entry->n_descsz <= 64) {
+                for (unsigned byte = 0; byte < entry->n_descsz; byte++) {
+                    build_id[2 * byte] = "0123456789abcdef"[desc[byte] >> 4];
+                    build_id[2 * byte + 1] = "0123456789abcdef"[desc[byte] & 15];
+                }
+                build_id[2 * entry->n_descsz] = 0;
+            }
+            note = desc + ((entry->n_descsz + 3) & ~3u);
+        }
+    }
+    char line[4400];
+    snprintf(line, sizeof line, "image 0x%llx 0x%llx %s %s\n", (unsigned long long)info->dlpi_addr,
+             (unsigned long long)(info->dlpi_addr + end), build_id, path);
+    walk_put(walk, line);
+    return 0;
+}
+
+/// Re-reads the image map when objects were loaded or unloaded since the last read. Not for signal handlers.
+void trail_crash_refresh_images(void) {
+    int next = images_current == 0 ? 1 : 0;
+    struct image_walk walk = { images[next], 0, sizeof images[next], 0, 0 };
+    dl_iterate_phdr(describe_image, &walk);
+    if (walk.adds == images_adds && walk.subs == images_subs && images_current >= 0) return;
+    images_length[next] = walk.used;
+    images_adds = walk.adds;
+    images_subs = walk.subs;
+    __atomic_store_n(&images_current, next, __ATOMIC_RELEASE);
+}
+
+// MARK: the block
+
+static const char *signal_name(int signal) {
+    switch (signal) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGFPE: return "SIGFPE";
+    case SIGABRT: return "SIGABRT";
+    default: return "SIG?";
+    }
+}
+
+static const char *code_name(int signal, int code) {
+    switch (code) {
+    case SI_USER: return "SI_USER";
+    case SI_TKILL: return "SI_TKILL";
+    case SI_QUEUE: return "SI_QUEUE";
+    default: break;
+    }
+    switch (signal) {
+    case SIGSEGV: return code == SEGV_MAPERR ? "SEGV_MAPERR" : code == SEGV_ACCERR ? "SEGV_ACCERR" : "SEGV_?";
+    case SIGBUS: return code == BUS_ADRALN ? "BUS_ADRALN" : code == BUS_ADRERR ? "BUS_ADRERR" : code == BUS_OBJERR ? "BUS_OBJERR" : "BUS_?";
+    case SIGILL: return code == ILL_ILLOPC ? "ILL_ILLOPC" : code == ILL_ILLOPN ? "ILL_ILLOPN" : code == ILL_PRVOPC ? "ILL_PRVOPC" : "ILL_?";
+    case SIGFPE: return code == FPE_INTDIV ? "FPE_INTDIV" : code == FPE_INTOVF ? "FPE_INTOVF" : "FPE_?";
+    case SIGTRAP: return code == TRAP_BRKPT ? "TRAP_BRKPT" : code == TRAP_TRACE ? "TRAP_TRACE" : "TRAP_?";
+    default: return "?";
+    }
+}
+
+static void put_time(void) {
+    char stamp[32];
+    trail_format_timestamp(stamp);
+    put_bytes(stamp, 27);
+}
+
+/// Frames from the unwinder (which knows signal frames and code without frame pointers), starting at the
+/// interrupted instruction; failing that, a frame-pointer walk from the signal context.
+static void put_frames(const ucontext_t *context, int skip) {
+    void *frames[160];
+    int count = backtrace(frames, 160);
+    uint64_t pc = 0, fp = 0;
+#if defined(__x86_64__)
+    if (context) {
+        pc = (uint64_t)context->uc_mcontext.gregs[REG_RIP];
+        fp = (uint64_t)context->uc_mcontext.gregs[REG_RBP];
+    }
+#elif defined(__aarch64__)
+    if (context) {
+        pc = context->uc_mcontext.pc;
+        fp = context->uc_mcontext.regs[29];
+    }
+#endif
+    int start = -1;
+    if (pc) {
+        for (int index = 0; index < count; index++) {
+            if ((uint64_t)(uintptr_t)frames[index] == pc) {
+                start = index;
+                break;
+            }
+        }
+    } else {
+        start = skip < count ? skip : 0;
+    }
+    if (start >= 0) {
+        for (int index = start, number = 0; index < count; index++, number++) {
+            put("frame ");
+            put_decimal(number);
+            put(" ");
+            put_hex((uint64_t)(uintptr_t)frames[index], 16);
+            put(number == 0 && pc ? " pc\n" : " ra\n");
+        }
+        return;
+    }
+    // The unwinder did not find the signal frame: walk frame pointers (Swift keeps them).
+    put("frame 0 ");
+    put_hex(pc, 16);
+    put(" pc\n");
+    for (int number = 1; fp && number < 128; number++) {
+        uint64_t *record = (uint64_t *)(uintptr_t)fp;
+        uint64_t next = 0, ra = 0;
+        // Validate through the kernel before reading, so a corrupt chain cannot fault here.
+        if (msync((void *)(uintptr_t)(fp & ~(uint64_t)4095), 4096, MS_ASYNC) != 0) break;
+        next = record[0];
+        ra = record[1];
+        if (!ra || next <= fp) break;
+        put("frame ");
+        put_decimal(number);
+        put(" ");
+        put_hex(ra, 16);
+        put(" ra\n");
+        fp = next;
+    }
+}
+
+static void put_breadcrumbs(void) {
+    struct trail_thread *thread = &trail_thread_state;
+    int mode = trail_current_mode();
+    put("trace: ");
+    put(mode == TRAIL_MODE_RECORD ? "record\n" : mode == TRAIL_MODE_LOG ? "log\n" : "off\n");
+    struct trail_ring *ring = thread->ring;
+    if (mode == TRAIL_MODE_RECORD && ring) {
+        uint64_t ticks0, nanos0;
+        trail_recorder_clock(&ticks0, &nanos0);
+        uint64_t ticks_now = trail_ticks(), nanos_now = trail_monotonic_ns();
+        double rate = ticks_now > ticks0 && nanos_now > nanos0 ? (double)(nanos_now - nanos0) / (double)(ticks_now - ticks0) : 1.0;
+        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        uint64_t first = head > (uint64_t)breadcrumb_count * 2 ? head - (uint64_t)breadcrumb_count * 2 : 0;
+        if (head - first > ring->mask) first = head - ring->mask;
+        for (uint64_t index = first; index < head; index++) {
+            struct trail_record *record = &ring->records[index & ring->mask];
+            uint32_t kind = (uint32_t)(record->word >> WORD_KIND_SHIFT);
+            const char *label = kind == KIND_ENTER ? "enter" : kind == KIND_EXIT ? "exit" : kind == KIND_ASYNC_ENTER
+                ? "async-enter" : kind == KIND_ASYNC_EXIT ? "async-exit" : NULL;
+            if (!label) continue;
+            put("crumb ");
+            put_micros(-(int64_t)((double)(ticks_now - record->time) * rate));
+            put(" ");
+            put(label);
+            put(" ");
+            put((const char *)(uintptr_t)(record->word & WORD_ADDRESS_MASK));
+            put("\n");
+        }
+    }
+    // The calls still open on this thread, outermost first: the trace's own view of the stack.
+    uint32_t depth = thread->depth < thread->capacity ? thread->depth : thread->capacity;
+    uint32_t first = depth > 64 ? depth - 64 : 0;
+    for (uint32_t index = first; index < depth && thread->frames; index++) {
+        put("open ");
+        put_decimal(index);
+        put(" ");
+        put((const char *)(uintptr_t)(thread->frames[index].word & WORD_ADDRESS_MASK));
+        put("\n");
+    }
+}
+
+/// Writes a block to the log (or stderr). `kind` is "CRASH" or "ERROR". Returns the block's offset in the
+/// log file, or -1 when written elsewhere.
+static off_t write_block(const char *kind, int signal, const siginfo_t *info, const ucontext_t *context,
+                         const char *reason, int skip) {
+    block_used = 0;
+    put("=== TRAIL ");
+    put(kind);
+    put(" BEGIN v1 ===\ntime: ");
+    put_time();
+    put("\n");
+    if (app_line[0]) {
+        put("app: ");
+        put(app_line);
+        put("\n");
+    }
+    put("pid: ");
+    put_decimal(getpid());
+    put("\nexe: ");
+    put(exe_path);
+    put("\n");
+    if (signal) {
+        put("signal: ");
+        put_decimal(signal);
+        put(" ");
+        put(signal_name(signal));
+        if (info) {
+            put(" code ");
+            put_decimal(info->si_code);
+            put(" ");
+            put(code_name(signal, info->si_code));
+            put(" address ");
+            put_hex((uint64_t)(uintptr_t)info->si_addr, 1);
+        }
+        put("\n");
+    }
+    if (reason) {
+        put("reason: ");
+        for (const char *cursor = reason; *cursor && block_used < sizeof block / 2; cursor++) {
+            put_bytes(*cursor == '\n' ? " " : cursor, 1);
+        }
+        put("\n");
+    }
+    char name[17] = "";
+    prctl(PR_GET_NAME, name);
+    put("thread: ");
+    put_decimal(trail_current_tid());
+    put(" ");
+    put(name);
+    put("\n");
+    put_frames(context, skip);
+    int current = __atomic_load_n(&images_current, __ATOMIC_ACQUIRE);
+    if (current >= 0) put_bytes(images[current], images_length[current]);
+    put_breadcrumbs();
+    put("=== TRAIL ");
+    put(kind);
+    put(" END ===\n");
+
+    int fd = trail_log_fd();
+    off_t offset = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+    write_all(fd >= 0 ? fd : 2, block, block_used);
+    return offset;
+}
+
+/// "log=<path>\noffset=<n>\n..." so that the next launch can find the block.
+static void write_marker(off_t offset, int signal, const char *log_path) {
+    if (!marker_path[0] || offset < 0) return;
+    int fd = open(marker_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    block_used = 0;
+    put("log=");
+    put(log_path);
+    put("\noffset=");
+    put_decimal(offset);
+    put("\nsignal=");
+    put_decimal(signal);
+    put("\npid=");
+    put_decimal(getpid());
+    put("\ntime=");
+    put_time();
+    put("\n");
+    write_all(fd, block, block_used);
+    close(fd);
+}
+
+static char log_path[4096] = "";
+
+void trail_crash_set_log_path(const char *path) { snprintf(log_path, sizeof log_path, "%s", path); }
+
+// MARK: the handler
 
 static void chain(int index, int signal, siginfo_t *info, void *context) {
     struct sigaction *before = &previous[index];
@@ -27,26 +401,32 @@ static void chain(int index, int signal, siginfo_t *info, void *context) {
     }
 }
 
+static void die_of(int signal) {
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(signal, &fallback, NULL);
+    raise(signal);
+}
+
 static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     int index = 0;
     while (index < (int)FATAL_COUNT && fatal_signals[index] != signal) index++;
     if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
-        // A second fault, in this handler or another thread: die at once with the default action.
-        struct sigaction fallback = { .sa_handler = SIG_DFL };
-        sigaction(signal, &fallback, NULL);
-        raise(signal);
+        // A second fault, in this handler or another thread: die at once.
+        die_of(signal);
         return;
     }
     int saved_errno = errno;
     trail_log_flush_unlocked();
+    off_t offset = write_block("CRASH", signal, info, context, NULL, 0);
+    write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     if (index < (int)FATAL_COUNT) chain(index, signal, info, context);
-    // Whatever the previous handler did, end with the default action: a fault re-executes and kills, and
-    // a raised signal stays pending until this handler returns.
-    struct sigaction fallback = { .sa_handler = SIG_DFL };
-    sigemptyset(&fallback.sa_mask);
-    sigaction(signal, &fallback, NULL);
-    raise(signal);
+    // Whatever the previous handler did, end with the default action: a fault re-executes and kills, and a
+    // raised signal stays pending until this handler returns.
+    die_of(signal);
     errno = saved_errno;
 }
 
@@ -62,8 +442,18 @@ void trail_crash_prepare_thread(void) {
     sigaltstack(&stack, NULL);
 }
 
-int trail_crash_install(void) {
+int trail_crash_install(const char *app, const char *marker) {
     if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return 0;
+    snprintf(app_line, sizeof app_line, "%s", app ? app : "");
+    snprintf(marker_path, sizeof marker_path, "%s", marker ? marker : "");
+    ssize_t length = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[length > 0 ? length : 0] = 0;
+    const char *crumbs = getenv("TRAIL_CRASH_BREADCRUMBS");
+    if (crumbs && *crumbs) breadcrumb_count = atoi(crumbs);
+    trail_crash_refresh_images();
+    // The unwinder loads libgcc_s on first use, which allocates: do it now, not in the handler.
+    void *warm[4];
+    backtrace(warm, 4);
     trail_crash_prepare_thread();
     for (size_t index = 0; index < FATAL_COUNT; index++) {
         struct sigaction action;
@@ -74,4 +464,20 @@ int trail_crash_install(void) {
         if (sigaction(fatal_signals[index], &action, &previous[index]) != 0) return -1;
     }
     return 0;
+}
+
+/// An error reported by the program: a block with the reason and the current stack. A fatal one is also a
+/// crash for the next launch; the caller then ends the process.
+void trail_crash_report(const char *reason, int fatal) {
+    if (!exe_path[0]) {
+        ssize_t length = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+        exe_path[length > 0 ? length : 0] = 0;
+        trail_crash_refresh_images();
+    }
+    // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
+    off_t offset = write_block(fatal ? "CRASH" : "ERROR", 0, NULL, NULL, reason, 2);
+    if (fatal) {
+        write_marker(offset, 0, log_path);
+        trail_trace_crash_flush();
+    }
 }

@@ -39,6 +39,7 @@ static pthread_t writer_thread;
 static int writer_running;
 static uint64_t total_records, total_dropped;
 static uint64_t last_clock_ns;
+static uint64_t start_ticks, start_ns;       // for converting ticks to time in a crash handler
 static int crash_flushing;                   // in the crash handler: no allocation, names may repeat
 
 // The staging buffer the writer fills before each write(2); the crash flush has its own.
@@ -435,7 +436,14 @@ static uint64_t parse_size(const char *text) {
     return value > 0 ? (uint64_t)value : 0;
 }
 
+void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
+    *ticks = start_ticks;
+    *nanoseconds = start_ns;
+}
+
 int trail_recorder_start(void) {
+    start_ticks = trail_ticks();
+    start_ns = trail_monotonic_ns();
     const char *file = getenv("TRAIL_TRACE_FILE");
     if (file && *file) {
         snprintf(trace_path, sizeof trace_path, "%s", file);

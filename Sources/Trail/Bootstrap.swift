@@ -21,6 +21,8 @@ extension Trail {
 
         /// Names the files: `<appName>.log`. Defaults to the executable's name.
         public var appName: String
+        /// Goes into crash blocks and reports. (`TRAIL_APP_VERSION`)
+        public var appVersion: String?
         /// Defaults to `TRAIL_LOG_DIR`, else `$XDG_STATE_HOME/<appName>` (`~/.local/state/<appName>`).
         public var directory: String?
         public var destination: Destination = .automatic
@@ -71,6 +73,9 @@ extension Trail {
             case .file: .file
             case .tee: .tee
             }
+            // A crash marker names the log file of the run that crashed; opening the log rotates that file.
+            let marker = CrashHandler.markerPath(directory: directory, stem: config.appName)
+            let crashed = destination == .console ? nil : CrashHandler.readMarker(marker)
             try LogSink.shared.configure(LogSink.Setup(
                 destination: destination, directory: directory, stem: config.appName,
                 maxFileSize: config.maxFileSize, maxFileAge: config.maxFileAge, maxFiles: config.maxFiles,
@@ -82,8 +87,15 @@ extension Trail {
                 LogSink.shared.writeRaw(UnsafeRawBufferPointer(start: line, count: length), level: .trace)
             }
             if destination != .console { trail_trace_set_directory(directory, config.appName) }
-            if config.crashHandler { CrashHandler.install() }
-            return LogSink.shared.currentFile
+            let current = LogSink.shared.currentFile
+            if let crashed {
+                let rotated = crashed.log == current ? LogSink.shared.previousFile : nil
+                CrashHandler.remember(CrashHandler.adoptPreviousCrash(marker: marker, found: crashed, rotatedTo: rotated))
+            }
+            if config.crashHandler {
+                CrashHandler.install(app: "\(config.appName) \(config.appVersion ?? "-")", marker: marker, logFile: current)
+            }
+            return current
         }
     }
 
@@ -108,6 +120,7 @@ extension Trail.Configuration {
         if let milliseconds = value("TRAIL_LOG_FLUSH_MS").flatMap({ Double($0) }) { config.flushInterval = milliseconds / 1000 }
         if let durable = value("TRAIL_LOG_DURABLE") { config.durable = durable != "0" }
         if let crash = value("TRAIL_CRASH") { config.crashHandler = crash != "0" }
+        if let version = value("TRAIL_APP_VERSION") { config.appVersion = version }
         return config
     }
 

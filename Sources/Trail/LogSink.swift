@@ -25,6 +25,8 @@ public final class LogSink: @unchecked Sendable {
     public private(set) var destination: Destination = .console
     /// The log file being written, when there is one.
     public var currentFile: String? { fileLock.withLock { files?.currentPath } }
+    /// Where the previous file went at the last rotation: `app.1.log`.
+    var previousFile: String? { fileLock.withLock { files?.path(1) } }
 
     private static let bufferCapacity = 1 << 20
     private let buffers: [UnsafeMutablePointer<UInt8>]
@@ -208,11 +210,17 @@ public final class LogSink: @unchecked Sendable {
         guard !flusherStarted else { return }
         flusherStarted = true
         let thread = Thread { [unowned self] in
+            var lastImageCheck = Date()
             while true {
                 self.condition.lock()
                 if !self.flushRequested { _ = self.condition.wait(until: Date(timeIntervalSinceNow: self.flushInterval)) }
                 self.condition.unlock()
                 self.flush()
+                // Libraries loaded since start-up must be in a crash block's image map.
+                if Date().timeIntervalSince(lastImageCheck) > 1 {
+                    trail_crash_refresh_images()
+                    lastImageCheck = Date()
+                }
             }
         }
         thread.name = "trail-log"

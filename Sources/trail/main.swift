@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library.
-let verbs: [Verb] = [instrumentVerb, stripVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb]
+let verbs: [Verb] = [instrumentVerb, stripVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]
 
 let overview = """
     trail: build-time function tracing and logging for Swift.
@@ -54,6 +54,29 @@ func writeAll(_ fd: Int32, _ text: String) {
         if count <= 0 { return }
         bytes = bytes.dropFirst(count)
     }
+}
+
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { return }
+        offset += count
+    }
+}
+
+/// Standard input, whole.
+func readAllStandardInput() -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        bytes.append(contentsOf: chunk[0 ..< count])
+    }
+    return bytes
 }
 
 func printOut(_ text: String) { writeAll(1, text) }

@@ -77,8 +77,15 @@ size_t trail_format_timestamp(char *out);
 // MARK: crash handling (crash.c)
 
 /// Installs the fatal-signal handlers (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT) on an alternate
-/// stack, keeping the previous ones to chain to. 0 on success.
-int trail_crash_install(void);
+/// stack, keeping the previous ones to chain to. `app` ("name version") goes into crash blocks; `marker` is
+/// the file that records a crash for the next launch. 0 on success.
+int trail_crash_install(const char *app, const char *marker);
+/// The log file crash blocks are written to, named in the marker.
+void trail_crash_set_log_path(const char *path);
+/// Re-reads the loaded images if that changed (not signal-safe; the logger's flusher calls it).
+void trail_crash_refresh_images(void);
+/// Writes an error block (or, `fatal`, a crash block and the marker) with the current stack.
+void trail_crash_report(const char *reason, int fatal);
 /// Gives the calling thread an alternate signal stack if it has none.
 void trail_crash_prepare_thread(void);
 

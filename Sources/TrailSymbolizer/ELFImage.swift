@@ -1,0 +1,546 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibdw
+
+/// One frame of a symbolized address: a function and where in it. An address inside inlined code gives
+/// several, innermost first; all but the last are `inlined`.
+public struct SymbolizedFrame: Sendable, Equatable {
+    /// The linkage (mangled) name, as in the symbol table or DWARF; empty when unknown.
+    public var mangledName: String
+    /// Demangled for display (Swift and C++); the mangled name when it is not mangled.
+    public var function: String
+    public var file: String?
+    public var line: Int
+    public var column: Int
+    public var inlined: Bool
+    /// Bytes from the function's start, for the outermost frame.
+    public var offset: UInt64?
+}
+
+public struct SymbolizerError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
+
+/// An ELF file opened with libdw, indexed for fast lookups of many addresses: a table of compile-unit address
+/// ranges (swiftc emits no `.debug_aranges`, which libdw's own lookups rely on), and per compile unit, built on
+/// first use, its line table and its functions. The symbol table answers for code without debug info.
+public final class ELFImage {
+    public let path: String
+    public let buildID: String?
+    /// Whether the file has DWARF line information at all (a stripped binary has not).
+    public var hasDebugInfo: Bool { dwarf != nil && !units.isEmpty }
+
+    private var callbacks: UnsafeMutablePointer<Dwfl_Callbacks>
+    private let session: OpaquePointer
+    private let module: OpaquePointer
+    private let dwarf: OpaquePointer?
+    private let bias: UInt64
+    private var units: [Unit] = []
+    private var unitRanges: [(low: UInt64, high: UInt64, unit: Int)] = []
+    private var symbols: [(address: UInt64, end: UInt64, name: UnsafePointer<CChar>, object: Int32)] = []
+    private let demangler = Demangler.shared
+
+    /// Function names and file paths, interned: frames refer to them by number, and output copies their bytes.
+    private var names: [(mangled: String, demangled: String, bytes: [UInt8])] = []
+    private var nameIDs: [UInt: Int32] = [:]
+    private var files: [(text: String, bytes: [UInt8])] = []
+    private var fileIDs: [String: Int32] = [:]
+
+    /// A frame before it becomes public: numbers into the tables above, -1 when unknown.
+    struct RawFrame {
+        var name: Int32
+        var file: Int32
+        var line: Int32
+        var column: Int32
+        var inlined: Bool
+        var offset: UInt64?
+    }
+
+    private func nameID(_ pointer: UnsafePointer<CChar>?) -> Int32 {
+        guard let pointer, pointer.pointee != 0 else { return -1 }
+        let key = UInt(bitPattern: pointer)
+        if let known = nameIDs[key] { return known }
+        let mangled = String(cString: pointer)
+        let demangled = demangler.demangle(mangled)
+        names.append((mangled, demangled, Array(demangled.utf8)))
+        nameIDs[key] = Int32(names.count - 1)
+        return Int32(names.count - 1)
+    }
+
+    private func fileID(_ path: String?) -> Int32 {
+        guard let path else { return -1 }
+        if let known = fileIDs[path] { return known }
+        files.append((path, Array(path.utf8)))
+        fileIDs[path] = Int32(files.count - 1)
+        return Int32(files.count - 1)
+    }
+
+    /// A compile unit: its DIE offset, and lookup tables filled on first use.
+    private struct Unit {
+        var offset: Dwarf_Off
+        var directory: String?
+        var loaded = false
+        var rows: [LineRow] = []
+        var functions: [(low: UInt64, high: UInt64, die: Dwarf_Off)] = []
+        /// The unit's file table, as numbers into the image's file names.
+        var files: [Int32] = []
+    }
+
+    private struct LineRow {
+        var address: UInt64
+        var file: Int32
+        var line: Int32
+        var column: Int32
+        var endSequence: Bool
+    }
+
+    public init(path: String) throws(SymbolizerError) {
+        self.path = path
+        guard access(path, R_OK) == 0 else {
+            throw SymbolizerError(description: "\(path): cannot read (\(String(cString: strerror(errno))))")
+        }
+        callbacks = .allocate(capacity: 1)
+        callbacks.initialize(to: Dwfl_Callbacks())
+        callbacks.pointee.find_elf = dwfl_build_id_find_elf
+        callbacks.pointee.find_debuginfo = dwfl_standard_find_debuginfo
+        callbacks.pointee.section_address = dwfl_offline_section_address
+        guard let session = dwfl_begin(callbacks) else {
+            callbacks.deallocate()
+            throw SymbolizerError(description: "\(path): libdw: \(String(cString: dwfl_errmsg(-1)))")
+        }
+        self.session = session
+        dwfl_report_begin(session)
+        // Reported at base 0, the module's addresses are the file's virtual addresses.
+        guard let module = dwfl_report_elf(session, path, path, -1, 0, false) else {
+            let message = String(cString: dwfl_errmsg(-1))
+            dwfl_end(session)
+            callbacks.deallocate()
+            throw SymbolizerError(description: "\(path): not an ELF file libdw can read (\(message))")
+        }
+        dwfl_report_end(session, nil, nil)
+        self.module = module
+
+        var bits: UnsafePointer<UInt8>?
+        var vaddr: GElf_Addr = 0
+        let length = dwfl_module_build_id(module, &bits, &vaddr)
+        if length > 0, let bits {
+            buildID = (0 ..< Int(length)).map { String(bits[$0], radix: 16).leftPadded(2) }.joined()
+        } else {
+            buildID = nil
+        }
+        var dwarfBias: Dwarf_Addr = 0
+        dwarf = dwfl_module_getdwarf(module, &dwarfBias)
+        bias = dwarfBias
+        indexUnits()
+        indexSymbols()
+    }
+
+    deinit {
+        dwfl_end(session)
+        callbacks.deallocate()
+    }
+
+    // MARK: lookup
+
+    /// The frames at a file address (the ELF virtual address: runtime address minus the load bias), innermost
+    /// first. Empty when nothing is known there.
+    public func symbolize(_ address: UInt64) -> [SymbolizedFrame] {
+        rawFrames(address).map { frame in
+            let name = frame.name >= 0 ? names[Int(frame.name)] : (mangled: "", demangled: "??", bytes: [])
+            return SymbolizedFrame(mangledName: name.mangled, function: name.demangled,
+                                   file: frame.file >= 0 ? files[Int(frame.file)].text : nil, line: Int(frame.line),
+                                   column: Int(frame.column), inlined: frame.inlined, offset: frame.offset)
+        }
+    }
+
+    /// Appends llvm-symbolizer's text for an address: per frame, the function, then `file:line:column`.
+    public func appendText(_ address: UInt64, to out: inout [UInt8]) {
+        let frames = rawFrames(address)
+        if frames.isEmpty {
+            out.append(contentsOf: "??\n??:0:0\n".utf8)
+        }
+        for frame in frames {
+            if frame.name >= 0 { out.append(contentsOf: names[Int(frame.name)].bytes) } else { out.append(contentsOf: "??".utf8) }
+            out.append(10)
+            if frame.file >= 0 { out.append(contentsOf: files[Int(frame.file)].bytes) } else { out.append(contentsOf: "??".utf8) }
+            out.append(58)
+            appendDecimal(Int(frame.line), to: &out)
+            out.append(58)
+            appendDecimal(Int(frame.column), to: &out)
+            out.append(10)
+        }
+        out.append(10)
+    }
+
+    func rawFrames(_ address: UInt64) -> [RawFrame] {
+        let symbol = symbolAt(address)
+        guard dwarf != nil, let unitIndex = unitAt(address - bias) else {
+            guard let symbol else { return [] }
+            return [RawFrame(name: nameID(symbol.name), file: symbol.object, line: 0, column: 0, inlined: false,
+                             offset: address - symbol.address)]
+        }
+        load(unitIndex)
+        let dwarfAddress = address - bias
+        let location = lineAt(dwarfAddress, unitIndex)
+        guard let function = functionAt(dwarfAddress, unitIndex) else {
+            return [RawFrame(name: symbol.map { nameID($0.name) } ?? -1, file: location?.file ?? symbol?.object ?? -1,
+                             line: location?.line ?? 0, column: location?.column ?? 0, inlined: false,
+                             offset: symbol.map { address - $0.address })]
+        }
+        let details = functionDetails(function.die, unitIndex)
+        // The innermost inlined call containing the address, and its ancestry.
+        var innermost: Int?
+        for (index, call) in details.calls.enumerated() where call.contains(dwarfAddress) {
+            if innermost == nil || call.depth > details.calls[innermost!].depth { innermost = index }
+        }
+        // Innermost first: each inlined call's location is its caller's call site.
+        var frames: [RawFrame] = []
+        var file = location?.file ?? -1, line = location?.line ?? 0, column = location?.column ?? 0
+        var current = innermost
+        while let index = current {
+            let call = details.calls[index]
+            frames.append(RawFrame(name: call.name, file: file, line: line, column: column, inlined: true, offset: nil))
+            (file, line, column) = call.site
+            current = call.parent
+        }
+        // The outermost frame takes the symbol table's name, as llvm-symbolizer does.
+        let name = symbol != nil && symbol!.name.pointee != 0 ? nameID(symbol!.name) : details.name
+        frames.append(RawFrame(name: name, file: file, line: line, column: column, inlined: false,
+                               offset: dwarfAddress - function.low))
+        return frames
+    }
+
+    /// The function name alone, from the symbol table: for code without debug info.
+    public func symbolName(_ address: UInt64) -> String? { symbolAt(address).map { String(cString: $0.name) } }
+
+    // MARK: compile units
+
+    private func indexUnits() {
+        guard dwarf != nil else { return }
+        let executable = executableRanges()
+        var previous: UnsafeMutablePointer<Dwarf_Die>?
+        var unitBias: Dwarf_Addr = 0
+        while let die = dwfl_module_nextcu(module, previous, &unitBias) {
+            previous = die
+            var ranges: [(UInt64, UInt64)] = []
+            var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+            var offset = dwarf_ranges(die, 0, &base, &start, &end)
+            while offset > 0 {
+                // Code the linker dropped keeps ranges at address 0: only ranges inside executable sections count.
+                if end > start, executable.contains(where: { start + bias >= $0.0 && start + bias < $0.1 }) {
+                    ranges.append((start, end))
+                }
+                offset = dwarf_ranges(die, offset, &base, &start, &end)
+            }
+            guard !ranges.isEmpty else { continue }  // type-only and module-skeleton units
+            let index = units.count
+            units.append(Unit(offset: dwarf_dieoffset(die), directory: stringAttribute(die, Int32(DW_AT_comp_dir))))
+            for (low, high) in ranges { unitRanges.append((low, high, index)) }
+        }
+        unitRanges.sort { $0.low < $1.low }
+    }
+
+    /// [start, end) of each section holding code, in file addresses.
+    private func executableRanges() -> [(UInt64, UInt64)] {
+        var elfBias: GElf_Addr = 0
+        guard let elf = dwfl_module_getelf(module, &elfBias) else { return [] }
+        var ranges: [(UInt64, UInt64)] = []
+        var section = elf_nextscn(elf, nil)
+        while let current = section {
+            var header = GElf_Shdr()
+            if gelf_getshdr(current, &header) != nil, header.sh_flags & UInt64(SHF_EXECINSTR) != 0, header.sh_size > 0 {
+                ranges.append((header.sh_addr + elfBias, header.sh_addr + elfBias + header.sh_size))
+            }
+            section = elf_nextscn(elf, current)
+        }
+        return ranges
+    }
+
+    private func unitAt(_ address: UInt64) -> Int? {
+        var low = 0, high = unitRanges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if unitRanges[middle].low <= address { low = middle + 1 } else { high = middle }
+        }
+        // Ranges may overlap (units of one module); look back a little for one that contains the address.
+        var index = low - 1
+        while index >= 0, index >= low - 8 {
+            if address < unitRanges[index].high, address >= unitRanges[index].low { return unitRanges[index].unit }
+            index -= 1
+        }
+        return nil
+    }
+
+    private func dieAt(_ offset: Dwarf_Off) -> Dwarf_Die? {
+        var die = Dwarf_Die()
+        return dwarf_offdie(dwarf, offset, &die) != nil ? die : nil
+    }
+
+    /// Reads a unit's line table and function ranges.
+    private func load(_ index: Int) {
+        guard !units[index].loaded, var unitDie = dieAt(units[index].offset) else { return }
+        units[index].loaded = true
+        var files: OpaquePointer?
+        var fileCount = 0
+        if dwarf_getsrcfiles(&unitDie, &files, &fileCount) == 0 {
+            units[index].files = (0 ..< fileCount).map { position in
+                fileID(dwarf_filesrc(files, position, nil, nil).map { normalize(String(cString: $0), directory: units[index].directory) })
+            }
+        }
+        var lines: OpaquePointer?
+        var count = 0
+        if dwarf_getsrclines(&unitDie, &lines, &count) == 0 {
+            var byPointer: [UInt: Int32] = [:]  // libdw hands out each file name once
+            units[index].rows.reserveCapacity(count)
+            for position in 0 ..< count {
+                guard let row = dwarf_onesrcline(lines, position) else { continue }
+                var address: Dwarf_Addr = 0, line: Int32 = 0, column: Int32 = 0
+                var end = false
+                dwarf_lineaddr(row, &address)
+                dwarf_lineno(row, &line)
+                dwarf_linecol(row, &column)
+                dwarf_lineendsequence(row, &end)
+                var file: Int32 = -1
+                if let source = dwarf_linesrc(row, nil, nil) {
+                    if let known = byPointer[UInt(bitPattern: source)] {
+                        file = known
+                    } else {
+                        file = fileID(normalize(String(cString: source), directory: units[index].directory))
+                        byPointer[UInt(bitPattern: source)] = file
+                    }
+                }
+                units[index].rows.append(LineRow(address: address, file: file, line: line, column: column, endSequence: end))
+            }
+            units[index].rows.sort { $0.address < $1.address }  // stable: rows at one address keep their order
+        }
+        // Functions with code: subprograms anywhere in the unit's tree (Swift nests them under a module DIE).
+        var functions: [(UInt64, UInt64, Dwarf_Off)] = []
+        var pending: [Dwarf_Die] = []
+        var child = Dwarf_Die()
+        if dwarf_child(&unitDie, &child) == 0 { pending.append(child) }
+        while var die = pending.popLast() {
+            var sibling = Dwarf_Die()
+            if dwarf_siblingof(&die, &sibling) == 0 { pending.append(sibling) }
+            let tag = dwarf_tag(&die)
+            if tag == DW_TAG_subprogram {
+                var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+                var offset = dwarf_ranges(&die, 0, &base, &start, &end)
+                while offset > 0 {
+                    if end > start { functions.append((start, end, dwarf_dieoffset(&die))) }
+                    offset = dwarf_ranges(&die, offset, &base, &start, &end)
+                }
+            }
+            // Swift nests closures' subprograms inside their function's; inlined code is walked per lookup.
+            if tag == DW_TAG_subprogram || tag == DW_TAG_module || tag == DW_TAG_namespace || tag == DW_TAG_structure_type
+                || tag == DW_TAG_class_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_union_type
+                || tag == DW_TAG_lexical_block {
+                var nested = Dwarf_Die()
+                if dwarf_child(&die, &nested) == 0 { pending.append(nested) }
+            }
+        }
+        functions.sort { ($0.0, $1.1) < ($1.0, $0.1) }
+        units[index].functions = functions.map { (low: $0.0, high: $0.1, die: $0.2) }
+    }
+
+    private func functionAt(_ address: UInt64, _ unit: Int) -> (low: UInt64, high: UInt64, die: Dwarf_Off)? {
+        let functions = units[unit].functions
+        var low = 0, high = functions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if functions[middle].low <= address { low = middle + 1 } else { high = middle }
+        }
+        var index = low - 1
+        while index >= 0, index >= low - 16 {
+            if address >= functions[index].low, address < functions[index].high { return functions[index] }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The row with the greatest address not above `address`, as llvm-symbolizer picks it; none past the end of
+    /// a sequence.
+    private func lineAt(_ address: UInt64, _ unit: Int) -> (file: Int32, line: Int32, column: Int32)? {
+        let rows = units[unit].rows
+        var low = 0, high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rows[middle].address <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let row = rows[low - 1]
+        if row.endSequence { return nil }
+        return (row.file, row.line, row.column)
+    }
+
+    /// An inlined call inside a function: its address ranges, name, call site, and the inlined call it sits in.
+    private struct InlinedCall {
+        var ranges: [(UInt64, UInt64)]
+        var parent: Int?
+        var depth: Int
+        var name: Int32
+        var site: (file: Int32, line: Int32, column: Int32)
+
+        func contains(_ address: UInt64) -> Bool {
+            for range in ranges where address >= range.0 && address < range.1 { return true }
+            return false
+        }
+    }
+
+    /// A function's name and inlined calls, read from DWARF on its first lookup.
+    private struct FunctionDetails {
+        var name: Int32
+        var calls: [InlinedCall]
+    }
+
+    private var functionCache: [Dwarf_Off: FunctionDetails] = [:]
+
+    /// Like llvm-symbolizer, the innermost inlined call whose own ranges contain an address wins, and its chain
+    /// is its ancestry: enclosing blocks' and calls' ranges need not cover it (optimized code often breaks that).
+    private func functionDetails(_ offset: Dwarf_Off, _ unit: Int) -> FunctionDetails {
+        if let known = functionCache[offset] { return known }
+        var details = FunctionDetails(name: -1, calls: [])
+        if var function = dieAt(offset) {
+            details.name = nameID(linkageName(&function))
+            // (die, enclosing inlined call, depth), walked depth-first through blocks and inlined calls.
+            var pending: [(Dwarf_Die, Int?, Int)] = []
+            var child = Dwarf_Die()
+            if dwarf_child(&function, &child) == 0 { pending.append((child, nil, 1)) }
+            while let (current, parent, depth) = pending.popLast() {
+                var die = current
+                var sibling = Dwarf_Die()
+                if dwarf_siblingof(&die, &sibling) == 0 { pending.append((sibling, parent, depth)) }
+                let tag = dwarf_tag(&die)
+                var enclosing = parent
+                if tag == DW_TAG_inlined_subroutine {
+                    var ranges: [(UInt64, UInt64)] = []
+                    var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+                    var position = dwarf_ranges(&die, 0, &base, &start, &end)
+                    while position > 0 {
+                        if end > start { ranges.append((start, end)) }
+                        position = dwarf_ranges(&die, position, &base, &start, &end)
+                    }
+                    details.calls.append(InlinedCall(ranges: ranges, parent: parent, depth: depth,
+                                                     name: nameID(linkageName(&die)), site: callSite(&die, unit)))
+                    enclosing = details.calls.count - 1
+                }
+                if tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block {
+                    var nested = Dwarf_Die()
+                    if dwarf_child(&die, &nested) == 0 { pending.append((nested, enclosing, depth + 1)) }
+                }
+            }
+        }
+        functionCache[offset] = details
+        return details
+    }
+
+    private func linkageName(_ die: inout Dwarf_Die) -> UnsafePointer<CChar>? {
+        var attribute = Dwarf_Attribute()
+        for name in [DW_AT_linkage_name, DW_AT_MIPS_linkage_name] {
+            if dwarf_attr_integrate(&die, UInt32(name), &attribute) != nil, let text = dwarf_formstring(&attribute) {
+                return text
+            }
+        }
+        return dwarf_diename(&die)
+    }
+
+    private func callSite(_ die: inout Dwarf_Die, _ unit: Int) -> (Int32, Int32, Int32) {
+        var attribute = Dwarf_Attribute()
+        var value: Dwarf_Word = 0
+        var file: Int32 = -1
+        // The call file indexes the unit's file table (libdw's table covers DWARF 4 and 5 numbering alike).
+        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0,
+           Int(value) < units[unit].files.count {
+            file = units[unit].files[Int(value)]
+        }
+        var line: Int32 = 0, column: Int32 = 0
+        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 { line = Int32(truncatingIfNeeded: value) }
+        if dwarf_attr(&die, UInt32(DW_AT_call_column), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 { column = Int32(truncatingIfNeeded: value) }
+        return (file, line, column)
+    }
+
+    private func stringAttribute(_ die: UnsafeMutablePointer<Dwarf_Die>, _ name: Int32) -> String? {
+        var attribute = Dwarf_Attribute()
+        guard dwarf_attr(die, UInt32(name), &attribute) != nil, let text = dwarf_formstring(&attribute) else { return nil }
+        return String(cString: text)
+    }
+
+    /// Joins a relative path to the compile directory and collapses `//`, as llvm-symbolizer prints them.
+    private func normalize(_ path: String, directory: String?) -> String {
+        if path.hasPrefix("/"), !path.utf8.indices.contains(where: { $0 < path.utf8.index(before: path.utf8.endIndex) && path.utf8[$0] == 47 && path.utf8[path.utf8.index(after: $0)] == 47 }) {
+            return path
+        }
+        var result = path
+        if !result.hasPrefix("/"), let directory, !directory.isEmpty, !result.hasPrefix("<") {
+            result = directory + "/" + result
+        }
+        // Collapse runs of slashes.
+        var collapsed = ""
+        collapsed.reserveCapacity(result.utf8.count)
+        var previousSlash = false
+        for character in result {
+            if character == "/", previousSlash { continue }
+            previousSlash = character == "/"
+            collapsed.append(character)
+        }
+        return collapsed
+    }
+
+    // MARK: symbol table
+
+    private func indexSymbols() {
+        let count = dwfl_module_getsymtab(module)
+        guard count > 0 else { return }
+        var entries: [(UInt64, UInt64, UnsafePointer<CChar>, Int32)] = []
+        entries.reserveCapacity(Int(count))
+        var object: Int32 = -1  // the STT_FILE entry before a local symbol names the object file it came from
+        for index in 1 ..< count {
+            var symbol = GElf_Sym()
+            var address: GElf_Addr = 0
+            guard let name = dwfl_module_getsym_info(module, index, &symbol, &address, nil, nil, nil) else { continue }
+            let type = Int32(symbol.st_info & 0xF), binding = Int32(symbol.st_info >> 4)
+            if type == STT_FILE {
+                object = fileID(String(cString: name))
+                continue
+            }
+            guard type == STT_FUNC || type == STT_NOTYPE, symbol.st_shndx != UInt16(SHN_UNDEF), address != 0 else { continue }
+            entries.append((address, symbol.st_size, name, binding == STB_LOCAL ? object : -1))
+        }
+        entries.sort { $0.0 < $1.0 }
+        // A symbol without a size reaches to the next one.
+        symbols = entries.enumerated().map { index, entry in
+            let end = entry.1 > 0 ? entry.0 + entry.1 : (index + 1 < entries.count ? entries[index + 1].0 : entry.0 + 1)
+            return (entry.0, end, entry.2, entry.3)
+        }
+    }
+
+    private func symbolAt(_ address: UInt64) -> (address: UInt64, end: UInt64, name: UnsafePointer<CChar>, object: Int32)? {
+        var low = 0, high = symbols.count
+        while low < high {
+            let middle = (low + high) / 2
+            if symbols[middle].address <= address { low = middle + 1 } else { high = middle }
+        }
+        var index = low - 1
+        while index >= 0, index >= low - 4 {
+            if address < symbols[index].end { return symbols[index] }
+            index -= 1
+        }
+        return nil
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    if value < 0 {
+        out.append(45)
+        appendDecimal(-value, to: &out)
+        return
+    }
+    if value >= 10 { appendDecimal(value / 10, to: &out) }
+    out.append(UInt8(48 + value % 10))
+}

@@ -1,0 +1,66 @@
+import Foundation
+import TrailSymbolizer
+
+let symbolizeVerb = Verb(
+    name: "symbolize",
+    summary: "Turn crash blocks in a log, or addresses, into readable stacks (libdw).",
+    usage: "[LOG|-] [--format text|json|markdown] [--debug-dir DIR]... [--snippet N]\n       trail symbolize --obj BINARY [--json] [ADDRESS...]",
+    details: """
+        Finds every crash block in the log (default: standard input), locates each image by its recorded path
+        or by build ID under --debug-dir folders (.build-id/xx/rest.debug), refuses a binary whose build ID does
+        not match, and prints each stack with demangled names, file:line:column and inlined frames.
+        With --obj, symbolizes file addresses (as llvm-symbolizer --obj does), from the arguments or one per
+        line on standard input.
+        """,
+    options: [
+        .value("--obj", placeholder: "BINARY", help: "Address mode: the ELF file the addresses belong to."),
+        .flag("--json", help: "Address mode: one JSON object per address, like llvm-symbolizer's."),
+        .value("--format", "-f", placeholder: "FORMAT", help: "Crash mode: text (default), json or markdown."),
+        .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
+        .value("--snippet", placeholder: "N", help: "Show N lines of source around each frame when the file is at hand."),
+    ],
+    run: { arguments in
+        if let object = arguments.value("obj") { return try symbolizeAddresses(object, arguments) }
+        return try symbolizeLog(arguments)
+    })
+
+private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) throws -> Int32 {
+    let image: ELFImage
+    do {
+        image = try ELFImage(path: object)
+    } catch {
+        printError("trail symbolize: \(error.description)")
+        return 1
+    }
+    let json = arguments.has("json")
+    var output: [UInt8] = []
+    output.reserveCapacity(1 << 17)
+    func one(_ text: ArraySlice<UInt8>) {
+        guard let address = AddressOutput.parseAddress(text) else {
+            let shown = String(decoding: text, as: UTF8.self)
+            output += Array((json ? "{\"Address\":\(AddressOutput.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n").utf8)
+            return
+        }
+        if json {
+            output += Array(AddressOutput.json(address: "0x" + String(address, radix: 16), module: object, image.symbolize(address)).utf8)
+        } else {
+            image.appendText(address, to: &output)
+        }
+        if output.count > 1 << 16 {
+            writeAll(1, output)
+            output.removeAll(keepingCapacity: true)
+        }
+    }
+    if arguments.positionals.isEmpty {
+        let input = readAllStandardInput()
+        for line in input.split(separator: 10) where !line.isEmpty { one(line) }
+    } else {
+        for text in arguments.positionals { one(Array(text.utf8)[...]) }
+    }
+    writeAll(1, output)
+    return 0
+}
+
+private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
+    throw UsageError(description: "crash mode is not ready")
+}
