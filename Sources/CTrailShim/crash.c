@@ -481,3 +481,5 @@ void trail_crash_report(const char *reason, int fatal) {
         trail_trace_crash_flush();
     }
 }
+
+void trail_set_thread_name(const char *name) { prctl(PR_SET_NAME, name); }

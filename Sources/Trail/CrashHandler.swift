@@ -43,6 +43,11 @@ extension Trail {
         foundCrash = nil
     }
 
+    /// Names the calling thread (up to 15 bytes), as traces, crash blocks and debuggers show it.
+    public static func nameThread(_ name: String) {
+        trail_set_thread_name(name)
+    }
+
     /// The exit status of a fatal `report`: EX_SOFTWARE, distinct from a signal's 128+n.
     public static let fatalReportStatus: Int32 = 70
 

@@ -62,5 +62,37 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
 }
 
 private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
-    throw UsageError(description: "crash mode is not ready")
+    guard arguments.positionals.count <= 1 else { throw UsageError(description: "give one log file, or - for standard input") }
+    let format = try crashFormat(arguments.value("format"))
+    let snippet = try arguments.value("snippet").map { text in
+        guard let lines = Int(text), lines >= 0 else { throw UsageError(description: "--snippet needs a number of lines") }
+        return lines
+    } ?? 0
+    let path = arguments.positionals.first ?? "-"
+    let text: String
+    do {
+        text = path == "-" ? String(decoding: readAllStandardInput(), as: UTF8.self) : try CrashReport.readText(path)
+    } catch {
+        printError("trail symbolize: \(error)")
+        return 1
+    }
+    let name = path == "-" ? "<stdin>" : path
+    let parsed = CrashLog.parse(text)
+    for problem in parsed.problems { printError("\(name):\(problem.line): warning: \(problem.message)") }
+    guard !parsed.blocks.isEmpty else {
+        printError("\(name): error: no crash blocks (lines '=== TRAIL CRASH BEGIN v1 ===')")
+        return 1
+    }
+    let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
+    let crashes = parsed.blocks.map(symbolizer.symbolize)
+    printOut(format.render(crashes, CrashFormat.Options(snippet: snippet, logName: name)))
+    return parsed.problems.isEmpty ? 0 : 1
+}
+
+func crashFormat(_ text: String?) throws -> CrashFormat {
+    guard let text else { return .text }
+    guard let format = CrashFormat(rawValue: text) else {
+        throw UsageError(description: "--format: text, json or markdown")
+    }
+    return format
 }

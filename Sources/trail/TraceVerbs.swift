@@ -1,4 +1,5 @@
 import Foundation
+import TrailSymbolizer
 import TrailTrace
 
 private let traceArgument = "[TRACE]"
@@ -62,12 +63,26 @@ let replayVerb = Verb(
 let reportVerb = Verb(
     name: "report",
     summary: "Rank a trace's functions by time, or report the last crash.",
-    usage: "[--sort total|self|calls|name] [TRACE]",
-    details: traceDetails,
+    usage: "[--sort total|self|calls|name] [TRACE]\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+    details: traceDetails + """
+
+        With --crash, or given a log folder or log file: a Markdown (or --json) report of the last crash, for a
+        user to attach: the symbolized stack, the breadcrumbs, the last 200 log lines before the crash, the app,
+        its build ID, the system and the time. Home folders and the user name are masked unless --no-sanitize.
+        The log folder defaults to the current folder.
+        """,
     options: [
         .value("--sort", "-s", placeholder: "KEY", help: "total (default), self, calls or name."),
+        .flag("--crash", help: "Report the last crash instead of a trace."),
+        .flag("--json", help: "Crash report as JSON."),
+        .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
+        .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
+        .value("--output", "-o", placeholder: "FILE", help: "Write the crash report to FILE (atomically) instead of standard output."),
     ],
     run: { arguments in
+        if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
+            return try crashReport(arguments)
+        }
         let (_, tree) = try loadTree(arguments)
         let key = arguments.value("sort") ?? "total"
         guard let order = Profile.Order(rawValue: key) else { throw UsageError(description: "--sort: total, self, calls or name") }
@@ -99,3 +114,34 @@ let flamegraphVerb = Verb(
         printOut(FlameGraph.render(tree, title: arguments.value("title") ?? "\(exe) (pid \(trace.pid))"))
         return 0
     })
+
+/// A folder, or a file that is not a trace, is a crash report's input.
+private func isCrashInput(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+    if isDirectory.boolValue { return true }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    return (try? handle.read(upToCount: 8)).map { !$0.elementsEqual("TRAILTRC".utf8) } ?? false
+}
+
+private func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
+    guard arguments.positionals.count <= 1 else { throw UsageError(description: "give one log folder or log file") }
+    let input = arguments.positionals.first ?? FileManager.default.currentDirectoryPath
+    do {
+        let (log, offset) = try CrashReport.locate(input)
+        let report = try CrashReport(log: log, offset: offset, symbolizer: CrashSymbolizer(debugDirectories: arguments.all("debug-dir")))
+        let sanitized = !arguments.has("no-sanitize")
+        let text = arguments.has("json") ? report.json(sanitized: sanitized) : report.markdown(sanitized: sanitized)
+        if let output = arguments.value("output") {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            printError("trail report: wrote \(output)")
+        } else {
+            printOut(text)
+        }
+        return 0
+    } catch let error as SymbolizerError {
+        printError("trail report: error: \(error.description)")
+        return 1
+    }
+}

@@ -84,6 +84,8 @@ int trail_crash_install(const char *app, const char *marker);
 void trail_crash_set_log_path(const char *path);
 /// Re-reads the loaded images if that changed (not signal-safe; the logger's flusher calls it).
 void trail_crash_refresh_images(void);
+/// Names the calling thread (15 bytes kept), as traces and crash blocks show it.
+void trail_set_thread_name(const char *name);
 /// Writes an error block (or, `fatal`, a crash block and the marker) with the current stack.
 void trail_crash_report(const char *reason, int fatal);
 /// Gives the calling thread an alternate signal stack if it has none.

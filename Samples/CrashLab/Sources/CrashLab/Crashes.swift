@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Trail
 
 /// Each way a Swift program dies. The `// crash site` comments mark the lines the crash matrix test expects
 /// symbolized stacks to name.
@@ -42,11 +43,14 @@ enum Crashes {
 
     static func onThread() -> Never {
         let thread = Thread {
-            _ = badPointer(16)
+            Trail.nameThread("crashlab-worker")
+            print(badPointer(16))
         }
-        thread.name = "crashlab-worker"
         thread.start()
-        while true { sleep(1) }
+        // The worker's crash ends the process; should it not, say so rather than hang.
+        sleep(30)
+        print("the worker thread did not crash")
+        exit(3)
     }
 }
 
