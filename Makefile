@@ -35,8 +35,12 @@ test: deps
 demo: deps
 	$(SWIFT) build --product trail
 	cd $(SAMPLE) && TRAIL=1 $(SWIFT) build --scratch-path .build/trail
-	@echo "== TRAIL_TRACE=1 ItemStore demo"
+	@echo "== TRAIL_TRACE=1: a line per call"
 	TRAIL_TRACE=1 $(SAMPLE_BIN) --store /tmp/trail-demo-items.json demo
+	@echo "== TRAIL_TRACE=record, then trail replay and trail report"
+	TRAIL_TRACE=record TRAIL_TRACE_FILE=/tmp/trail-demo.trace $(SAMPLE_BIN) --store /tmp/trail-demo-items.json demo
+	.build/debug/trail replay /tmp/trail-demo.trace
+	.build/debug/trail report /tmp/trail-demo.trace
 
 bench: bench-deps
 	$(SWIFT) build -c release

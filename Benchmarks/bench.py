@@ -185,10 +185,108 @@ def logger(rounds):
              medians[f"spdlog rotating_logger_{kind}"] / medians["trail"], 1.5 if threads == 1 else 1.0)
 
 
+# MARK: symbolizer
+
+
+def text_range(binary):
+    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if ".text" in parts:
+            index = parts.index(".text")
+            return int(parts[index + 2], 16), int(parts[index + 4], 16)
+    raise RuntimeError("no .text in " + binary)
+
+
+def frames_of(text):
+    """llvm-symbolizer text: blocks per address, frames as (function, file, line); guessed files dropped."""
+    blocks = []
+    for block in text.split("\n\n"):
+        lines = block.strip("\n").split("\n")
+        if not lines or lines == [""]:
+            continue
+        frames = []
+        for index in range(0, len(lines) - 1, 2):
+            location = lines[index + 1].rsplit(":", 2)
+            file, line = (location[0], location[1]) if len(location) == 3 else ("??", "0")
+            if line == "0":
+                file = "??"  # no line: llvm guesses a file from the symbol table (often crtstuff.c)
+            frames.append((lines[index], file, line))
+        blocks.append(frames)
+    return blocks
+
+
+def symbolizer(rounds):
+    log("## Symbolizer: CrashLab built with TRAIL=1, debug and -O -g")
+    sample = os.path.join(ROOT, "Samples", "CrashLab")
+    run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "trail")], env={"TRAIL": "1"})
+    run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "release-g"),
+         "-c", "release", "-Xswiftc", "-g"], env={"TRAIL": "1", "TRAIL_RELEASE": "1"})
+    usr = toolchain_usr()
+    llvm, demangle = os.path.join(usr, "bin", "llvm-symbolizer"), os.path.join(usr, "bin", "swift-demangle")
+    trail = os.path.join(RELEASE, "trail")
+    import random
+    for label, binary in [("debug", os.path.join(sample, ".build", "trail", "debug", "CrashLab")),
+                          ("-O -g", os.path.join(sample, ".build", "release-g", "release", "CrashLab"))]:
+        start, size = text_range(binary)
+        random.seed(7)
+        log(f"  {label}: {binary} ({os.path.getsize(binary) >> 10} KiB)")
+        for count in (1, 2000, 20000):
+            path = os.path.join(WORK, f"addresses-{count}")
+            with open(path, "w") as handle:
+                handle.write("\n".join(hex(start + random.randrange(size)) for _ in range(count)) + "\n")
+            shell = lambda command: (["sh", "-c", command], None, None)
+            medians = compare({
+                "trail symbolize --obj": shell(f"{trail} symbolize --obj {binary} < {path} > /dev/null"),
+                "llvm-symbolizer | swift-demangle": shell(f"{llvm} --obj {binary} < {path} | {demangle} > /dev/null"),
+                "addr2line -f -i -C": shell(f"addr2line -f -i -C -e {binary} < {path} > /dev/null"),
+                "eu-addr2line -f -i -C": shell(f"eu-addr2line -f -i -C -e {binary} < {path} > /dev/null; true"),
+            }, rounds)
+            for name, seconds in medians.items():
+                log(f"    {count:6d} addresses  {name:34s} {seconds * 1000:8.1f} ms  {count / seconds / 1000:8.1f} k/s")
+            if count == 20000:
+                ours = medians["trail symbolize --obj"]
+                goal(f"{label}: speed vs llvm-symbolizer + swift-demangle", medians["llvm-symbolizer | swift-demangle"] / ours, 2)
+                goal(f"{label}: speed vs GNU addr2line", medians["addr2line -f -i -C"] / ours, 1)
+                a = frames_of(subprocess.run(f"{trail} symbolize --obj {binary} < {path}", shell=True, capture_output=True, text=True).stdout)
+                b = frames_of(subprocess.run(f"{llvm} --obj {binary} < {path} | {demangle}", shell=True, capture_output=True, text=True).stdout)
+                same = sum(1 for x, y in zip(a, b) if x == y)
+                inlined = sum(1 for y in b if len(y) > 1)
+                log(f"    agreement with llvm-symbolizer (function, file, line of every frame, {inlined} addresses with inline chains): "
+                    f"{100 * same / max(1, len(b)):.2f}%")
+                goal(f"{label}: agreement %", 100 * same / max(1, len(b)), 99)
+                gnu = subprocess.run(f"eu-addr2line -f -i -C -e {binary} < {path}", shell=True, capture_output=True, text=True).stdout
+                unknown = gnu.count("??:0")
+                log(f"    (eu-addr2line answered ??:0 for {unknown} of its {gnu.count(chr(10)) // 2} lines: no .debug_aranges)")
+    # One crash of 30 frames against eu-addr2line's start-up on one address.
+    directory = os.path.join(WORK, "crash")
+    subprocess.run([os.path.join(sample, ".build", "release-g", "release", "CrashLab"), "--log-dir", directory, "overflow"],
+                   env=dict(os.environ, SWIFT_BACKTRACE="enable=no"), capture_output=True)
+    lines, frames = [], 0
+    for line in open(os.path.join(directory, "CrashLab.log"), errors="replace"):
+        if line.startswith("frame "):
+            frames += 1
+            if frames > 30:
+                continue
+        lines.append(line)
+    crash = os.path.join(WORK, "crash30.log")
+    with open(crash, "w") as handle:
+        handle.write("".join(lines))
+    binary = os.path.join(sample, ".build", "release-g", "release", "CrashLab")
+    medians = compare({
+        "trail symbolize (one 30-frame crash)": ([trail, "symbolize", crash], None, None),
+        "eu-addr2line (one address)": (["sh", "-c", f"eu-addr2line -e {binary} {hex(text_range(binary)[0])}; true"], None, None),
+    }, max(rounds, 20))
+    for name, seconds in medians.items():
+        log(f"  {name:40s} {seconds * 1000:8.2f} ms")
+    goal("eu-addr2line start-up / trail one 30-frame crash", medians["eu-addr2line (one address)"] /
+         medians["trail symbolize (one 30-frame crash)"], 1)
+
+
 # MARK: main
 
 
-SECTIONS = {"rewriter": rewriter, "trace": trace, "logger": logger}
+SECTIONS = {"rewriter": rewriter, "trace": trace, "logger": logger, "symbolizer": symbolizer}
 
 
 def main():
