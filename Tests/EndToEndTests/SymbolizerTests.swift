@@ -14,6 +14,9 @@ import TrailTestSupport
         return (log, String(exe))
     }()
 
+    /// The line the pointer crash happens on.
+    static var line: Int { CrashLabTests.sites["pointer"]! }
+
     func write(_ text: String, _ name: String) throws -> String {
         let path = Paths.temporaryDirectory("symbolize-input") + "/" + name
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -76,7 +79,7 @@ import TrailTestSupport
         let log = try write(text.replacingOccurrences(of: Self.crashed.binary, with: stripped), "stripped.log")
         let names = try run(Paths.trail, ["symbolize", log], check: true)
         #expect(names.stdout.contains("static Crashes.badPointer(_:) + "))
-        #expect(!names.stdout.contains("Crashes.swift:31"))
+        #expect(!names.stdout.contains("Crashes.swift:\(Self.line)"))
         #expect(names.stdout.contains("no debug info (stripped?)"))
 
         // The unstripped file in a .build-id folder, found by build ID when the recorded path is gone.
@@ -86,7 +89,7 @@ import TrailTestSupport
         try FileManager.default.copyItem(atPath: Self.crashed.binary, toPath: target)
         let gone = try write(text.replacingOccurrences(of: Self.crashed.binary, with: "/gone/CrashLab"), "gone.log")
         let found = try run(Paths.trail, ["symbolize", "--debug-dir", debug, gone], check: true)
-        #expect(found.stdout.contains("Crashes.swift:31:"))
+        #expect(found.stdout.contains("Crashes.swift:\(Self.line):"))
     }
 
     @Test func markdownAndSnippets() throws {
@@ -95,7 +98,7 @@ import TrailTestSupport
         #expect(markdown.stdout.contains("## Crash 1: SIGSEGV (SEGV_MAPERR) at 0x8"))
         #expect(markdown.stdout.contains("### Stack"))
         let snippet = try run(Paths.trail, ["symbolize", "--snippet", "1", path], check: true)
-        #expect(snippet.stdout.contains(">    31 |         UnsafePointer<Int>(bitPattern: address)!.pointee"))
+        #expect(snippet.stdout.contains(">    \(Self.line) |         UnsafePointer<Int>(bitPattern: address)!.pointee"))
     }
 
     @Test func addressModeAgreesWithLLVMSymbolizer() throws {
