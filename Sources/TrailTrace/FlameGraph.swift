@@ -43,9 +43,15 @@ public enum FlameGraph {
             let fraction = root.total > 0 ? node.total / root.total : 0
             let share = String(format: "%.2f%%", fraction * 100)
             let label = "\(node.name) (\(DurationFormat.format(node.total).trimmingCharacters(in: .whitespaces)), \(share))"
+            // Static geometry, the same as the script's first draw, so viewers without scripts show it too.
+            let pixelX = x * width, pixelWidth = fraction * width, y = top + Double(depth) * frameHeight
+            let geometry = String(format: "x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"",
+                                  pixelX, y, max(0, pixelWidth - 0.5), frameHeight - 1)
+            let textPosition = String(format: "x=\"%.2f\" y=\"%.1f\"", pixelX + 3, y + frameHeight - 5)
             frames.append("""
-                <g class="f" data-x="\(x)" data-w="\(fraction)" data-d="\(depth)"><title>\(escape(label))</title>\
-                <rect rx="2" ry="2" fill="\(color(node.name, depth: depth))"/><text>\(escape(node.name))</text></g>
+                <g class="f\(pixelWidth < 0.5 ? " hidden" : "")" data-x="\(x)" data-w="\(fraction)" data-d="\(depth)">\
+                <title>\(escape(label))</title><rect \(geometry) rx="2" ry="2" fill="\(color(node.name, depth: depth))"/>\
+                <text \(textPosition)>\(escape(fitted(node.name, pixelWidth)))</text></g>
                 """)
             var cursor = x
             for name in node.order.sorted() {
@@ -84,6 +90,13 @@ public enum FlameGraph {
             """
     }
 
+    /// The label cut to what a frame this wide shows (about 7 px a character), as the script does.
+    static func fitted(_ name: String, _ pixelWidth: Double) -> String {
+        let fit = Int(((pixelWidth - 6) / 7).rounded(.down))
+        if fit < 3 { return "" }
+        return name.count <= fit ? name : String(name.prefix(fit - 2)) + ".."
+    }
+
     /// Warm colours, stable per name, a little lighter with depth.
     static func color(_ name: String, depth: Int) -> String {
         var hash: UInt32 = 2166136261
@@ -98,6 +111,8 @@ public enum FlameGraph {
     }
 
     static let script = """
+        // Everything lives in a closure: a global named `top` would be the read-only `window.top`.
+        var flameGraph = (function () {
         var frames, width, top, height, zoomed = null, term = null;
         function init(evt) {
           var group = document.getElementById("frames");
@@ -165,5 +180,8 @@ public enum FlameGraph {
           });
           document.getElementById("matched").textContent = pattern ? "Matched: " + (total * 100).toFixed(1) + "%" : " ";
         }
+        return { init: init };
+        })();
+        function init(evt) { flameGraph.init(evt); }
         """
 }

@@ -75,7 +75,15 @@ import TrailTestSupport
 
         let svg = try run(Paths.trail, ["flamegraph", trace], check: true)
         let parser = XMLParser(data: Data(svg.stdout.utf8))
+        let frames = FlameFrames()
+        parser.delegate = frames
         #expect(parser.parse(), "the flame graph is well-formed XML")
+        // It is drawn without the script too: each frame sits in its depth's row, inside the picture.
+        #expect(frames.rects.count == frames.depths.count && frames.rects.count > 20)
+        #expect(frames.rects.first?.width ?? 0 > 1199)
+        for (rect, depth) in zip(frames.rects, frames.depths) {
+            #expect(rect.y == 60 + 17 * Double(depth) && rect.x >= 0 && rect.x + rect.width <= 1200)
+        }
         #expect(svg.stdout.contains("ItemStore.Store.create(name:value:)"))
     }
 
@@ -153,5 +161,24 @@ import TrailTestSupport
         let after = try FileManager.default.contentsOfDirectory(atPath: sources).sorted()
             .map { try String(contentsOfFile: sources + "/" + $0, encoding: .utf8) }
         #expect(after == before)
+    }
+}
+
+/// Collects the flame graph's frame rectangles and depths.
+final class FlameFrames: NSObject, XMLParserDelegate {
+    var rects: [(x: Double, y: Double, width: Double)] = []
+    var depths: [Int] = []
+    private var inFrame = false
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        if name == "g", let depth = attributes["data-d"].flatMap(Int.init) {
+            depths.append(depth)
+            inFrame = true
+        } else if name == "rect", inFrame {
+            rects.append((Double(attributes["x"] ?? "") ?? -1, Double(attributes["y"] ?? "") ?? -1,
+                          Double(attributes["width"] ?? "") ?? -1))
+            inFrame = false
+        }
     }
 }
