@@ -55,6 +55,7 @@ let package = Package(
         // For tests that compile instrumented fixtures with swiftc against the runtime.
         .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail"]),
         .executable(name: "trail", targets: ["trail"]),
+        .executable(name: "trail-symbolize", targets: ["trail-symbolize"]),
         .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
         .plugin(name: "TrailCommand", targets: ["TrailCommand"]),
     ],
@@ -68,8 +69,13 @@ let package = Package(
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
-        .executableTarget(name: "trail", dependencies: ["TrailRewriter", "TrailTrace", "TrailSymbolizer"],
+        // The argument tables and the symbolize verb, shared by `trail` and the lean `trail-symbolize`.
+        .target(name: "TrailCommandLine", dependencies: ["TrailSymbolizer"]),
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, the standard library linked in.
+        .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
         .plugin(

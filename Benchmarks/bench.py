@@ -224,7 +224,7 @@ def symbolizer(rounds):
          "-c", "release", "-Xswiftc", "-g"], env={"TRAIL": "1", "TRAIL_RELEASE": "1"})
     usr = toolchain_usr()
     llvm, demangle = os.path.join(usr, "bin", "llvm-symbolizer"), os.path.join(usr, "bin", "swift-demangle")
-    trail = os.path.join(RELEASE, "trail")
+    trail, lean = os.path.join(RELEASE, "trail"), os.path.join(RELEASE, "trail-symbolize")
     import random
     for label, binary in [("debug", os.path.join(sample, ".build", "trail", "debug", "CrashLab")),
                           ("-O -g", os.path.join(sample, ".build", "release-g", "release", "CrashLab"))]:
@@ -237,7 +237,7 @@ def symbolizer(rounds):
                 handle.write("\n".join(hex(start + random.randrange(size)) for _ in range(count)) + "\n")
             shell = lambda command: (["sh", "-c", command], None, None)
             medians = compare({
-                "trail symbolize --obj": shell(f"{trail} symbolize --obj {binary} < {path} > /dev/null"),
+                "trail-symbolize --obj": shell(f"{lean} --obj {binary} < {path} > /dev/null"),
                 "llvm-symbolizer | swift-demangle": shell(f"{llvm} --obj {binary} < {path} | {demangle} > /dev/null"),
                 "addr2line -f -i -C": shell(f"addr2line -f -i -C -e {binary} < {path} > /dev/null"),
                 "eu-addr2line -f -i -C": shell(f"eu-addr2line -f -i -C -e {binary} < {path} > /dev/null; true"),
@@ -245,10 +245,10 @@ def symbolizer(rounds):
             for name, seconds in medians.items():
                 log(f"    {count:6d} addresses  {name:34s} {seconds * 1000:8.1f} ms  {count / seconds / 1000:8.1f} k/s")
             if count == 20000:
-                ours = medians["trail symbolize --obj"]
+                ours = medians["trail-symbolize --obj"]
                 goal(f"{label}: speed vs llvm-symbolizer + swift-demangle", medians["llvm-symbolizer | swift-demangle"] / ours, 2)
                 goal(f"{label}: speed vs GNU addr2line", medians["addr2line -f -i -C"] / ours, 1)
-                a = frames_of(subprocess.run(f"{trail} symbolize --obj {binary} < {path}", shell=True, capture_output=True, text=True).stdout)
+                a = frames_of(subprocess.run(f"{lean} --obj {binary} < {path}", shell=True, capture_output=True, text=True).stdout)
                 b = frames_of(subprocess.run(f"{llvm} --obj {binary} < {path} | {demangle}", shell=True, capture_output=True, text=True).stdout)
                 same = sum(1 for x, y in zip(a, b) if x == y)
                 inlined = sum(1 for y in b if len(y) > 1)
@@ -274,13 +274,14 @@ def symbolizer(rounds):
         handle.write("".join(lines))
     binary = os.path.join(sample, ".build", "release-g", "release", "CrashLab")
     medians = compare({
+        "trail-symbolize (one 30-frame crash)": ([lean, crash], None, None),
         "trail symbolize (one 30-frame crash)": ([trail, "symbolize", crash], None, None),
-        "eu-addr2line (one address)": (["sh", "-c", f"eu-addr2line -e {binary} {hex(text_range(binary)[0])}; true"], None, None),
+        "eu-addr2line (one address)": (["eu-addr2line", "-e", binary, hex(text_range(binary)[0])], None, None),
     }, max(rounds, 20))
     for name, seconds in medians.items():
         log(f"  {name:40s} {seconds * 1000:8.2f} ms")
-    goal("eu-addr2line start-up / trail one 30-frame crash", medians["eu-addr2line (one address)"] /
-         medians["trail symbolize (one 30-frame crash)"], 1)
+    goal("eu-addr2line start-up / trail-symbolize one 30-frame crash", medians["eu-addr2line (one address)"] /
+         medians["trail-symbolize (one 30-frame crash)"], 1)
 
 
 # MARK: main

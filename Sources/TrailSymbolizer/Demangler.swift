@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLibdw
 
 /// Readable names through the demanglers already at hand, found with `dlsym`: the toolchain's
 /// libswiftDemangle (the names `swift demangle` prints, and a simplified form), else the Swift runtime's
@@ -18,35 +19,39 @@ final class Demangler: @unchecked Sendable {
     private typealias CxxDemangle = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?,
                                                     UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int32>?) -> UnsafeMutablePointer<CChar>?
 
-    private let swiftDemangle: SwiftDemangle?
+    private let swiftDemangle: SwiftDemangle
     private let cxxDemangle: CxxDemangle?
     private var cache: [String: String] = [:]
     private let lock = NSLockLike()
 
     private init() {
-        let handle = dlopen(nil, RTLD_NOW)
-        let runtime = dlsym(handle, "swift_demangle")
-        swiftDemangle = runtime.map { unsafeBitCast($0, to: SwiftDemangle.self) }
-        cxxDemangle = dlsym(handle, "__cxa_demangle").map { unsafeBitCast($0, to: CxxDemangle.self) }
-        // <usr>/lib/swift/linux/libswiftCore.so (from this process's mappings) -> <usr>/lib/libswiftDemangle.so
-        if var path = Self.loadedLibrary("libswiftCore.so") {
-            for _ in 0 ..< 3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-            if let library = dlopen(path + "/libswiftDemangle.so", RTLD_NOW | RTLD_LOCAL) {
-                toolchainFull = dlsym(library, "swift_demangle_getDemangledName").map { unsafeBitCast($0, to: ToolchainDemangle.self) }
-                toolchainSimplified = dlsym(library, "swift_demangle_getSimplifiedDemangledName")
-                    .map { unsafeBitCast($0, to: ToolchainDemangle.self) }
-            }
+        swiftDemangle = runtimeDemangle
+        cxxDemangle = dlsym(dlopen(nil, RTLD_NOW), "__cxa_demangle").map { unsafeBitCast($0, to: CxxDemangle.self) }
+        if let library = Self.toolchainLibrary().flatMap({ dlopen($0 + "/libswiftDemangle.so", RTLD_NOW | RTLD_LOCAL) }) {
+            toolchainFull = dlsym(library, "swift_demangle_getDemangledName").map { unsafeBitCast($0, to: ToolchainDemangle.self) }
+            toolchainSimplified = dlsym(library, "swift_demangle_getSimplifiedDemangledName")
+                .map { unsafeBitCast($0, to: ToolchainDemangle.self) }
         }
     }
 
-    /// The path a library of this process was loaded from, from /proc/self/maps.
-    static func loadedLibrary(_ name: String) -> String? {
-        guard let file = fopen("/proc/self/maps", "r") else { return nil }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasSuffix("/" + name), let slash = text.firstIndex(of: "/") { return String(text[slash...]) }
+    /// The toolchain's `usr/lib`: from this process's libswiftCore.so (`<usr>/lib/swift/linux/`), else, in a
+    /// binary with the standard library linked in, from `swift` on PATH (`<usr>/bin/swift`).
+    static func toolchainLibrary() -> String? {
+        func parent(_ path: String, _ levels: Int) -> String {
+            var path = path
+            for _ in 0 ..< levels { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+            return path
+        }
+        // The object that holds the runtime's demangler: libswiftCore.so, or this executable.
+        let runtime: SwiftDemangle = runtimeDemangle
+        if let name = trail_object_containing(unsafeBitCast(runtime, to: UnsafeRawPointer.self)) {
+            let core = String(cString: name)
+            if core.hasSuffix("/libswiftCore.so") { return parent(core, 3) }
+        }
+        for directory in (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":") {
+            guard let resolved = realpath(directory + "/swift", nil) else { continue }
+            defer { free(resolved) }
+            return parent(String(cString: resolved), 2) + "/lib"
         }
         return nil
     }
@@ -105,7 +110,7 @@ final class Demangler: @unchecked Sendable {
     private func compute(_ name: String) -> String {
         if isSwift(name) {
             if let full = toolchain(toolchainFull, name) { return full }
-            if let swiftDemangle, let text = name.withCString({ swiftDemangle($0, strlen($0), nil, nil, 0) }) {
+            if let text = name.withCString({ swiftDemangle($0, strlen($0), nil, nil, 0) }) {
                 defer { free(text) }
                 return String(cString: text)
             }
@@ -119,6 +124,11 @@ final class Demangler: @unchecked Sendable {
         return name
     }
 }
+
+/// The runtime's demangler, linked directly: `dlsym` cannot see it when the standard library is linked in.
+@_silgen_name("swift_demangle")
+private func runtimeDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
+                             _ outputLength: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
 
 /// A pthread mutex, to keep this module free of Foundation.
 final class NSLockLike: @unchecked Sendable {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailCommandLine
 import TrailRewriter
 
 private let pathOptions: [OptionSpec] = [

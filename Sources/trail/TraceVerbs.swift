@@ -1,4 +1,5 @@
 import Foundation
+import TrailCommandLine
 import TrailSymbolizer
 import TrailTrace
 

@@ -101,6 +101,19 @@ import TrailTestSupport
         #expect(snippet.stdout.contains(">    \(Self.line) |         UnsafePointer<Int>(bitPattern: address)!.pointee"))
     }
 
+    @Test func theLeanBinaryGivesTheSameAnswers() throws {
+        let path = try write(Self.crashed.log, "lean.log")
+        let lean = Paths.buildDirectory + "/trail-symbolize"
+        for format in ["text", "json"] {
+            let full = try run(Paths.trail, ["symbolize", "--format", format, path], check: true)
+            let fast = try run(lean, ["--format", format, path], check: true)
+            #expect(fast.stdout == full.stdout)
+            #expect(fast.stdout.contains("Crashes.badPointer"))
+        }
+        let linked = try run("/usr/bin/ldd", [lean], check: true)
+        #expect(!linked.stdout.contains("libswiftCore") && !linked.stdout.contains("Foundation"))
+    }
+
     @Test func addressModeAgreesWithLLVMSymbolizer() throws {
         // Every 97th byte of the text section: inside functions, inlined code, and padding alike.
         let sections = try run("readelf", ["-SW", Self.crashed.binary], check: true).stdout

@@ -1,29 +1,39 @@
 /// A small, table-driven argument parser: each verb lists its options, and `--help` is generated from them.
-struct OptionSpec: Sendable {
-    var names: [String]
+public struct OptionSpec: Sendable {
+    public var names: [String]
     /// The value's placeholder in help, or nil for a flag.
-    var value: String?
-    var help: String
-    var repeatable = false
+    public var value: String?
+    public var help: String
+    public var repeatable = false
 
-    static func flag(_ names: String..., help: String) -> OptionSpec {
+    public static func flag(_ names: String..., help: String) -> OptionSpec {
         OptionSpec(names: names, value: nil, help: help)
     }
 
-    static func value(_ names: String..., placeholder: String, help: String, repeatable: Bool = false) -> OptionSpec {
+    public static func value(_ names: String..., placeholder: String, help: String, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(names: names, value: placeholder, help: help, repeatable: repeatable)
     }
 }
 
-struct Verb: Sendable {
-    var name: String
-    var summary: String
-    var usage: String
-    var details: String = ""
-    var options: [OptionSpec]
-    var run: @Sendable (ParsedArguments) throws -> Int32
+public struct Verb: Sendable {
+    public var name: String
+    public var summary: String
+    public var usage: String
+    public var details: String
+    public var options: [OptionSpec]
+    public var run: @Sendable (ParsedArguments) throws -> Int32
 
-    var help: String {
+    public init(name: String, summary: String, usage: String, details: String = "", options: [OptionSpec],
+                run: @escaping @Sendable (ParsedArguments) throws -> Int32) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.details = details
+        self.options = options
+        self.run = run
+    }
+
+    public var help: String {
         var text = "\(summary)\n\nUsage: trail \(name) \(usage)\n"
         if !details.isEmpty { text += "\n\(details)\n" }
         if !options.isEmpty { text += "\nOptions:\n" }
@@ -38,24 +48,25 @@ struct Verb: Sendable {
     }
 }
 
-struct ParsedArguments {
-    var values: [String: [String]] = [:]
-    var flags: Set<String> = []
-    var positionals: [String] = []
+public struct ParsedArguments {
+    public var values: [String: [String]] = [:]
+    public var flags: Set<String> = []
+    public var positionals: [String] = []
 
     /// Options are looked up by their long name.
-    func has(_ name: String) -> Bool { flags.contains(name) }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    public func has(_ name: String) -> Bool { flags.contains(name) }
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
 }
 
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
+public struct UsageError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
 }
 
 extension Verb {
     /// Parses `arguments` (after the verb). `--help` is reported as the flag `help`.
-    func parse(_ arguments: [String]) throws -> ParsedArguments {
+    public func parse(_ arguments: [String]) throws -> ParsedArguments {
         var parsed = ParsedArguments()
         var index = 0
         func key(_ spec: OptionSpec) -> String {

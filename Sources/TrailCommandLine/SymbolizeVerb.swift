@@ -1,7 +1,6 @@
-import Foundation
 import TrailSymbolizer
 
-let symbolizeVerb = Verb(
+public let symbolizeVerb = Verb(
     name: "symbolize",
     summary: "Turn crash blocks in a log, or addresses, into readable stacks (libdw).",
     usage: "[LOG|-] [--format text|json|markdown] [--debug-dir DIR]... [--snippet N]\n       trail symbolize --obj BINARY [--json] [ADDRESS...]",
@@ -89,7 +88,7 @@ private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
     return parsed.problems.isEmpty ? 0 : 1
 }
 
-func crashFormat(_ text: String?) throws -> CrashFormat {
+public func crashFormat(_ text: String?) throws -> CrashFormat {
     guard let text else { return .text }
     guard let format = CrashFormat(rawValue: text) else {
         throw UsageError(description: "--format: text, json or markdown")
