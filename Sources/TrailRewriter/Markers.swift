@@ -13,7 +13,9 @@ enum Marker {
 
     static func wrap(_ code: String) -> String { open + code + close }
 
-    static let importTrail = wrap("import Trail; ")
+    /// Only the `Trail` type: a whole-module import would put the runtime's `Logger` beside, say, swift-log's,
+    /// and make the name ambiguous in the user's file.
+    static let importTrail = wrap("import enum Trail.Trail; ")
 
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
     /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which

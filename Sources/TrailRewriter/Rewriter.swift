@@ -145,7 +145,7 @@ public enum Rewriter {
                           message: (first?.message ?? "syntax error") + "; file left unchanged")
     }
 
-    /// Where `import Trail; ` goes: before the first top-level import, else at the start of the file
+    /// Where the import of `Trail` goes: before the first top-level import, else at the start of the file
     /// (after a `#!` line). Either way it shares a line with existing text, so no line moves.
     private static func importOffset(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         for item in tree.statements {

@@ -6,11 +6,19 @@ import TrailTestSupport
 @Suite struct ZooTests {
     static let zoo = Paths.fixture("Zoo")
 
+    /// ZooLog, a module the zoo imports, whose `Logger` and `LogSink` are also names in Trail.
+    static func compileLogModule(into directory: String) throws {
+        try run("swiftc", ["-module-name", "ZooLog", "-parse-as-library", "-emit-module", "-emit-library", "-static",
+                           "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a",
+                           Paths.fixture("ZooLog") + "/Logger.swift"], check: true)
+    }
+
     /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced.
     static func compile(_ sources: String, traced: Bool, into directory: String) throws -> String {
         let files = try FileManager.default.contentsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }.sorted()
         let output = directory + (traced ? "/zoo-traced" : "/zoo-plain")
-        var arguments = ["-module-name", "Zoo", "-Onone", "-g", "-o", output] + files.map { sources + "/" + $0 }
+        var arguments = ["-module-name", "Zoo", "-Onone", "-g", "-o", output, "-I", directory, "-L", directory, "-lZooLog"]
+            + files.map { sources + "/" + $0 }
         if traced {
             let build = Paths.buildDirectory
             arguments += ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailShim/include",
@@ -24,6 +32,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("zoo")
         let instrumented = directory + "/src"
         try! run(Paths.trail, ["instrument", "--closures", "--module", "Zoo", "--output", instrumented, zoo], check: true)
+        try! compileLogModule(into: directory)
         return (try! compile(zoo, traced: false, into: directory), try! compile(instrumented, traced: true, into: directory), directory)
     }()
 

@@ -18,7 +18,7 @@ import TrailTestSupport
             """
         let expected = """
             // header
-            /*<trail*/import Trail; /*trail>*/import Foundation
+            /*<trail*/import enum Trail.Trail; /*trail>*/import Foundation
 
             func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4"); defer { Trail.exit() };/*trail>*/ /*<trail*/return /*trail>*/a + b }
             func log() {/*<trail*/Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit() };/*trail>*/
@@ -31,12 +31,12 @@ import TrailTestSupport
     }
 
     @Test func importGoesToLineOneOrAfterAShebang() throws {
-        #expect(try instrumented("func f() {}\n").hasPrefix("/*<trail*/import Trail; /*trail>*/func f()"))
+        #expect(try instrumented("func f() {}\n").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
         let script = try instrumented("#!/usr/bin/env swift\nfunc f() {}\n")
-        #expect(script.hasPrefix("#!/usr/bin/env swift\n/*<trail*/import Trail; /*trail>*/func f()"))
+        #expect(script.hasPrefix("#!/usr/bin/env swift\n/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
         // An import inside #if does not count: Trail must be imported on every platform.
         let conditional = try instrumented("#if os(Linux)\nimport Glibc\n#endif\nfunc f() {}\n")
-        #expect(conditional.hasPrefix("/*<trail*/import Trail; /*trail>*/#if os(Linux)"))
+        #expect(conditional.hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/#if os(Linux)"))
     }
 
     @Test func asyncFunctionsAndAwaitingClosuresUseTheAsyncEntry() throws {
