@@ -163,7 +163,7 @@ final class BodyCollector: SyntaxVisitor {
         closureCounts[closureCounts.count - 1] += 1
         let name = "closure#\(closureCounts[closureCounts.count - 1])"
         push(name)
-        if options.closures {
+        if options.closures, node.statements.count > 1 || Self.spellsOutItsType(node) {
             let insertAfter = node.signature?.inKeyword ?? node.leftBrace
             // A closure is async when it says so, or when it awaits: its context makes it async.
             let async = node.signature?.effectSpecifiers?.asyncSpecifier != nil || AwaitFinder.awaits(node.statements)
@@ -173,6 +173,18 @@ final class BodyCollector: SyntaxVisitor {
         return .visitChildren
     }
     override func visitPost(_ node: ClosureExprSyntax) { pop() }
+
+    /// Swift infers a one-statement closure's parameter and result types from its body, and stops once
+    /// statements are added; so such a closure is traced only when its signature writes every type.
+    static func spellsOutItsType(_ node: ClosureExprSyntax) -> Bool {
+        guard let signature = node.signature, signature.returnClause != nil else { return false }
+        switch signature.parameterClause {
+        case .parameterClause(let clause)?: return clause.parameters.allSatisfy { $0.type != nil }
+        case .simpleInput(let names)?: return names.isEmpty
+        case nil: return true
+        @unknown default: return false
+        }
+    }
 
     // MARK: Skip rules
 

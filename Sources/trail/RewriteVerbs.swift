@@ -29,7 +29,7 @@ let instrumentVerb = Verb(
         With a single file and no destination, the result is printed.
         """,
     options: pathOptions + [
-        .flag("--closures", help: "Also trace closures (off by default)."),
+        .flag("--closures", help: "Also trace closures (off by default; one-statement closures only with a full signature)."),
         .flag("--inlinable", help: "Also trace @inlinable and @_alwaysEmitIntoClient bodies (needs a public import)."),
         .value("--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."),
         .value("--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).", repeatable: true),
