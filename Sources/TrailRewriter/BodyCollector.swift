@@ -226,7 +226,9 @@ final class BodyCollector: SyntaxVisitor {
             edits.append(Edit(offset: offset, text: Marker.emptyBody(site: site, async: async)))
             return
         }
-        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async)))
+        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
+        let onlyConditional = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
+        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async, closeable: onlyConditional)))
         if returns != .void {
             ImplicitReturn.insertionPoints(statements, neverFunctions: options.neverReturning).forEach {
                 edits.append(Edit(offset: $0, text: Marker.explicitReturn))

@@ -17,7 +17,9 @@ import TrailTestSupport
     static func compile(_ sources: String, traced: Bool, into directory: String) throws -> String {
         let files = try FileManager.default.contentsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }.sorted()
         let output = directory + (traced ? "/zoo-traced" : "/zoo-plain")
-        var arguments = ["-module-name", "Zoo", "-Onone", "-g", "-o", output, "-I", directory, "-L", directory, "-lZooLog"]
+        // Warnings are errors: what the rewriter inserts must not warn, or such packages stop building.
+        var arguments = ["-module-name", "Zoo", "-Onone", "-g", "-warnings-as-errors", "-o", output,
+                         "-I", directory, "-L", directory, "-lZooLog"]
             + files.map { sources + "/" + $0 }
         if traced {
             let build = Paths.buildDirectory
