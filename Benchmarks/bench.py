@@ -27,8 +27,13 @@ def log(text=""):
 def run(argv, env=None, cwd=None, quiet=True):
     merged = dict(os.environ)
     merged.update(env or {})
-    out = subprocess.DEVNULL if quiet else None
-    subprocess.run(argv, env=merged, cwd=cwd, check=True, stdout=out, stderr=out)
+    if not quiet:
+        subprocess.run(argv, env=merged, cwd=cwd, check=True)
+        return
+    result = subprocess.run(argv, env=merged, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr.decode(errors="replace")[-4000:])
+        raise subprocess.CalledProcessError(result.returncode, argv)
 
 
 def timed(argv, env=None, cwd=None, before=None):
