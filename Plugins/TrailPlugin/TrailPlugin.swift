@@ -13,7 +13,15 @@ struct TrailPlugin: BuildToolPlugin {
         // Copies trace in debug builds only, unless TRAIL_RELEASE=1 asks for traced release builds too.
         let guardFlag = ProcessInfo.processInfo.environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
         let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
-        return files.map { file in
+        // What the whole target declares (Never functions, result builders), rewritten only when it changes.
+        let declarations = output.appendingPathComponent("declarations.txt")
+        let scan = Command.buildCommand(
+            displayName: "Trail scanning \(target.name)",
+            executable: trail,
+            arguments: ["scan", "--output", declarations.path] + files.map(\.url.path),
+            inputFiles: files.map(\.url),
+            outputFiles: [declarations])
+        return [scan] + files.map { file in
             let relative = String(file.url.path.dropFirst(target.directoryURL.path.count + 1))
             // `main.swift` must keep its name to hold top-level code; other copies get flat, unique names.
             let copy = relative.hasSuffix("main.swift") && !relative.contains("/")
@@ -24,8 +32,8 @@ struct TrailPlugin: BuildToolPlugin {
                 displayName: "Trail instrumenting \(relative)",
                 executable: trail,
                 arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
-                    + ["--output-file", copy.path, file.url.path],
-                inputFiles: [file.url],
+                    + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
+                inputFiles: [file.url, declarations],
                 outputFiles: [copy])
         }
     }

@@ -61,15 +61,9 @@ public enum Batch {
         // Never-returning functions and result builders declared anywhere in the set apply to every file.
         var operation = operation
         if case .instrument(var instrumentOptions) = operation, files.count > 1 {
-            let found = ResultSlots<(never: Set<String>, builders: Set<String>)>(count: files.count)
-            parallelForEach(files.count, jobs: options.jobs) { index in
-                guard let source = try? FileIO.read(files[index].path) else { return }
-                found[index] = (DeclarationScan.neverReturning(in: source), DeclarationScan.resultBuilders(in: source))
-            }
-            for index in 0 ..< files.count {
-                instrumentOptions.neverReturning.formUnion(found[index]?.never ?? [])
-                instrumentOptions.builderAttributes.formUnion(found[index]?.builders ?? [])
-            }
+            let found = Declarations.scan(files.map(\.path), jobs: options.jobs)
+            instrumentOptions.neverReturning.formUnion(found.neverReturning)
+            instrumentOptions.builderAttributes.formUnion(found.resultBuilders)
             operation = .instrument(instrumentOptions)
         }
 

@@ -34,12 +34,49 @@ let instrumentVerb = Verb(
         .value("--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."),
         .value("--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).", repeatable: true),
         .value("--never", placeholder: "NAME", help: "A function returning Never, defined elsewhere (repeatable).", repeatable: true),
+        .value("--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
     ],
     run: { arguments in
-        let options = InstrumentOptions(
+        var options = InstrumentOptions(
             module: "", closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
             builderAttributes: Set(arguments.all("builder")), neverReturning: Set(arguments.all("never")))
+        if let path = arguments.value("declarations") {
+            do {
+                let declarations = try Declarations(text: String(decoding: try FileIO.read(path), as: UTF8.self), path: path)
+                options.neverReturning.formUnion(declarations.neverReturning)
+                options.builderAttributes.formUnion(declarations.resultBuilders)
+            } catch {
+                printError("\(error)")
+                return 1
+            }
+        }
         return try runBatch(arguments, .instrument(options), verb: "instrument", done: "instrumented")
+    })
+
+let scanVerb = Verb(
+    name: "scan",
+    summary: "List the Never functions and result builders declared in files, for 'instrument --declarations'.",
+    usage: "--output FILE PATH...",
+    details: """
+        The build plugin rewrites each file in a command of its own; this command gives each of them what the
+        whole target declares. FILE is rewritten only when the list changes, so that an edit which declares
+        nothing new re-instruments only the edited file.
+        """,
+    options: [
+        .value("--output", "-o", placeholder: "FILE", help: "Where the list goes."),
+        .value("--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).", repeatable: true),
+    ],
+    run: { arguments in
+        guard let output = arguments.value("output") else { throw UsageError(description: "--output FILE is required") }
+        guard !arguments.positionals.isEmpty else { throw UsageError(description: "no PATH given (see 'trail scan --help')") }
+        do {
+            let files = try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: nil)
+            try Declarations.scan(files.map(\.path), jobs: BatchOptions(destination: .dryRun).jobs).write(to: output)
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+        return 0
     })
 
 let stripVerb = Verb(

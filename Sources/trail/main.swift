@@ -2,7 +2,7 @@ import Foundation
 import TrailCommandLine
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library.
-let verbs: [Verb] = [instrumentVerb, stripVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]
+let verbs: [Verb] = [instrumentVerb, stripVerb, scanVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]
 
 let overview = """
     trail: build-time function tracing and logging for Swift.

@@ -127,6 +127,25 @@ import TrailTestSupport
         #expect(instrumented.first?.hasSuffix("Trail instrumenting Store.swift") == true)
     }
 
+    @Test func neverFunctionsDeclaredInAnotherFileAreKnown() throws {
+        _ = Self.traced
+        // Each file has a command of its own; `trail scan` tells it that `unfinished` returns Never, so the lone
+        // call is not turned into `return unfinished(...)`, which would not compile in an `Int` getter.
+        let directory = Self.sample.directory + "/Sources/ItemStore/"
+        let declaring = directory + "ZUnfinished.swift", calling = directory + "AForecast.swift"
+        defer {
+            try? FileManager.default.removeItem(atPath: declaring)
+            try? FileManager.default.removeItem(atPath: calling)
+        }
+        try "func unfinished(_ what: String) -> Never { fatalError(what) }\n"
+            .write(toFile: declaring, atomically: true, encoding: .utf8)
+        try "extension Store {\n    var forecast: Int { unfinished(\"forecast\") }\n}\n"
+            .write(toFile: calling, atomically: true, encoding: .utf8)
+        let built = try Self.sample.build(scratch: "trail", traced: true, check: false)
+        #expect(built.status == 0, "\((built.stdout + built.stderr).suffix(2000))")
+        #expect(built.stdout.contains("Trail scanning ItemStore"))
+    }
+
     @Test func compileErrorsNameTheOriginalFileAndLine() throws {
         _ = Self.traced
         let file = Self.sample.directory + "/Sources/ItemStore/Store.swift"

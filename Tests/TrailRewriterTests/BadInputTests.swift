@@ -39,6 +39,29 @@ import Testing
         #expect(error?.message.contains("cannot read") == true)
     }
 
+    @Test func declarationListsRoundTripAndRewriteOnlyOnChange() throws {
+        let directory = NSTemporaryDirectory() + "trail-declarations-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "func stop() -> Never { fatalError() }\n@resultBuilder struct Rows {}\n"
+            .write(toFile: directory + "/A.swift", atomically: true, encoding: .utf8)
+        try "func go() -> Int { 1 }\n".write(toFile: directory + "/B.swift", atomically: true, encoding: .utf8)
+        let found = Declarations.scan([directory + "/A.swift", directory + "/B.swift"], jobs: 2)
+        #expect(found == Declarations(neverReturning: ["stop"], resultBuilders: ["Rows"]))
+        #expect(found.text == "never stop\nbuilder Rows\n")
+        #expect(try Declarations(text: found.text, path: "d.txt") == found)
+
+        let list = directory + "/declarations.txt"
+        try found.write(to: list)
+        let before = try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date
+        usleep(20_000)
+        try found.write(to: list)
+        #expect(try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date == before)
+
+        let error = #expect(throws: SourceError.self) { try Declarations(text: "never a\nsomething else\n", path: "d.txt") }
+        #expect(error?.description.hasPrefix("d.txt:2:") == true)
+    }
+
     @Test func atomicWriteKeepsModeAndLeavesNoTemporaryFile() throws {
         let directory = NSTemporaryDirectory() + "trail-atomic-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,0 +1,56 @@
+/// The declarations in a set of files that change how other files are rewritten: functions returning
+/// `Never` and `@resultBuilder` types. `trail scan` writes them for the build plugin, whose commands each
+/// rewrite one file but must know what the whole target declares.
+public struct Declarations: Equatable, Sendable {
+    public var neverReturning: Set<String> = []
+    public var resultBuilders: Set<String> = []
+
+    public init(neverReturning: Set<String> = [], resultBuilders: Set<String> = []) {
+        self.neverReturning = neverReturning
+        self.resultBuilders = resultBuilders
+    }
+
+    /// Scans the files on `jobs` threads; unreadable files are left to the rewrite to report.
+    public static func scan(_ paths: [String], jobs: Int) -> Declarations {
+        let found = ResultSlots<Declarations>(count: paths.count)
+        parallelForEach(paths.count, jobs: jobs) { index in
+            guard let source = try? FileIO.read(paths[index]) else { return }
+            found[index] = Declarations(neverReturning: DeclarationScan.neverReturning(in: source),
+                                        resultBuilders: DeclarationScan.resultBuilders(in: source))
+        }
+        var all = Declarations()
+        for index in 0 ..< paths.count {
+            all.neverReturning.formUnion(found[index]?.neverReturning ?? [])
+            all.resultBuilders.formUnion(found[index]?.resultBuilders ?? [])
+        }
+        return all
+    }
+
+    /// One `never NAME` or `builder NAME` per line, sorted, so equal sets give equal files.
+    public var text: String {
+        (neverReturning.sorted().map { "never \($0)\n" } + resultBuilders.sorted().map { "builder \($0)\n" }).joined()
+    }
+
+    /// Reads `text`; a line of another kind is an error naming the file and line.
+    public init(text: String, path: String) throws(SourceError) {
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2 else {
+                throw SourceError(path: path, line: number + 1, column: 1, message: "expected 'never NAME' or 'builder NAME'")
+            }
+            switch parts[0] {
+            case "never": neverReturning.insert(String(parts[1]))
+            case "builder": resultBuilders.insert(String(parts[1]))
+            default: throw SourceError(path: path, line: number + 1, column: 1, message: "expected 'never NAME' or 'builder NAME'")
+            }
+        }
+    }
+
+    /// Writes `text` to `path` only when it differs, so the build commands that read it rerun only then.
+    public func write(to path: String) throws(SourceError) {
+        let bytes = Array(text.utf8)
+        if let existing = try? FileIO.read(path), existing == bytes { return }
+        try FileIO.makeParents(of: path)
+        try FileIO.writeAtomically(bytes, to: path)
+    }
+}
