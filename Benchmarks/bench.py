@@ -138,6 +138,7 @@ def trace(rounds):
     plain, traced = build_fib()
     trace_file = os.path.join(WORK, "fib.trace")
     uftrace_data = os.path.join(WORK, "uftrace.data")
+    os.chdir(WORK)  # a -pg program writes gmon.out into its working folder
     medians = compare({
         "Swift untraced (plain debug build)": ([plain, str(n)], None, None),
         "Swift traced build, tracing off": ([traced, str(n)], None, None),
@@ -146,6 +147,7 @@ def trace(rounds):
         "uftrace record (C -pg)": (["uftrace", "record", "-d", uftrace_data, os.path.join(WORK, "fib-pg"), str(n)], None,
                                    lambda: shutil.rmtree(uftrace_data, ignore_errors=True)),
     }, rounds)
+    os.chdir(ROOT)
     for label, seconds in medians.items():
         log(f"  {label:42s} {seconds * 1000:8.1f} ms")
     ours = (medians["Swift traced build, TRAIL_TRACE=record"] - medians["Swift untraced (plain debug build)"]) / calls * 1e9
