@@ -482,4 +482,15 @@ void trail_crash_report(const char *reason, int fatal) {
     }
 }
 
-void trail_set_thread_name(const char *name) { prctl(PR_SET_NAME, name); }
+void trail_set_thread_name(const char *name) {
+    prctl(PR_SET_NAME, name);
+    trail_crash_thread_started();
+}
+
+/// A thread's first traced call (log or record mode) or name: give it an alternate stack too, so that a stack overflow
+/// on it is caught as well (the kernel cannot run a handler on the stack that overflowed).
+void trail_crash_thread_started(void) {
+    if (__atomic_load_n(&installed, __ATOMIC_ACQUIRE) && !__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
+        trail_crash_prepare_thread();
+    }
+}

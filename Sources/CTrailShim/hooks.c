@@ -16,7 +16,10 @@ __thread struct trail_thread trail_thread_state __attribute__((tls_model("initia
 
 uint32_t trail_current_tid(void) {
     struct trail_thread *thread = &trail_thread_state;
-    if (UNLIKELY(thread->tid == 0)) thread->tid = (uint32_t)syscall(SYS_gettid);
+    if (UNLIKELY(thread->tid == 0)) {
+        thread->tid = (uint32_t)syscall(SYS_gettid);
+        trail_crash_thread_started();
+    }
     return thread->tid;
 }
 

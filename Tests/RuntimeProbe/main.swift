@@ -57,6 +57,18 @@ case "crash":
     case "abort": abort()
     case "fatal": fatalError("probe fatal error")
     case "trap": raise(SIGTRAP)
+    case "thread-overflow":
+        // A stack overflow on a thread the program started: caught only if that thread has an alternate stack.
+        @Sendable func dive(_ depth: Int) -> Int {
+            var padding = (depth, depth, depth, depth)
+            return withUnsafeMutablePointer(to: &padding) { dive($0.pointee.0 + 1) + $0.pointee.1 }
+        }
+        let worker = Thread {
+            Trail.nameThread("probe-worker")
+            print(dive(0))
+        }
+        worker.start()
+        sleep(30)
     default: break
     }
 

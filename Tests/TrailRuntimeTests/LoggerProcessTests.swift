@@ -62,7 +62,7 @@ import TrailTestSupport
         #expect(try logLines(directory).filter { $0.contains("kept") }.count < 1000)
     }
 
-    @Test(arguments: [("segv", 11), ("abort", 6), ("fatal", 4), ("trap", 5)])
+    @Test(arguments: [("segv", 11), ("abort", 6), ("fatal", 4), ("trap", 5), ("thread-overflow", 11)])
     func crashSignalsLoseNoBufferedLine(method: String, signal: Int32) throws {
         for backtracer in ["enable=yes", "enable=no"] {
             let directory = Paths.temporaryDirectory("crash-\(method)")
@@ -70,6 +70,8 @@ import TrailTestSupport
             #expect(result.signal == signal, "\(method) with \(backtracer): \(result.stderr.suffix(500))")
             let lines = try logLines(directory)
             #expect(lines.filter { $0.contains("info probe: before crash ") }.count == 1000, "\(method) \(backtracer)")
+            #expect(lines.contains("=== TRAIL CRASH BEGIN v1 ==="), "\(method) \(backtracer)")
+            if method == "thread-overflow" { #expect(lines.contains { $0.hasPrefix("thread: ") && $0.hasSuffix(" probe-worker") }) }
         }
     }
 

@@ -90,6 +90,8 @@ void trail_set_thread_name(const char *name);
 void trail_crash_report(const char *reason, int fatal);
 /// Gives the calling thread an alternate signal stack if it has none.
 void trail_crash_prepare_thread(void);
+/// Called on a thread's first traced call (log or record mode) or name: an alternate stack once the handler is installed.
+void trail_crash_thread_started(void);
 
 #pragma clang assume_nonnull end
 
