@@ -21,8 +21,8 @@ let instrumentVerb = Verb(
     usage: "[--in-place | --output DIR | --output-file FILE | --dry-run] [options] PATH...",
     details: """
         Folders are searched for .swift files. Each function-like body gets, on the line of its opening
-        brace, `let __trail = Trail.enter("Module.Type.name(x:) @ File.swift:LINE"); defer {...}`, and the
-        file gets `import Trail`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
+        brace, `Trail.enter("Module.Type.name(x:) @ Module/File.swift:LINE"); defer { Trail.exit() };`, and
+        the file gets `import enum Trail.Trail;`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
         'trail strip' removes exactly that. Instrumenting an instrumented file changes nothing.
         Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies,
         declarations after a '// trail:ignore' comment, and files containing '// trail:ignore-file'.
