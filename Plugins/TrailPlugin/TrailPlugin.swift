@@ -14,7 +14,8 @@ struct TrailPlugin: BuildToolPlugin {
         let guardFlag = ProcessInfo.processInfo.environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
         let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
         // What the whole target declares (Never functions, result builders), rewritten only when it changes.
-        let declarations = output.appendingPathComponent("declarations.txt")
+        // A Swift file of comments: any other kind of output would become a resource of the target.
+        let declarations = output.appendingPathComponent("TrailDeclarations.swift")
         let scan = Command.buildCommand(
             displayName: "Trail scanning \(target.name)",
             executable: trail,

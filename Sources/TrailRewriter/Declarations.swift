@@ -26,22 +26,28 @@ public struct Declarations: Equatable, Sendable {
         return all
     }
 
-    /// One `never NAME` or `builder NAME` per line, sorted, so equal sets give equal files.
+    /// A Swift file of comments only, one `// never NAME` or `// builder NAME` per line, sorted, so equal sets
+    /// give equal files. Swift, because SwiftPM turns any other file a build command writes into a resource,
+    /// and a resource bundle would change the target; a file of comments compiles to nothing.
     public var text: String {
-        (neverReturning.sorted().map { "never \($0)\n" } + resultBuilders.sorted().map { "builder \($0)\n" }).joined()
+        Self.header + (neverReturning.sorted().map { "// never \($0)\n" }
+            + resultBuilders.sorted().map { "// builder \($0)\n" }).joined()
     }
 
-    /// Reads `text`; a line of another kind is an error naming the file and line.
+    static let header = "// Written by `trail scan`: what the target declares that changes how its files are rewritten.\n"
+
+    /// Reads `text`; a line that is not a comment is an error naming the file and line.
     public init(text: String, path: String) throws(SourceError) {
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2 else {
-                throw SourceError(path: path, line: number + 1, column: 1, message: "expected 'never NAME' or 'builder NAME'")
+            guard line.hasPrefix("//") else {
+                throw SourceError(path: path, line: number + 1, column: 1, message: "expected '// never NAME' or '// builder NAME'")
             }
+            let parts = line.dropFirst(2).split(separator: " ")
+            guard parts.count == 2 else { continue }
             switch parts[0] {
             case "never": neverReturning.insert(String(parts[1]))
             case "builder": resultBuilders.insert(String(parts[1]))
-            default: throw SourceError(path: path, line: number + 1, column: 1, message: "expected 'never NAME' or 'builder NAME'")
+            default: continue
             }
         }
     }

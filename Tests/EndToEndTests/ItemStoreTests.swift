@@ -144,6 +144,9 @@ import TrailTestSupport
         let built = try Self.sample.build(scratch: "trail", traced: true, check: false)
         #expect(built.status == 0, "\((built.stdout + built.stderr).suffix(2000))")
         #expect(built.stdout.contains("Trail scanning ItemStore"))
+        // The plugin's outputs are all Swift: any other file would become a resource and give the target a bundle.
+        let products = try FileManager.default.contentsOfDirectory(atPath: Self.sample.products(scratch: "trail"))
+        #expect(!products.contains { $0.hasSuffix(".resources") }, "\(products)")
     }
 
     @Test func compileErrorsNameTheOriginalFileAndLine() throws {

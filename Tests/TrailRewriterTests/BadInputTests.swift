@@ -48,17 +48,17 @@ import Testing
         try "func go() -> Int { 1 }\n".write(toFile: directory + "/B.swift", atomically: true, encoding: .utf8)
         let found = Declarations.scan([directory + "/A.swift", directory + "/B.swift"], jobs: 2)
         #expect(found == Declarations(neverReturning: ["stop"], resultBuilders: ["Rows"]))
-        #expect(found.text == "never stop\nbuilder Rows\n")
+        #expect(found.text.hasSuffix("\n// never stop\n// builder Rows\n"))
         #expect(try Declarations(text: found.text, path: "d.txt") == found)
 
-        let list = directory + "/declarations.txt"
+        let list = directory + "/TrailDeclarations.swift"
         try found.write(to: list)
         let before = try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date
         usleep(20_000)
         try found.write(to: list)
         #expect(try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date == before)
 
-        let error = #expect(throws: SourceError.self) { try Declarations(text: "never a\nsomething else\n", path: "d.txt") }
+        let error = #expect(throws: SourceError.self) { try Declarations(text: "// never a\nsomething else\n", path: "d.txt") }
         #expect(error?.description.hasPrefix("d.txt:2:") == true)
     }
 
