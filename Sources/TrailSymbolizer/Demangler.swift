@@ -49,7 +49,8 @@ final class Demangler: @unchecked Sendable {
             if core.hasSuffix("/libswiftCore.so") { return parent(core, 3) }
         }
         for directory in (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":") {
-            guard let resolved = realpath(directory + "/swift", nil) else { continue }
+            let candidate = String(directory) + "/swift"
+            guard access(candidate, X_OK) == 0, let resolved = realpath(candidate, nil) else { continue }
             defer { free(resolved) }
             return parent(String(cString: resolved), 2) + "/lib"
         }
