@@ -34,15 +34,7 @@ public func runVerb(_ verb: Verb, arguments: [String]) -> Int32 {
 }
 
 /// Writes straight to a file descriptor: no shared `FILE *`, and nothing is lost to buffering at exit.
-public func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { return }
-        bytes = bytes.dropFirst(count)
-    }
-}
+public func writeAll(_ fd: Int32, _ text: String) { writeAll(fd, Array(text.utf8)) }
 
 public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0

@@ -227,8 +227,8 @@ final class BodyCollector: SyntaxVisitor {
             return
         }
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
-        let onlyConditional = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
-        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async, closeable: onlyConditional)))
+        let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
+        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async, mayBeEmpty: mayBeEmpty)))
         if returns != .void {
             ImplicitReturn.insertionPoints(statements, neverFunctions: options.neverReturning).forEach {
                 edits.append(Edit(offset: $0, text: Marker.explicitReturn))

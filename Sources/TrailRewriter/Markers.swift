@@ -20,10 +20,10 @@ enum Marker {
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
     /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which
     /// can end on another thread, pass a span.
-    /// `closeable`: the body may be empty once `#if` is resolved, and a `defer` that ends a scope draws a
+    /// `mayBeEmpty`: the body may be empty once `#if` is resolved, and a `defer` that ends a scope draws a
     /// compiler warning (an error with warnings-as-errors), so an empty `do {}` follows it.
-    static func entry(site: String, async: Bool, closeable: Bool = false) -> String {
-        let tail = closeable ? " do {};" : ""
+    static func entry(site: String, async: Bool, mayBeEmpty: Bool = false) -> String {
+        let tail = mayBeEmpty ? " do {};" : ""
         return async ? wrap("let __trail = Trail.enterAsync(\(literal(site))); defer { Trail.exit(__trail) };" + tail)
                      : wrap("Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail)
     }

@@ -258,18 +258,28 @@ public final class ELFImage {
     }
 
     private func unitAt(_ address: UInt64) -> Int? {
-        var low = 0, high = unitRanges.count
+        // Ranges may overlap (units of one module).
+        Self.containing(address, in: unitRanges, lookBack: 8, start: \.low, end: \.high)?.unit
+    }
+
+    /// In `items` sorted by start: the index just past the last item that starts at or before `address`.
+    private static func partition<Items: RandomAccessCollection>(_ address: UInt64, in items: Items,
+                                                                start: (Items.Element) -> UInt64) -> Int where Items.Index == Int {
+        var low = items.startIndex, high = items.endIndex
         while low < high {
             let middle = (low + high) / 2
-            if unitRanges[middle].low <= address { low = middle + 1 } else { high = middle }
+            if start(items[middle]) <= address { low = middle + 1 } else { high = middle }
         }
-        // Ranges may overlap (units of one module); look back a little for one that contains the address.
-        var index = low - 1
-        while index >= 0, index >= low - 8 {
-            if address < unitRanges[index].high, address >= unitRanges[index].low { return unitRanges[index].unit }
-            index -= 1
-        }
-        return nil
+        return low
+    }
+
+    /// The nearest of the last `lookBack` items starting at or before `address` that also ends after it
+    /// (ranges can overlap or nest).
+    private static func containing<Items: RandomAccessCollection>(
+        _ address: UInt64, in items: Items, lookBack: Int, start: (Items.Element) -> UInt64, end: (Items.Element) -> UInt64
+    ) -> Items.Element? where Items.Index == Int {
+        let past = partition(address, in: items, start: start)
+        return items[max(items.startIndex, past - lookBack) ..< past].last { address < end($0) }
     }
 
     private func dieAt(_ offset: Dwarf_Off) -> Dwarf_Die? {
@@ -344,32 +354,16 @@ public final class ELFImage {
     }
 
     private func functionAt(_ address: UInt64, _ unit: Int) -> (low: UInt64, high: UInt64, die: Dwarf_Off)? {
-        let functions = units[unit].functions
-        var low = 0, high = functions.count
-        while low < high {
-            let middle = (low + high) / 2
-            if functions[middle].low <= address { low = middle + 1 } else { high = middle }
-        }
-        var index = low - 1
-        while index >= 0, index >= low - 16 {
-            if address >= functions[index].low, address < functions[index].high { return functions[index] }
-            index -= 1
-        }
-        return nil
+        Self.containing(address, in: units[unit].functions, lookBack: 16, start: \.low, end: \.high)
     }
 
     /// The row with the greatest address not above `address`, as llvm-symbolizer picks it; none past the end of
     /// a sequence.
     private func lineAt(_ address: UInt64, _ unit: Int) -> (file: Int32, line: Int32, column: Int32)? {
         let rows = units[unit].rows
-        var low = 0, high = rows.count
-        while low < high {
-            let middle = (low + high) / 2
-            if rows[middle].address <= address { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0 else { return nil }
-        let row = rows[low - 1]
-        if row.endSequence { return nil }
+        let past = Self.partition(address, in: rows, start: \.address)
+        guard past > 0, !rows[past - 1].endSequence else { return nil }
+        let row = rows[past - 1]
         return (row.file, row.line, row.column)
     }
 
@@ -515,17 +509,7 @@ public final class ELFImage {
     }
 
     private func symbolAt(_ address: UInt64) -> (address: UInt64, end: UInt64, name: UnsafePointer<CChar>, object: Int32)? {
-        var low = 0, high = symbols.count
-        while low < high {
-            let middle = (low + high) / 2
-            if symbols[middle].address <= address { low = middle + 1 } else { high = middle }
-        }
-        var index = low - 1
-        while index >= 0, index >= low - 4 {
-            if address < symbols[index].end { return symbols[index] }
-            index -= 1
-        }
-        return nil
+        Self.containing(address, in: symbols, lookBack: 4, start: \.address, end: \.end)
     }
 }
 
