@@ -109,10 +109,23 @@ static void stage_clock(void) {
     stage_chunk(CHUNK_CLOCK, sample, sizeof sample);
 }
 
+// What opening the trace file needs, prepared whenever the path may change: a crash handler may be the
+// first to open it, on an alternate stack of some 32 KiB (the Swift runtime's), with no snprintf to call.
+static char trace_old_path[4200];             // <trace>.old: the previous run's trace
+static char trace_info[4200];                 // the info chunk: exe and pid
+static int trace_info_length;
+
 static void choose_path(void) {
-    if (path_fixed) return;
-    const char *directory = trace_directory[0] ? trace_directory : ".";
-    snprintf(trace_path, sizeof trace_path, "%s/%s.trace", directory, trace_stem);
+    if (!path_fixed) {
+        const char *directory = trace_directory[0] ? trace_directory : ".";
+        snprintf(trace_path, sizeof trace_path, "%s/%s.trace", directory, trace_stem);
+    }
+    snprintf(trace_old_path, sizeof trace_old_path, "%s.old", trace_path);
+    char exe[4096] = "";
+    ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (exe_length > 0) exe[exe_length] = 0;
+    trace_info_length = snprintf(trace_info, sizeof trace_info, "exe=%s\npid=%d\n", exe, (int)getpid());
+    if (trace_info_length >= (int)sizeof trace_info) trace_info_length = (int)sizeof trace_info - 1;
 }
 
 static void *unlink_in_background(void *path) {
@@ -123,25 +136,33 @@ static void *unlink_in_background(void *path) {
 
 /// Opens the trace file on first need, keeping the previous run's file as `<name>.old`. The one before that
 /// is deleted on a thread of its own: freeing a large file's blocks takes long enough for rings to overflow.
+/// In a crash (`crash_flushing`) it only renames, opens and writes what was prepared, on little stack.
 static int open_trace(void) {
     if (trace_fd >= 0) return 0;
-    choose_path();
-    char old[4200], doomed[4300];
-    snprintf(old, sizeof old, "%s.old", trace_path);
-    snprintf(doomed, sizeof doomed, "%s.old.%d", trace_path, (int)getpid());
-    pthread_t remover;
-    char *copy = crash_flushing ? NULL : strdup(doomed);
-    if (copy && rename(old, doomed) == 0 && pthread_create(&remover, NULL, unlink_in_background, copy) == 0) {
-        pthread_detach(remover);
-    } else {
-        free(copy);
+    if (!trace_info_length) choose_path();  // not started through trail_recorder_start (a test harness)
+    if (!crash_flushing) {
+        char doomed[4300];
+        snprintf(doomed, sizeof doomed, "%s.old.%d", trace_path, (int)getpid());
+        pthread_t remover;
+        char *copy = strdup(doomed);
+        if (copy && rename(trace_old_path, doomed) == 0 && pthread_create(&remover, NULL, unlink_in_background, copy) == 0) {
+            pthread_detach(remover);
+        } else {
+            free(copy);
+        }
     }
-    rename(trace_path, old);
+    rename(trace_path, trace_old_path);
     trace_fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (trace_fd < 0) {
-        char message[4400];
-        int length = snprintf(message, sizeof message, "trail: cannot write trace file %s: %s\n", trace_path, strerror(errno));
-        write_all(2, message, (size_t)length);
+        static const char prefix[] = "trail: cannot write trace file ";
+        write_all(2, prefix, sizeof prefix - 1);
+        write_all(2, trace_path, strlen(trace_path));
+        if (!crash_flushing) {
+            const char *reason = strerror(errno);
+            write_all(2, ": ", 2);
+            write_all(2, reason, strlen(reason));
+        }
+        write_all(2, "\n", 1);
         return -1;
     }
     struct {
@@ -159,13 +180,7 @@ static int open_trace(void) {
     clock_gettime(CLOCK_REALTIME, &wall);
     header.wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     write_all(trace_fd, &header, sizeof header);
-
-    char info[8192];
-    char exe[4096] = "";
-    ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (exe_length > 0) exe[exe_length] = 0;
-    int length = snprintf(info, sizeof info, "exe=%s\npid=%d\n", exe, (int)getpid());
-    stage_chunk(CHUNK_INFO, info, (uint32_t)length);
+    stage_chunk(CHUNK_INFO, trace_info, (uint32_t)trace_info_length);
     return 0;
 }
 
@@ -468,6 +483,7 @@ int trail_recorder_start(void) {
     writer_running = 1;
     atexit(stop_at_exit);
     pthread_atfork(NULL, NULL, child_after_fork);
+    choose_path();
     return 0;
 }
 
@@ -475,6 +491,7 @@ void trail_trace_set_directory(const char *directory, const char *stem) {
     if (trace_fd >= 0) return;  // already written elsewhere
     snprintf(trace_directory, sizeof trace_directory, "%s", directory);
     if (stem && *stem) snprintf(trace_stem, sizeof trace_stem, "%s", stem);
+    choose_path();
 }
 
 const char *trail_trace_path(void) {
