@@ -109,6 +109,11 @@ extension Verb {
             } else if index < arguments.count {
                 value = arguments[index]
                 index += 1
+                // `--obj --json ./App`: the value was forgotten, and the next option would be swallowed.
+                if value == "-h" || value == "--help" || options.contains(where: { $0.names.contains(value) }) {
+                    throw UsageError(description: "option '\(name)' needs a value (\(spec.value!)), not the option '\(value)'; "
+                        + "write \(name)=\(value) for a value that is spelled like one")
+                }
             } else {
                 throw UsageError(description: "option '\(name)' needs a value (\(spec.value!))")
             }

@@ -67,5 +67,9 @@ import TrailTestSupport
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/path"))
         #expect(try run(Paths.trail, ["nope"]).status == 2)
+        // A forgotten value does not swallow the next option.
+        let swallowed = try run(Paths.trail, ["symbolize", "--obj", "--json", Paths.trail])
+        #expect(swallowed.status == 2)
+        #expect(swallowed.stderr.contains("option '--obj' needs a value (BINARY), not the option '--json'"))
     }
 }
