@@ -7,7 +7,8 @@ SAMPLE_BIN := $(SAMPLE)/.build/trail/debug/ItemStore
 
 all: build
 
-# System packages, installed when missing (apt-get as root, else with sudo).
+# System packages, installed when missing (apt-get as root, else with sudo). libdw-dev brings libdw.a, zlib
+# and liblzma; the static trail-symbolize also links libbz2.a.
 APT := $(shell [ "$$(id -u)" = 0 ] && echo apt-get || echo sudo apt-get)
 define need
 	@dpkg -s $(1) >/dev/null 2>&1 || { echo "make: installing $(1)"; \
@@ -16,6 +17,7 @@ endef
 
 deps:
 	$(call need,libdw-dev)
+	$(call need,libbz2-dev)
 	$(call need,elfutils)
 
 bench-deps: deps

@@ -67,15 +67,19 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         .target(name: "TrailTrace"),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
-        .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
+        .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
+                linkerSettings: [.linkedLibrary("stdc++")]),
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // The argument tables and the symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailCommandLine", dependencies: ["TrailSymbolizer"]),
         .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
-        // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, the standard library linked in.
+        // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
+        // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
         .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "-lz", "-Xlinker", "-llzma",
+                                                         "-Xlinker", "-lbz2"])]),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
         .plugin(
@@ -96,5 +100,6 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport"]),
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace"]),
+        .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailTestSupport"]),
     ]
 )

@@ -22,7 +22,7 @@ public enum CrashFormat: String, Sendable, CaseIterable {
 
     public func render(_ crashes: [SymbolizedCrash], _ options: Options) -> String {
         switch self {
-        case .text: return crashes.enumerated().map { Self.text($1, number: $0 + 1, of: crashes.count, options) }.joined(separator: "\n")
+        case .text: return crashes.indices.map { Self.text(crashes[$0], number: $0 + 1, of: crashes.count, options) }.joined(with: "\n")
         case .markdown: return crashes.enumerated().map { Self.markdown($1, number: $0 + 1, options) }.joined(separator: "\n")
         case .json: return "[" + crashes.map(Self.json).joined(separator: ",\n") + "]\n"
         }
@@ -41,10 +41,10 @@ public enum CrashFormat: String, Sendable, CaseIterable {
         }
         if let reason = block.reason { parts.append(reason) }
         if parts.isEmpty { parts.append(block.kind == .error ? "error reported" : "crash") }
-        return parts.joined(separator: ": ")
+        return parts.joined(with: ": ")
     }
 
-    /// A frame's function as people read it: simplified when the toolchain's demangler is there.
+    /// A frame's function as people read it: simplified, as the Swift backtracer shows it.
     public static func name(_ frame: SymbolizedFrame) -> String {
         frame.mangledName.isEmpty ? frame.function : Demangler.shared.simplified(frame.mangledName)
     }
@@ -57,7 +57,7 @@ public enum CrashFormat: String, Sendable, CaseIterable {
 
     static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
-        return "0x" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+        return "0x" + digits.leftPadded(16)
     }
 
     /// Source lines around `line`, the line itself marked.
@@ -88,27 +88,10 @@ public enum CrashFormat: String, Sendable, CaseIterable {
         if let app = block.app { facts.append("app \(app)") }
         if let pid = block.pid { facts.append("pid \(pid)") }
         if let thread = block.thread { facts.append("thread \(thread.tid) \"\(thread.name)\"") }
-        if !facts.isEmpty { out += "  " + facts.joined(separator: ", ") + "\n" }
+        if !facts.isEmpty { out += "  " + facts.joined(with: ", ") + "\n" }
         if !block.complete { out += "  (the block is cut short: what follows is what it holds)\n" }
         out += "\n"
-        for frame in crash.frames {
-            let prefix = String(frame.index).leftPadded(3, with: " ") + " " + hex(frame.address) + " "
-            let image = frame.image ?? "?"
-            guard !frame.frames.isEmpty else {
-                out += "\(prefix)\(image)  ??\n"
-                continue
-            }
-            for (position, symbolized) in frame.frames.enumerated() {
-                let lead = position == 0 ? prefix : String(repeating: " ", count: prefix.count)
-                var line = "\(lead)\(image)  \(symbolized.inlined ? "[inlined] " : "")\(name(symbolized))"
-                if let offset = symbolized.offset, !symbolized.inlined { line += " + \(offset)" }
-                if let location = location(symbolized) { line += "  at \(location)" }
-                out += line + "\n"
-                if let file = symbolized.file {
-                    for text in snippet(file, line: symbolized.line, context: options.snippet) { out += "        \(text)\n" }
-                }
-            }
-        }
+        out += stack(crash, options)
         if !block.breadcrumbs.isEmpty {
             out += "\n  Last traced calls on this thread (trace: \(block.trace ?? "?")):\n"
             for crumb in block.breadcrumbs {
@@ -121,6 +104,57 @@ public enum CrashFormat: String, Sendable, CaseIterable {
         }
         for note in crash.notes { out += "  note: \(note)\n" }
         return out
+    }
+
+    /// The text stack: per frame its number, address and image, then the function, offset and location, one
+    /// line per inlined call.
+    static func stack(_ crash: SymbolizedCrash, _ options: Options) -> String {
+        var out = TextBuffer(capacity: 200 * crash.frames.count)
+        for frame in crash.frames {
+            let image = frame.image ?? "?"
+            let start = out.bytes.count
+            out.add(frame.index, width: 3)
+            out.add(" ")
+            out.hex(frame.address)
+            out.add(" ")
+            let width = out.bytes.count - start  // inlined calls' lines are indented as far
+            guard !frame.frames.isEmpty else {
+                out.add(image)
+                out.add("  ??\n")
+                continue
+            }
+            for (position, symbolized) in frame.frames.enumerated() {
+                if position > 0 { out.spaces(width) }
+                out.add(image)
+                out.add(symbolized.inlined ? "  [inlined] " : "  ")
+                out.add(name(symbolized))
+                if let offset = symbolized.offset, !symbolized.inlined {
+                    out.add(" + ")
+                    out.add(offset)
+                }
+                if let file = symbolized.file {
+                    out.add("  at ")
+                    out.add(file)
+                    if symbolized.line > 0 {
+                        out.add(":")
+                        out.add(symbolized.line)
+                        if symbolized.column > 0 {
+                            out.add(":")
+                            out.add(symbolized.column)
+                        }
+                    }
+                }
+                out.add("\n")
+                if let file = symbolized.file {
+                    for text in snippet(file, line: symbolized.line, context: options.snippet) {
+                        out.spaces(8)
+                        out.add(text)
+                        out.add("\n")
+                    }
+                }
+            }
+        }
+        return out.string
     }
 
     // MARK: markdown
@@ -218,8 +252,4 @@ public enum CrashFormat: String, Sendable, CaseIterable {
         fields.append("\"notes\":[\(crash.notes.map(q).joined(separator: ","))]")
         return "{" + fields.joined(separator: ",") + "}"
     }
-}
-
-extension String {
-    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
 }

@@ -26,7 +26,11 @@ public struct SymbolizedCrash: Sendable {
 /// indexed once per run.
 public final class CrashSymbolizer {
     private let debugDirectories: [String]
-    private var opened: [String: Result<ELFImage, SymbolizerError>] = [:]
+    /// By path: the opened file, or why it could not be (not a `Result`, whose `Error` requirement costs a
+    /// conformance scan at start-up; structs, not tuples, for the same reason).
+    private var opened: [String: Opened] = [:]
+    private struct Opened { var image: ELFImage?, error: SymbolizerError? }
+    private struct ResolvedImage { var file: ELFImage?, name: String }
 
     public init(debugDirectories: [String] = []) {
         self.debugDirectories = debugDirectories
@@ -34,24 +38,26 @@ public final class CrashSymbolizer {
 
     public func symbolize(_ block: CrashBlock) -> SymbolizedCrash {
         var notes: [String] = []
-        var resolved: [String: ELFImage?] = [:]
+        // Per image of the block, in its order: the opened file (nil when refused or missing) and its file name.
+        var resolved = [ResolvedImage?](repeating: nil, count: block.images.count)
         var frames: [SymbolizedCrash.Frame] = []
+        frames.reserveCapacity(block.frames.count)
         for frame in block.frames {
-            guard let image = block.image(containing: frame.address) else {
+            guard let which = block.images.firstIndex(where: { frame.address >= $0.base && frame.address < $0.end }) else {
                 frames.append(.init(index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
                                     image: nil, frames: []))
                 continue
             }
-            if resolved[image.path] == nil {
+            let image = block.images[which]
+            if resolved[which] == nil {
                 let (file, note) = resolve(image)
-                resolved[image.path] = .some(file)
+                resolved[which] = ResolvedImage(file: file, name: Self.fileName(image.path))
                 if let note { notes.append(note) }
             }
             // A return address points after the call; the call itself is the byte before.
             let lookup = frame.address - image.base - (frame.isReturnAddress ? 1 : 0)
-            let symbolized = resolved[image.path].flatMap { $0 }?.symbolize(lookup) ?? []
             frames.append(.init(index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
-                                image: image.path.split(separator: "/").last.map(String.init), frames: symbolized))
+                                image: resolved[which]!.name, frames: resolved[which]!.file?.symbolize(lookup) ?? []))
         }
         return SymbolizedCrash(block: block, frames: frames, notes: notes)
     }
@@ -60,13 +66,13 @@ public final class CrashSymbolizer {
     func resolve(_ image: CrashBlock.Image) -> (ELFImage?, String?) {
         var refused: String?
         if access(image.path, F_OK) == 0 {
-            switch open(image.path) {
-            case .success(let file):
+            let opened = open(image.path)
+            if let file = opened.image {
                 if image.buildID == nil || file.buildID == image.buildID { return (file, debugNote(file)) }
                 refused = "\(image.path): build ID \(file.buildID ?? "none") does not match the crash's \(image.buildID!); "
                     + "this is not the binary that crashed, so its frames are not symbolized"
-            case .failure(let error):
-                refused = error.description
+            } else {
+                refused = opened.error?.description
             }
         }
         if let buildID = image.buildID, buildID.count > 2 {
@@ -74,23 +80,28 @@ public final class CrashSymbolizer {
             for directory in debugDirectories {
                 for candidate in ["\(directory)/.build-id/\(head)/\(rest).debug", "\(directory)/.build-id/\(head)/\(rest)"]
                     where access(candidate, F_OK) == 0 {
-                    if case .success(let file) = open(candidate), file.buildID == buildID { return (file, debugNote(file)) }
+                    if let file = open(candidate).image, file.buildID == buildID { return (file, debugNote(file)) }
                 }
             }
         }
         return (nil, refused ?? "\(image.path): not found\(image.buildID.map { " (build ID \($0); try --debug-dir)" } ?? "")")
     }
 
-    private func open(_ path: String) -> Result<ELFImage, SymbolizerError> {
+    private func open(_ path: String) -> Opened {
         if let known = opened[path] { return known }
-        let result: Result<ELFImage, SymbolizerError>
+        let result: Opened
         do {
-            result = .success(try ELFImage(path: path))
+            result = Opened(image: try ELFImage(path: path), error: nil)
         } catch {
-            result = .failure(error)
+            result = Opened(image: nil, error: error)
         }
         opened[path] = result
         return result
+    }
+
+    static func fileName(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: 47) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     private func debugNote(_ file: ELFImage) -> String? {

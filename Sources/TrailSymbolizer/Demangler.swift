@@ -1,138 +1,95 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
-/// Readable names through the demanglers already at hand, found with `dlsym`: the toolchain's
-/// libswiftDemangle (the names `swift demangle` prints, and a simplified form), else the Swift runtime's
-/// `swift_demangle`, and `__cxa_demangle` for C++. Results are cached: stacks repeat names.
+/// Readable names from the demanglers inside the Swift runtime this binary already carries: `swift_demangle`
+/// for the full form (with `TypeSugar`, what `swift demangle` prints), and the backtracer's `_swift_backtrace_demangle` for the
+/// simplified form it shows in crash reports (Swift and C++ alike). Linking them directly costs nothing at
+/// start-up, where loading the toolchain's libswiftDemangle.so would load a second runtime. Results are
+/// cached: stacks repeat names.
 final class Demangler: @unchecked Sendable {
     static let shared = Demangler()
 
-    private typealias ToolchainDemangle = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int
-    private var toolchainFull: ToolchainDemangle?
-    private var toolchainSimplified: ToolchainDemangle?
-    private var simplifiedCache: [String: String] = [:]
+    private var full: [String: String] = [:]
+    private var simple: [String: String] = [:]
+    private var recentSimplified = Array(repeating: NamePair(name: "", result: ""), count: 8)
+    private var recentNext = 0
+    private struct NamePair { var name: String, result: String }
+    private let lock = PthreadLock()
 
-    private typealias SwiftDemangle = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?,
-                                                      UnsafeMutablePointer<Int>?, UInt32) -> UnsafeMutablePointer<CChar>?
-    private typealias CxxDemangle = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?,
-                                                    UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int32>?) -> UnsafeMutablePointer<CChar>?
+    private init() {}
 
-    private let swiftDemangle: SwiftDemangle
-    private let cxxDemangle: CxxDemangle?
-    private var cache: [String: String] = [:]
-    private let lock = NSLockLike()
-
-    private init() {
-        swiftDemangle = runtimeDemangle
-        cxxDemangle = dlsym(dlopen(nil, RTLD_NOW), "__cxa_demangle").map { unsafeBitCast($0, to: CxxDemangle.self) }
-        if let library = Self.toolchainLibrary().flatMap({ dlopen($0 + "/libswiftDemangle.so", RTLD_NOW | RTLD_LOCAL) }) {
-            toolchainFull = dlsym(library, "swift_demangle_getDemangledName").map { unsafeBitCast($0, to: ToolchainDemangle.self) }
-            toolchainSimplified = dlsym(library, "swift_demangle_getSimplifiedDemangledName")
-                .map { unsafeBitCast($0, to: ToolchainDemangle.self) }
-        }
-    }
-
-    /// The toolchain's `usr/lib`: from this process's libswiftCore.so (`<usr>/lib/swift/linux/`), else, in a
-    /// binary with the standard library linked in, from `swift` on PATH (`<usr>/bin/swift`).
-    static func toolchainLibrary() -> String? {
-        func parent(_ path: String, _ levels: Int) -> String {
-            var path = path
-            for _ in 0 ..< levels { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-            return path
-        }
-        // The object that holds the runtime's demangler: libswiftCore.so, or this executable.
-        let runtime: SwiftDemangle = runtimeDemangle
-        if let name = trail_object_containing(unsafeBitCast(runtime, to: UnsafeRawPointer.self)) {
-            let core = String(cString: name)
-            if core.hasSuffix("/libswiftCore.so") { return parent(core, 3) }
-        }
-        for directory in (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":") {
-            let candidate = String(directory) + "/swift"
-            guard access(candidate, X_OK) == 0, let resolved = realpath(candidate, nil) else { continue }
-            defer { free(resolved) }
-            return parent(String(cString: resolved), 2) + "/lib"
-        }
-        return nil
-    }
-
-    /// `static Crashes.badPointer(_:)` rather than `static CrashLab.Crashes.badPointer(Swift.Int) -> Swift.Int`,
-    /// when the toolchain's demangler is there.
+    /// `static Crashes.badPointer(_:)` rather than `static CrashLab.Crashes.badPointer(Swift.Int) -> Swift.Int`.
     func simplified(_ name: String) -> String {
         lock.withLock {
-            if let known = simplifiedCache[name] { return known }
-            let result = isSwift(name) ? toolchain(toolchainSimplified, name) ?? compute(name) : compute(name)
-            simplifiedCache[name] = result
+            // Stacks repeat a few names frame after frame, and the copies share storage: comparing is then
+            // nearly free, where hashing a long mangled name is not.
+            for recent in recentSimplified where recent.name == name { return recent.result }
+            let result: String
+            if let known = simple[name] {
+                result = known
+            } else {
+                result = name.withCString { Self.take(runtimeBacktraceDemangle($0, strlen($0), nil, nil)) } ?? name
+                simple[name] = result
+            }
+            recentSimplified[recentNext] = NamePair(name: name, result: result)
+            recentNext = (recentNext + 1) % recentSimplified.count
             return result
         }
     }
 
-    private func isSwift(_ name: String) -> Bool {
+    /// The full form: module-qualified, with argument and result types.
+    func demangle(_ name: String) -> String {
+        lock.withLock {
+            if let known = full[name] { return known }
+            let result = compute(name)
+            full[name] = result
+            return result
+        }
+    }
+
+    private static func isSwift(_ name: String) -> Bool {
         name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_$s") || name.hasPrefix("_T0") || name.hasPrefix("$e")
     }
 
-    private func toolchain(_ function: ToolchainDemangle?, _ name: String) -> String? {
-        guard let function else { return nil }
-        return name.withCString { mangled -> String? in
-            var buffer = [CChar](repeating: 0, count: 1024)
-            var length = function(mangled, &buffer, buffer.count)
-            if length >= buffer.count {
-                buffer = [CChar](repeating: 0, count: length + 1)
-                length = function(mangled, &buffer, buffer.count)
-            }
-            guard length > 0 else { return nil }
-            return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-    }
-
-    private var byPointer: [UInt: (mangled: String, demangled: String)] = [:]
-
-    /// The name at a C string that stays put (a string table's), mangled and demangled: cached by address,
-    /// which is cheaper than hashing the text.
-    func names(_ pointer: UnsafePointer<CChar>) -> (mangled: String, demangled: String) {
-        let key = UInt(bitPattern: pointer)
-        if let known = lock.withLock({ byPointer[key] }) { return known }
-        let mangled = String(cString: pointer)
-        let result = (mangled, mangled.isEmpty ? "??" : demangle(mangled))
-        lock.withLock { byPointer[key] = result }
-        return result
-    }
-
-    func demangle(_ name: String) -> String {
-        lock.withLock {
-            if let known = cache[name] { return known }
-            let result = compute(name)
-            cache[name] = result
-            return result
-        }
-    }
-
     private func compute(_ name: String) -> String {
-        if isSwift(name) {
-            if let full = toolchain(toolchainFull, name) { return full }
-            if let text = name.withCString({ swiftDemangle($0, strlen($0), nil, nil, 0) }) {
-                defer { free(text) }
-                return String(cString: text)
-            }
-        } else if name.hasPrefix("_Z"), let cxxDemangle {
+        if Self.isSwift(name) {
+            return name.withCString { Self.take(runtimeDemangle($0, strlen($0), nil, nil, 0)) }.map(TypeSugar.apply) ?? name
+        }
+        if name.hasPrefix("_Z") {
             var status: Int32 = 0
-            if let text = name.withCString({ cxxDemangle($0, nil, nil, &status) }), status == 0 {
-                defer { free(text) }
-                return String(cString: text)
-            }
+            let text = name.withCString { cxxDemangle($0, nil, nil, &status) }
+            if status == 0 { return Self.take(text) ?? name }
+            free(text)
         }
         return name
     }
+
+    /// A string the demangler allocated with malloc, copied and freed.
+    private static func take(_ text: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let text else { return nil }
+        defer { free(text) }
+        return text.pointee == 0 ? nil : String(cString: text)
+    }
 }
 
-/// The runtime's demangler, linked directly: `dlsym` cannot see it when the standard library is linked in.
+/// The demanglers are linked directly: `dlsym` cannot see into a static executable.
+@_silgen_name("__cxa_demangle")
+private func cxxDemangle(_ mangled: UnsafePointer<CChar>?, _ output: UnsafeMutablePointer<CChar>?,
+                         _ outputLength: UnsafeMutablePointer<Int>?, _ status: UnsafeMutablePointer<Int32>?) -> UnsafeMutablePointer<CChar>?
+
 @_silgen_name("swift_demangle")
 private func runtimeDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
                              _ outputLength: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
 
+/// The backtracer's demangler (runtime SPI, in every Swift runtime since 5.9): simplified Swift names, and C++
+/// through `__cxa_demangle`; nil for a name that is neither.
+@_silgen_name("_swift_backtrace_demangle")
+private func runtimeBacktraceDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
+                                      _ outputLength: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<CChar>?
+
 /// A pthread mutex, to keep this module free of Foundation.
-final class NSLockLike: @unchecked Sendable {
+final class PthreadLock: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     init() { pthread_mutex_init(&mutex, nil) }
     deinit { pthread_mutex_destroy(&mutex) }

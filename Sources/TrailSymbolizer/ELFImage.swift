@@ -8,8 +8,9 @@ import CLibdw
 public struct SymbolizedFrame: Sendable, Equatable {
     /// The linkage (mangled) name, as in the symbol table or DWARF; empty when unknown.
     public var mangledName: String
-    /// Demangled for display (Swift and C++); the mangled name when it is not mangled.
-    public var function: String
+    /// Demangled in full (Swift and C++), computed when asked for: a crash report shows the simplified form;
+    /// the mangled name when it is not mangled, `??` when unknown.
+    public var function: String { mangledName.isEmpty ? "??" : Demangler.shared.demangle(mangledName) }
     public var file: String?
     public var line: Int
     public var column: Int
@@ -37,15 +38,36 @@ public final class ELFImage {
     private let dwarf: OpaquePointer?
     private let bias: UInt64
     private var units: [Unit] = []
-    private var unitRanges: [(low: UInt64, high: UInt64, unit: Int)] = []
-    private var symbols: [(address: UInt64, end: UInt64, name: UnsafePointer<CChar>, object: Int32)] = []
+    private var unitRanges: [UnitRange] = []
+    /// Functions in the symbol table, by address; `end` holds the size until the table is sorted.
+    private struct Symbol {
+        var address: UInt64
+        var end: UInt64
+        var name: UnsafePointer<CChar>
+        /// Into `objects`, or -1.
+        var object: Int32
+    }
+    private var symbols: [Symbol] = []
+    /// The symbol table's STT_FILE names, and their file numbers once needed.
+    private var objects: [ObjectName] = []
     private let demangler = Demangler.shared
 
     /// Function names and file paths, interned: frames refer to them by number, and output copies their bytes.
-    private var names: [(mangled: String, demangled: String, bytes: [UInt8])] = []
-    private var nameIDs: [UInt: Int32] = [:]
-    private var files: [(text: String, bytes: [UInt8])] = []
+    /// Names are demangled on first output. (Dictionaries here are keyed by String only: a key type's first
+    /// use costs a scan of the runtime's conformance records; Int keys go in an `IntMap`.)
+    private var names: [Name] = []
+    private var nameIDs = IntMap()
+    private var files: [File] = []
     private var fileIDs: [String: Int32] = [:]
+
+    // Table rows are small structs rather than tuples: each element type of an array is instantiated at
+    // run time, and a tuple's costs several times a struct's, which adds up in a one-crash run.
+    private struct UnitRange { var low: UInt64, high: UInt64, unit: Int }
+    private struct Name { var mangled: String, display: [UInt8]? = nil }
+    private struct File { var text: String, bytes: [UInt8] }
+    private struct ObjectName { var name: UnsafePointer<CChar>, file: Int32? = nil }
+    /// A DIE still to visit in a function's tree, with the inlined call it sits in (-1: none) and its depth.
+    private struct PendingDie { var die: Dwarf_Die, parent: Int, depth: Int }
 
     /// A frame before it becomes public: numbers into the tables above, -1 when unknown.
     struct RawFrame {
@@ -59,19 +81,25 @@ public final class ELFImage {
 
     private func nameID(_ pointer: UnsafePointer<CChar>?) -> Int32 {
         guard let pointer, pointer.pointee != 0 else { return -1 }
-        let key = UInt(bitPattern: pointer)
+        let key = Int(bitPattern: pointer)
         if let known = nameIDs[key] { return known }
-        let mangled = String(cString: pointer)
-        let demangled = demangler.demangle(mangled)
-        names.append((mangled, demangled, Array(demangled.utf8)))
+        names.append(Name(mangled: String(cString: pointer)))
         nameIDs[key] = Int32(names.count - 1)
         return Int32(names.count - 1)
+    }
+
+    /// A name's demangled bytes, for address-mode output.
+    private func display(_ id: Int32) -> [UInt8] {
+        if let known = names[Int(id)].display { return known }
+        let bytes = Array(demangler.demangle(names[Int(id)].mangled).utf8)
+        names[Int(id)].display = bytes
+        return bytes
     }
 
     private func fileID(_ path: String?) -> Int32 {
         guard let path else { return -1 }
         if let known = fileIDs[path] { return known }
-        files.append((path, Array(path.utf8)))
+        files.append(File(text: path, bytes: Array(path.utf8)))
         fileIDs[path] = Int32(files.count - 1)
         return Int32(files.count - 1)
     }
@@ -79,7 +107,7 @@ public final class ELFImage {
     /// A compile unit: its DIE offset, and lookup tables filled on first use.
     private struct Unit {
         var offset: Dwarf_Off
-        var directory: String?
+        var directory: String? = nil
         var loaded = false
         var rows: [LineRow] = []
         var functions: [(low: UInt64, high: UInt64, die: Dwarf_Off)] = []
@@ -95,7 +123,12 @@ public final class ELFImage {
         var endSequence: Bool
     }
 
-    public init(path: String) throws(SymbolizerError) {
+    public convenience init(path: String) throws(SymbolizerError) {
+        try self.init(path: path, unitsFromLibdw: false)
+    }
+
+    /// `unitsFromLibdw`: index compile units with libdw's walk, not `UnitRangeReader` (for tests that compare).
+    init(path: String, unitsFromLibdw: Bool) throws(SymbolizerError) {
         self.path = path
         guard access(path, R_OK) == 0 else {
             throw SymbolizerError(description: "\(path): cannot read (\(String(cString: strerror(errno))))")
@@ -125,14 +158,15 @@ public final class ELFImage {
         var vaddr: GElf_Addr = 0
         let length = dwfl_module_build_id(module, &bits, &vaddr)
         if length > 0, let bits {
-            buildID = (0 ..< Int(length)).map { String(bits[$0], radix: 16).leftPadded(2) }.joined()
+            let digits = Array("0123456789abcdef".utf8)
+            buildID = String(decoding: (0 ..< Int(length)).flatMap { [digits[Int(bits[$0] >> 4)], digits[Int(bits[$0] & 15)]] }, as: UTF8.self)
         } else {
             buildID = nil
         }
         var dwarfBias: Dwarf_Addr = 0
         dwarf = dwfl_module_getdwarf(module, &dwarfBias)
         bias = dwarfBias
-        indexUnits()
+        indexUnits(libdw: unitsFromLibdw)
         indexSymbols()
     }
 
@@ -147,8 +181,7 @@ public final class ELFImage {
     /// first. Empty when nothing is known there.
     public func symbolize(_ address: UInt64) -> [SymbolizedFrame] {
         rawFrames(address).map { frame in
-            let name = frame.name >= 0 ? names[Int(frame.name)] : (mangled: "", demangled: "??", bytes: [])
-            return SymbolizedFrame(mangledName: name.mangled, function: name.demangled,
+            return SymbolizedFrame(mangledName: frame.name >= 0 ? names[Int(frame.name)].mangled : "",
                                    file: frame.file >= 0 ? files[Int(frame.file)].text : nil, line: Int(frame.line),
                                    column: Int(frame.column), inlined: frame.inlined, offset: frame.offset)
         }
@@ -161,7 +194,7 @@ public final class ELFImage {
             out.append(contentsOf: "??\n??:0:0\n".utf8)
         }
         for frame in frames {
-            if frame.name >= 0 { out.append(contentsOf: names[Int(frame.name)].bytes) } else { out.append(contentsOf: "??".utf8) }
+            if frame.name >= 0 { out.append(contentsOf: display(frame.name)) } else { out.append(contentsOf: "??".utf8) }
             out.append(10)
             if frame.file >= 0 { out.append(contentsOf: files[Int(frame.file)].bytes) } else { out.append(contentsOf: "??".utf8) }
             out.append(58)
@@ -177,14 +210,14 @@ public final class ELFImage {
         let symbol = symbolAt(address)
         guard dwarf != nil, let unitIndex = unitAt(address - bias) else {
             guard let symbol else { return [] }
-            return [RawFrame(name: nameID(symbol.name), file: symbol.object, line: 0, column: 0, inlined: false,
+            return [RawFrame(name: nameID(symbol.name), file: objectFile(symbol.object), line: 0, column: 0, inlined: false,
                              offset: address - symbol.address)]
         }
         load(unitIndex)
         let dwarfAddress = address - bias
         let location = lineAt(dwarfAddress, unitIndex)
         guard let function = functionAt(dwarfAddress, unitIndex) else {
-            return [RawFrame(name: symbol.map { nameID($0.name) } ?? -1, file: location?.file ?? symbol?.object ?? -1,
+            return [RawFrame(name: symbol.map { nameID($0.name) } ?? -1, file: location?.file ?? symbol.map { objectFile($0.object) } ?? -1,
                              line: location?.line ?? 0, column: location?.column ?? 0, inlined: false,
                              offset: symbol.map { address - $0.address })]
         }
@@ -216,29 +249,40 @@ public final class ELFImage {
 
     // MARK: compile units
 
-    private func indexUnits() {
-        guard dwarf != nil else { return }
+    /// The compile-unit table: each range and the offset of its unit's DIE, by start.
+    var unitTable: [(low: UInt64, high: UInt64, dieOffset: UInt64)] {
+        unitRanges.map { ($0.low, $0.high, units[$0.unit].offset) }
+    }
+
+    private func indexUnits(libdw: Bool) {
+        guard let dwarf else { return }
         let executable = executableRanges()
-        var previous: UnsafeMutablePointer<Dwarf_Die>?
-        var unitBias: Dwarf_Addr = 0
-        while let die = dwfl_module_nextcu(module, previous, &unitBias) {
-            previous = die
-            var ranges: [(UInt64, UInt64)] = []
-            var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
-            var offset = dwarf_ranges(die, 0, &base, &start, &end)
-            while offset > 0 {
-                // Code the linker dropped keeps ranges at address 0: only ranges inside executable sections count.
-                if end > start, executable.contains(where: { start + bias >= $0.0 && start + bias < $0.1 }) {
-                    ranges.append((start, end))
-                }
-                offset = dwarf_ranges(die, offset, &base, &start, &end)
-            }
-            guard !ranges.isEmpty else { continue }  // type-only and module-skeleton units
-            let index = units.count
-            units.append(Unit(offset: dwarf_dieoffset(die), directory: stringAttribute(die, Int32(DW_AT_comp_dir))))
-            for (low, high) in ranges { unitRanges.append((low, high, index)) }
+        func add(_ dieOffset: Dwarf_Off, _ ranges: [(low: UInt64, high: UInt64)]) {
+            // Code the linker dropped keeps ranges at address 0: only ranges inside executable sections count.
+            let kept = ranges.filter { range in executable.contains { range.low + bias >= $0.0 && range.low + bias < $0.1 } }
+            guard !kept.isEmpty else { return }  // type-only and module-skeleton units
+            for range in kept { unitRanges.append(UnitRange(low: range.low, high: range.high, unit: units.count)) }
+            units.append(Unit(offset: dieOffset))
         }
-        unitRanges.sort { $0.low < $1.low }
+        if !libdw, let elf = dwarf_getelf(dwarf), var reader = UnitRangeReader(elf), let read = reader.units() {
+            for unit in read { add(unit.dieOffset, unit.ranges) }
+        } else {
+            var previous: UnsafeMutablePointer<Dwarf_Die>?
+            var unitBias: Dwarf_Addr = 0
+            while let die = dwfl_module_nextcu(module, previous, &unitBias) {
+                previous = die
+                var ranges: [(low: UInt64, high: UInt64)] = []
+                var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+                var offset = dwarf_ranges(die, 0, &base, &start, &end)
+                while offset > 0 {
+                    if end > start { ranges.append((start, end)) }
+                    offset = dwarf_ranges(die, offset, &base, &start, &end)
+                }
+                add(dwarf_dieoffset(die), ranges)
+            }
+        }
+        let ranges = unitRanges
+        unitRanges = stableOrder(ranges.count) { ranges[$0].low }.map { ranges[$0] }
     }
 
     /// [start, end) of each section holding code, in file addresses.
@@ -291,6 +335,7 @@ public final class ELFImage {
     private func load(_ index: Int) {
         guard !units[index].loaded, var unitDie = dieAt(units[index].offset) else { return }
         units[index].loaded = true
+        units[index].directory = stringAttribute(&unitDie, Int32(DW_AT_comp_dir))
         var files: OpaquePointer?
         var fileCount = 0
         if dwarf_getsrcfiles(&unitDie, &files, &fileCount) == 0 {
@@ -301,7 +346,7 @@ public final class ELFImage {
         var lines: OpaquePointer?
         var count = 0
         if dwarf_getsrclines(&unitDie, &lines, &count) == 0 {
-            var byPointer: [UInt: Int32] = [:]  // libdw hands out each file name once
+            var byPointer = IntMap()  // libdw hands out each file name once
             units[index].rows.reserveCapacity(count)
             for position in 0 ..< count {
                 guard let row = dwarf_onesrcline(lines, position) else { continue }
@@ -313,11 +358,11 @@ public final class ELFImage {
                 dwarf_lineendsequence(row, &end)
                 var file: Int32 = -1
                 if let source = dwarf_linesrc(row, nil, nil) {
-                    if let known = byPointer[UInt(bitPattern: source)] {
+                    if let known = byPointer[Int(bitPattern: source)] {
                         file = known
                     } else {
                         file = fileID(normalize(String(cString: source), directory: units[index].directory))
-                        byPointer[UInt(bitPattern: source)] = file
+                        byPointer[Int(bitPattern: source)] = file
                     }
                 }
                 units[index].rows.append(LineRow(address: address, file: file, line: line, column: column, endSequence: end))
@@ -387,23 +432,26 @@ public final class ELFImage {
         var calls: [InlinedCall]
     }
 
-    private var functionCache: [Dwarf_Off: FunctionDetails] = [:]
+    /// By DIE offset: an index into `knownFunctions`.
+    private var functionCache = IntMap()
+    private var knownFunctions: [FunctionDetails] = []
 
     /// Like llvm-symbolizer, the innermost inlined call whose own ranges contain an address wins, and its chain
     /// is its ancestry: enclosing blocks' and calls' ranges need not cover it (optimized code often breaks that).
     private func functionDetails(_ offset: Dwarf_Off, _ unit: Int) -> FunctionDetails {
-        if let known = functionCache[offset] { return known }
+        if let known = functionCache[Int(truncatingIfNeeded: offset)] { return knownFunctions[Int(known)] }
         var details = FunctionDetails(name: -1, calls: [])
         if var function = dieAt(offset) {
             details.name = nameID(linkageName(&function))
             // (die, enclosing inlined call, depth), walked depth-first through blocks and inlined calls.
-            var pending: [(Dwarf_Die, Int?, Int)] = []
+            var pending: [PendingDie] = []
             var child = Dwarf_Die()
-            if dwarf_child(&function, &child) == 0 { pending.append((child, nil, 1)) }
-            while let (current, parent, depth) = pending.popLast() {
-                var die = current
+            if dwarf_child(&function, &child) == 0 { pending.append(PendingDie(die: child, parent: -1, depth: 1)) }
+            while let next = pending.popLast() {
+                var die = next.die
+                let parent = next.parent >= 0 ? next.parent : nil, depth = next.depth
                 var sibling = Dwarf_Die()
-                if dwarf_siblingof(&die, &sibling) == 0 { pending.append((sibling, parent, depth)) }
+                if dwarf_siblingof(&die, &sibling) == 0 { pending.append(PendingDie(die: sibling, parent: next.parent, depth: depth)) }
                 let tag = dwarf_tag(&die)
                 var enclosing = parent
                 if tag == DW_TAG_inlined_subroutine {
@@ -420,11 +468,12 @@ public final class ELFImage {
                 }
                 if tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block {
                     var nested = Dwarf_Die()
-                    if dwarf_child(&die, &nested) == 0 { pending.append((nested, enclosing, depth + 1)) }
+                    if dwarf_child(&die, &nested) == 0 { pending.append(PendingDie(die: nested, parent: enclosing ?? -1, depth: depth + 1)) }
                 }
             }
         }
-        functionCache[offset] = details
+        knownFunctions.append(details)
+        functionCache[Int(truncatingIfNeeded: offset)] = Int32(knownFunctions.count - 1)
         return details
     }
 
@@ -461,23 +510,17 @@ public final class ELFImage {
 
     /// Joins a relative path to the compile directory and collapses `//`, as llvm-symbolizer prints them.
     private func normalize(_ path: String, directory: String?) -> String {
-        if path.hasPrefix("/"), !path.utf8.indices.contains(where: { $0 < path.utf8.index(before: path.utf8.endIndex) && path.utf8[$0] == 47 && path.utf8[path.utf8.index(after: $0)] == 47 }) {
-            return path
-        }
-        var result = path
-        if !result.hasPrefix("/"), let directory, !directory.isEmpty, !result.hasPrefix("<") {
-            result = directory + "/" + result
+        var bytes = Array(path.utf8)
+        if bytes.first != 47, let directory, !directory.isEmpty, bytes.first != 60 {  // relative, not `<compiler-generated>`
+            bytes = Array(directory.utf8) + [47] + bytes
         }
         // Collapse runs of slashes.
-        var collapsed = ""
-        collapsed.reserveCapacity(result.utf8.count)
-        var previousSlash = false
-        for character in result {
-            if character == "/", previousSlash { continue }
-            previousSlash = character == "/"
-            collapsed.append(character)
+        var kept = 0
+        for index in bytes.indices where !(bytes[index] == 47 && kept > 0 && bytes[kept - 1] == 47) {
+            bytes[kept] = bytes[index]
+            kept += 1
         }
-        return collapsed
+        return kept == path.utf8.count && bytes.first == 47 ? path : String(decoding: bytes[..<kept], as: UTF8.self)
     }
 
     // MARK: symbol table
@@ -485,46 +528,90 @@ public final class ELFImage {
     private func indexSymbols() {
         let count = dwfl_module_getsymtab(module)
         guard count > 0 else { return }
-        var entries: [(UInt64, UInt64, UnsafePointer<CChar>, Int32)] = []
+        var entries: [Symbol] = []
         entries.reserveCapacity(Int(count))
         var object: Int32 = -1  // the STT_FILE entry before a local symbol names the object file it came from
+        let table = MainSymbolTable(module).flatMap { $0.count == Int(count) ? $0 : nil }
         for index in 1 ..< count {
             var symbol = GElf_Sym()
             var address: GElf_Addr = 0
-            guard let name = dwfl_module_getsym_info(module, index, &symbol, &address, nil, nil, nil) else { continue }
+            let found: UnsafePointer<CChar>?
+            if let table {
+                found = table.symbol(Int(index), &symbol, &address)
+            } else {
+                found = dwfl_module_getsym_info(module, index, &symbol, &address, nil, nil, nil)
+            }
+            guard let name = found else { continue }
             let type = Int32(symbol.st_info & 0xF), binding = Int32(symbol.st_info >> 4)
             if type == STT_FILE {
-                object = fileID(String(cString: name))
+                objects.append(ObjectName(name: name))
+                object = Int32(objects.count - 1)
                 continue
             }
             guard type == STT_FUNC || type == STT_NOTYPE, symbol.st_shndx != UInt16(SHN_UNDEF), address != 0 else { continue }
-            entries.append((address, symbol.st_size, name, binding == STB_LOCAL ? object : -1))
+            entries.append(Symbol(address: address, end: symbol.st_size, name: name, object: binding == STB_LOCAL ? object : -1))
         }
-        entries.sort { $0.0 < $1.0 }
+        let unsorted = entries
+        entries = stableOrder(unsorted.count) { unsorted[$0].address }.map { unsorted[$0] }
         // A symbol without a size reaches to the next one.
-        symbols = entries.enumerated().map { index, entry in
-            let end = entry.1 > 0 ? entry.0 + entry.1 : (index + 1 < entries.count ? entries[index + 1].0 : entry.0 + 1)
-            return (entry.0, end, entry.2, entry.3)
+        for index in entries.indices {
+            let size = entries[index].end
+            entries[index].end = size > 0 ? entries[index].address + size
+                : index + 1 < entries.count ? entries[index + 1].address : entries[index].address + 1
+        }
+        symbols = entries
+    }
+
+    /// The main file's `.symtab`, read with libelf: the table libdwfl picks whenever the file has one, at a tenth
+    /// of the cost of `dwfl_module_getsym_info` per symbol. (Without one, libdwfl finds the debug file's table,
+    /// or the dynamic symbols and MiniDebugInfo; those go through libdwfl.)
+    private struct MainSymbolTable {
+        let section: OpaquePointer
+        let data: UnsafeMutablePointer<Elf_Data>
+        let names: UnsafeRawBufferPointer
+        let bias: UInt64
+        let count: Int
+
+        init?(_ module: OpaquePointer) {
+            var bias: GElf_Addr = 0
+            guard let elf = dwfl_module_getelf(module, &bias) else { return nil }
+            var section = elf_nextscn(elf, nil)
+            while let current = section {
+                var header = GElf_Shdr()
+                if gelf_getshdr(current, &header) != nil, header.sh_type == SHT_SYMTAB {
+                    guard let data = elf_getdata(current, nil), let strings = elf_getscn(elf, Int(header.sh_link)),
+                          let stringData = elf_getdata(strings, nil), let base = stringData.pointee.d_buf else { return nil }
+                    self.section = current
+                    self.data = data
+                    names = UnsafeRawBufferPointer(start: base, count: stringData.pointee.d_size)
+                    self.bias = bias
+                    count = header.sh_entsize > 0 ? Int(header.sh_size / header.sh_entsize) : 0
+                    return
+                }
+                section = elf_nextscn(elf, current)
+            }
+            return nil
+        }
+
+        /// As `dwfl_module_getsym_info` gives it: the address with the load bias, but for absolute symbols.
+        func symbol(_ index: Int, _ symbol: inout GElf_Sym, _ address: inout GElf_Addr) -> UnsafePointer<CChar>? {
+            guard gelf_getsym(data, Int32(index), &symbol) != nil, Int(symbol.st_name) < names.count,
+                  let name = names.baseAddress?.advanced(by: Int(symbol.st_name)) else { return nil }
+            address = symbol.st_shndx == UInt16(SHN_ABS) ? symbol.st_value : symbol.st_value &+ bias
+            return name.assumingMemoryBound(to: CChar.self)
         }
     }
 
-    private func symbolAt(_ address: UInt64) -> (address: UInt64, end: UInt64, name: UnsafePointer<CChar>, object: Int32)? {
+    /// The file of a symbol-only frame: the object file its symbol came from, when the table says.
+    private func objectFile(_ index: Int32) -> Int32 {
+        guard index >= 0 else { return -1 }
+        if let known = objects[Int(index)].file { return known }
+        let file = fileID(String(cString: objects[Int(index)].name))
+        objects[Int(index)].file = file
+        return file
+    }
+
+    private func symbolAt(_ address: UInt64) -> Symbol? {
         Self.containing(address, in: symbols, lookBack: 4, start: \.address, end: \.end)
     }
-}
-
-extension String {
-    func leftPadded(_ width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
-    }
-}
-
-func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-    if value < 0 {
-        out.append(45)
-        appendDecimal(-value, to: &out)
-        return
-    }
-    if value >= 10 { appendDecimal(value / 10, to: &out) }
-    out.append(UInt8(48 + value % 10))
 }

@@ -110,8 +110,11 @@ import TrailTestSupport
             #expect(fast.stdout == full.stdout)
             #expect(fast.stdout.contains("Crashes.badPointer"))
         }
-        let linked = try run("/usr/bin/ldd", [lean], check: true)
-        #expect(!linked.stdout.contains("libswiftCore") && !linked.stdout.contains("Foundation"))
+        // A static executable: no program interpreter, no shared library to load.
+        let headers = try run("readelf", ["-lW", "-d", lean], check: true)
+        #expect(!headers.stdout.contains("INTERP") && !headers.stdout.contains("(NEEDED)"), "\(headers.stdout.prefix(2000))")
+        let symbols = try run("nm", [lean], check: true).stdout
+        #expect(!symbols.contains("SwiftSyntax") && !symbols.contains("Foundation"))
     }
 
     @Test func addressModeAgreesWithLLVMSymbolizer() throws {

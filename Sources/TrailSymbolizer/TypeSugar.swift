@@ -1,0 +1,194 @@
+/// The type sugar `swift demangle` prints and the runtime's `swift_demangle` does not: `Swift.Optional<A>`
+/// becomes `A?`, `Swift.Array<A>` `[A]`, `Swift.Dictionary<K, V>` `[K : V]`. The runtime prints exactly what
+/// `swift demangle --no-sugar` does, so sugaring its text gives what `swift demangle` prints (a test checks
+/// this over every Swift symbol of the toolchain's runtime libraries).
+enum TypeSugar {
+    static func apply(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 60 }) else { return text }  // no '<', no generic arguments
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            sugar(bytes, 0 ..< bytes.count, into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    private typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    private enum Kind { case optional, unwrapped, array, dictionary }
+
+    private static let patterns: [(prefix: [UInt8], kind: Kind)] = [
+        (Array("Swift.Optional<".utf8), .optional),
+        (Array("Swift.ImplicitlyUnwrappedOptional<".utf8), .unwrapped),
+        (Array("Swift.Array<".utf8), .array),
+        (Array("Swift.Dictionary<".utf8), .dictionary),
+    ]
+
+    private static func sugar(_ bytes: Bytes, _ range: Range<Int>, into out: inout [UInt8]) {
+        var position = range.lowerBound
+        while position < range.upperBound {
+            // A function named inside a specialization's parameters prints without sugar.
+            if bytes[position] == 91, starts(bytes, at: position, before: range.upperBound, with: unsugaredFunction),
+               let close = closingBracket(bytes, from: position + 1, before: range.upperBound) {
+                out += bytes[position ... close]
+                position = close + 1
+                continue
+            }
+            // Not `Module.Swift.Array<`, a type nested in another; the demangler may print types back to back
+            // (`Argument Types : [Swift.StringSwift.Optional<...>]`), so a letter before is no boundary.
+            if bytes[position] == 83, position == range.lowerBound || bytes[position - 1] != 46,  // 'S', not after '.'
+               let (kind, length) = match(bytes, at: position, before: range.upperBound),
+               let close = closing(bytes, from: position + length, before: range.upperBound) {
+                let arguments = split(bytes, position + length ..< close)
+                if !arguments.contains(where: { hasWhereClause(bytes, $0) }), emit(kind, arguments, bytes, into: &out) {
+                    position = close + 1
+                    continue
+                }
+            }
+            out.append(bytes[position])
+            position += 1
+        }
+    }
+
+    private static func emit(_ kind: Kind, _ arguments: [Range<Int>], _ bytes: Bytes, into out: inout [UInt8]) -> Bool {
+        switch (kind, arguments.count) {
+        case (.optional, 1), (.unwrapped, 1):
+            var inner: [UInt8] = []
+            sugar(bytes, arguments[0], into: &inner)
+            let parenthesized = !isSimple(inner)
+            if parenthesized { out.append(40) }
+            out += inner
+            if parenthesized { out.append(41) }
+            out.append(kind == .optional ? 63 : 33)  // ? or !
+        case (.array, 1):
+            out.append(91)
+            sugar(bytes, arguments[0], into: &out)
+            out.append(93)
+        case (.dictionary, 2):
+            out.append(91)
+            sugar(bytes, arguments[0], into: &out)
+            out += [32, 58, 32]  // " : "
+            sugar(bytes, arguments[1], into: &out)
+            out.append(93)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private static let unsugaredFunction = Array("[Constant Propagated Function : ".utf8)
+
+    private static func match(_ bytes: Bytes, at position: Int, before end: Int) -> (Kind, Int)? {
+        for pattern in patterns where starts(bytes, at: position, before: end, with: pattern.prefix) {
+            return (pattern.kind, pattern.prefix.count)
+        }
+        return nil
+    }
+
+    private static func starts(_ bytes: Bytes, at position: Int, before end: Int, with prefix: [UInt8]) -> Bool {
+        end - position >= prefix.count && prefix.indices.allSatisfy { bytes[position + $0] == prefix[$0] }
+    }
+
+    /// The `]` matching a `[` just before `start`.
+    private static func closingBracket(_ bytes: Bytes, from start: Int, before end: Int) -> Int? {
+        var depth = 0
+        for position in start ..< end {
+            if bytes[position] == 91 { depth += 1 }
+            if bytes[position] == 93 {
+                if depth == 0 { return position }
+                depth -= 1
+            }
+        }
+        return nil
+    }
+
+    /// The `>` that closes generic arguments starting at `start`; `->` is an arrow, not a bracket.
+    private static func closing(_ bytes: Bytes, from start: Int, before end: Int) -> Int? {
+        var depth = 0
+        for position in start ..< end {
+            switch bytes[position] {
+            case 60, 40, 91: depth += 1  // < ( [
+            case 41, 93: depth -= 1  // ) ]
+            case 62 where position == 0 || bytes[position - 1] != 45:  // > not in ->
+                if depth == 0 { return position }
+                depth -= 1
+            default: break
+            }
+            if depth < 0 { return nil }
+        }
+        return nil
+    }
+
+    /// `Name #2 in <context>`: a type declared in a function, whatever its context prints.
+    private static func isLocalType(_ type: [UInt8]) -> Bool {
+        guard let space = type.firstIndex(of: 32), space > 0, type[space...].starts(with: " #".utf8) else { return false }
+        let digits = type[(space + 2)...].prefix { (48 ... 57).contains($0) }
+        return !digits.isEmpty && type[(space + 2 + digits.count)...].starts(with: " in ".utf8)
+    }
+
+    /// `A where A: P`: the generic signature of a constrained extension, not arguments to sugar.
+    private static func hasWhereClause(_ bytes: Bytes, _ range: Range<Int>) -> Bool {
+        let clause = Array(" where ".utf8)
+        if !range.isEmpty, bytes[range.lowerBound] == 32 { return true }  // `< where A: P>`
+        var depth = 0
+        for position in range {
+            switch bytes[position] {
+            case 60, 40, 91: depth += 1
+            case 41, 93: depth -= 1
+            case 62 where bytes[position - 1] != 45: depth -= 1
+            case 32 where depth == 0 && starts(bytes, at: position, before: range.upperBound, with: clause): return true
+            default: break
+            }
+        }
+        return false
+    }
+
+    /// Generic arguments split at top-level `, `.
+    private static func split(_ bytes: Bytes, _ range: Range<Int>) -> [Range<Int>] {
+        var parts: [Range<Int>] = []
+        var depth = 0, start = range.lowerBound
+        for position in range {
+            switch bytes[position] {
+            case 60, 40, 91: depth += 1
+            case 41, 93: depth -= 1
+            case 62 where bytes[position - 1] != 45: depth -= 1
+            case 44 where depth == 0 && position + 1 < range.upperBound && bytes[position + 1] == 32:
+                parts.append(start ..< position)
+                start = position + 2
+            default: break
+            }
+        }
+        parts.append(start ..< range.upperBound)
+        return parts
+    }
+
+    /// Whether a printed type needs no parentheses before `?`: not a function type, a composition, or a
+    /// type with a leading attribute or keyword.
+    private static func isSimple(_ type: [UInt8]) -> Bool {
+        if isLocalType(type) { return true }
+        if type.elementsEqual("some".utf8) { return false }  // an opaque type
+        // `any P.Type`: an existential metatype, which prints as a simple type.
+        if type.starts(with: "any ".utf8), type.reversed().starts(with: "epyT.".utf8) || type.reversed().starts(with: "locotorP.".utf8) {
+            return true
+        }
+        var depth = 0
+        for (position, byte) in type.enumerated() {
+            switch byte {
+            case 60, 40, 91: depth += 1
+            case 41, 93: depth -= 1
+            case 62 where position == 0 || type[position - 1] != 45: depth -= 1
+            case 45 where depth == 0 && position + 2 < type.count && type[position + 1] == 62 && type[position + 2] == 32:
+                return false  // ->
+            case 38 where depth == 0 && position > 0 && type[position - 1] == 32:
+                return false  // &
+            default: break
+            }
+        }
+        for keyword in ["@", "any ", "some ", "inout ", "__owned ", "__shared ", "isolated ", "sending ", "each ", "repeat ", "~"]
+            where type.starts(with: keyword.utf8) {
+            return false
+        }
+        return true
+    }
+}
