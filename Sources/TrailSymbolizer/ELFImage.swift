@@ -549,7 +549,10 @@ public final class ELFImage {
                 continue
             }
             guard type == STT_FUNC || type == STT_NOTYPE, symbol.st_shndx != UInt16(SHN_UNDEF), address != 0 else { continue }
-            entries.append(Symbol(address: address, end: symbol.st_size, name: name, object: binding == STB_LOCAL ? object : -1))
+            // A hidden symbol made local by the linker sits after every file's group, behind the last STT_FILE
+            // (often crtstuff.c): only a local of default visibility belongs to the file before it.
+            let fileLocal = binding == STB_LOCAL && Int32(symbol.st_other & 3) == STV_DEFAULT
+            entries.append(Symbol(address: address, end: symbol.st_size, name: name, object: fileLocal ? object : -1))
         }
         let unsorted = entries
         entries = stableOrder(unsorted.count) { unsorted[$0].address }.map { unsorted[$0] }

@@ -130,8 +130,8 @@ import TrailTestSupport
         let readable = try run(Paths.toolchainUsr + "/bin/swift-demangle", [], input: llvm, check: true).stdout
         let a = ours.components(separatedBy: "\n\n"), b = readable.components(separatedBy: "\n\n")
         #expect(a.count == b.count)
-        // Function, file and line of every frame; llvm-symbolizer guesses a file for code without line info
-        // from the symbol table (often crtstuff.c), which trail does not.
+        // Function, file and line of every frame; for code without line info, llvm-symbolizer names the last
+        // STT_FILE before its symbol even when the linker put the symbol there (often crtstuff.c).
         func frames(_ block: String) -> [String] {
             block.split(separator: "\n").enumerated().map { index, line in
                 guard index % 2 == 1 else { return String(line) }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import TrailTestSupport
+@testable import TrailSymbolizer
+
+/// Frames named from the symbol table alone (no DWARF): the object file a local symbol came from, only where
+/// the table really says so.
+@Suite struct SymbolTableTests {
+    /// The file address and name of the first symbol `nm` lists that matches.
+    func symbol(in binary: String, _ matches: (Substring) -> Bool) throws -> (address: UInt64, name: String) {
+        let listing = try run("nm", ["--defined-only", binary], check: true).stdout
+        let line = try #require(listing.split(separator: "\n").first { matches($0.split(separator: " ").last ?? "") })
+        let fields = line.split(separator: " ")
+        return (try #require(UInt64(fields[0], radix: 16)), String(fields[fields.count - 1]))
+    }
+
+    func address(of name: String, in binary: String) throws -> UInt64 {
+        try symbol(in: binary) { $0 == name }.address
+    }
+
+    @Test func aStaticCFunctionNamesItsFile() throws {
+        let directory = Paths.temporaryDirectory("symtab")
+        try """
+            #include <stdio.h>
+            __attribute__((noinline)) static int helper(int x) { return x * 7 + 1; }
+            int main(int argc, char **argv) { (void)argv; printf("%d\\n", helper(argc)); return 0; }
+            """.write(toFile: directory + "/helper.c", atomically: true, encoding: .utf8)
+        try run("gcc", ["-O1", "-g0", "helper.c", "-o", "helper"], directory: directory, check: true)
+        let binary = directory + "/helper"
+        let image = try ELFImage(path: binary)
+        #expect(!image.hasDebugInfo)
+        let frames = image.symbolize(try address(of: "helper", in: binary) + 2)
+        #expect(frames.map(\.mangledName) == ["helper"])
+        #expect(frames.first?.file == "helper.c" && frames.first?.line == 0 && frames.first?.offset == 2)
+        // A global symbol belongs to no particular STT_FILE group.
+        #expect(image.symbolize(try address(of: "main", in: binary)).first?.file == nil)
+    }
+
+    @Test func aSymbolTheLinkerMadeLocalNamesNoFile() throws {
+        // Foundation's hidden Swift functions follow crtstuff.c's STT_FILE in the table, but did not come from it.
+        let library = Paths.toolchainUsr + "/lib/swift/linux/libFoundation.so"
+        // NSThreadStart(_:), a private function: its name holds a hash of its file's path.
+        let (address, name) = try symbol(in: library) { $0.hasPrefix("$s10Foundation13NSThreadStart") && $0.hasSuffix("LLySvSgADF") }
+        let image = try ELFImage(path: library)
+        let frames = image.symbolize(address + 4)
+        #expect(frames.map(\.mangledName) == [name])
+        #expect(frames.first?.file == nil, "\(frames)")
+        #expect(CrashFormat.name(frames[0]) == "NSThreadStart(_:)")
+    }
+}
