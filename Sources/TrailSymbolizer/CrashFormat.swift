@@ -157,6 +157,15 @@ public enum CrashFormat: String, Sendable, CaseIterable {
         return out.string
     }
 
+    /// This machine's, as the backtracer names it: crash logs are read where they were written.
+    static var architecture: String {
+        #if arch(arm64)
+        return "arm64"
+        #else
+        return "x86_64"
+        #endif
+    }
+
     // MARK: markdown
 
     static func markdown(_ crash: SymbolizedCrash, number: Int, _ options: Options) -> String {
@@ -236,13 +245,13 @@ public enum CrashFormat: String, Sendable, CaseIterable {
             "\"kind\":\(q(block.kind == .crash ? "crashReport" : "errorReport"))",
             "\"timestamp\":\(q(block.time ?? ""))",
             "\"description\":\(q(headline(block)))",
-            "\"architecture\":\"x86_64\"",
+            "\"architecture\":\(q(Self.architecture))",
             "\"platform\":\"Linux\"",
         ]
         if let address = block.signal?.address { fields.append("\"faultAddress\":\(q(address))") }
         if let signal = block.signal { fields.append("\"signal\":{\"number\":\(signal.number),\"name\":\(q(signal.name)),\"code\":\(q(signal.code ?? ""))}") }
         if let app = block.app { fields.append("\"app\":\(q(app))") }
-        if let pid = block.pid { fields.append("\"pid\":\(pid)") }
+        if let pid = block.pid { fields.append("\"pid\":\(Int(pid).map(String.init) ?? q(pid))") }  // a number, unless the log is odd
         fields.append("\"complete\":\(block.complete)")
         let thread = block.thread
         fields.append("\"threads\":[{\"crashed\":true,\"id\":\(q(thread?.tid ?? "")),\"name\":\(q(thread?.name ?? "")),\"frames\":[\(frames.joined(separator: ","))]}]")

@@ -55,7 +55,8 @@ public final class CrashSymbolizer {
                 if let note { notes.append(note) }
             }
             // A return address points after the call; the call itself is the byte before.
-            let lookup = frame.address - image.base - (frame.isReturnAddress ? 1 : 0)
+            // (Wrapping: a made-up log may put a return address at an image's very base.)
+            let lookup = frame.address &- image.base &- (frame.isReturnAddress ? 1 : 0)
             frames.append(.init(index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
                                 image: resolved[which]!.name, frames: resolved[which]!.file?.symbolize(lookup) ?? []))
         }

@@ -144,8 +144,9 @@ public final class ELFImage {
         }
         self.session = session
         dwfl_report_begin(session)
-        // Reported at base 0, the module's addresses are the file's virtual addresses.
-        guard let module = dwfl_report_elf(session, path, path, -1, 0, false) else {
+        // Reported with its first segment at its own address (add_p_vaddr), the module's addresses are the
+        // file's virtual addresses, also for a library linked above 0 (`-Ttext-segment`, prelink).
+        guard let module = dwfl_report_elf(session, path, path, -1, 0, true) else {
             let message = String(cString: dwfl_errmsg(-1))
             dwfl_end(session)
             callbacks.deallocate()
@@ -208,13 +209,13 @@ public final class ELFImage {
 
     func rawFrames(_ address: UInt64) -> [RawFrame] {
         let symbol = symbolAt(address)
-        guard dwarf != nil, let unitIndex = unitAt(address - bias) else {
+        guard dwarf != nil, let unitIndex = unitAt(address &- bias) else {
             guard let symbol else { return [] }
             return [RawFrame(name: nameID(symbol.name), file: objectFile(symbol.object), line: 0, column: 0, inlined: false,
                              offset: address - symbol.address)]
         }
         load(unitIndex)
-        let dwarfAddress = address - bias
+        let dwarfAddress = address &- bias
         let location = lineAt(dwarfAddress, unitIndex)
         guard let function = functionAt(dwarfAddress, unitIndex) else {
             return [RawFrame(name: symbol.map { nameID($0.name) } ?? -1, file: location?.file ?? symbol.map { objectFile($0.object) } ?? -1,
@@ -294,7 +295,7 @@ public final class ELFImage {
         while let current = section {
             var header = GElf_Shdr()
             if gelf_getshdr(current, &header) != nil, header.sh_flags & UInt64(SHF_EXECINSTR) != 0, header.sh_size > 0 {
-                ranges.append((header.sh_addr + elfBias, header.sh_addr + elfBias + header.sh_size))
+                ranges.append((header.sh_addr &+ elfBias, header.sh_addr &+ elfBias &+ header.sh_size))
             }
             section = elf_nextscn(elf, current)
         }
@@ -493,7 +494,7 @@ public final class ELFImage {
         var file: Int32 = -1
         // The call file indexes the unit's file table (libdw's table covers DWARF 4 and 5 numbering alike).
         if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0,
-           Int(value) < units[unit].files.count {
+           value < UInt64(units[unit].files.count) {
             file = units[unit].files[Int(value)]
         }
         var line: Int32 = 0, column: Int32 = 0
@@ -556,18 +557,19 @@ public final class ELFImage {
         }
         let unsorted = entries
         entries = stableOrder(unsorted.count) { unsorted[$0].address }.map { unsorted[$0] }
-        // A symbol without a size reaches to the next one.
+        // A symbol without a size reaches to the next one. (A damaged table's sizes may run past the top.)
         for index in entries.indices {
-            let size = entries[index].end
-            entries[index].end = size > 0 ? entries[index].address + size
-                : index + 1 < entries.count ? entries[index + 1].address : entries[index].address + 1
+            let address = entries[index].address, size = entries[index].end
+            let end = size > 0 ? address &+ size : index + 1 < entries.count ? entries[index + 1].address : address &+ 1
+            entries[index].end = end > address ? end : .max
         }
         symbols = entries
     }
 
     /// The main file's `.symtab`, read with libelf: the table libdwfl picks whenever the file has one, at a tenth
     /// of the cost of `dwfl_module_getsym_info` per symbol. (Without one, libdwfl finds the debug file's table,
-    /// or the dynamic symbols and MiniDebugInfo; those go through libdwfl.)
+    /// or the dynamic symbols and MiniDebugInfo; those go through libdwfl, as do relocatable files, whose
+    /// symbols libdwfl relocates to where it lays out each section.)
     private struct MainSymbolTable {
         let section: OpaquePointer
         let data: UnsafeMutablePointer<Elf_Data>
@@ -578,6 +580,8 @@ public final class ELFImage {
         init?(_ module: OpaquePointer) {
             var bias: GElf_Addr = 0
             guard let elf = dwfl_module_getelf(module, &bias) else { return nil }
+            var file = GElf_Ehdr()
+            guard gelf_getehdr(elf, &file) != nil, file.e_type == UInt16(ET_EXEC) || file.e_type == UInt16(ET_DYN) else { return nil }
             var section = elf_nextscn(elf, nil)
             while let current = section {
                 var header = GElf_Shdr()
@@ -598,8 +602,11 @@ public final class ELFImage {
 
         /// As `dwfl_module_getsym_info` gives it: the address with the load bias, but for absolute symbols.
         func symbol(_ index: Int, _ symbol: inout GElf_Sym, _ address: inout GElf_Addr) -> UnsafePointer<CChar>? {
+            // A name must end inside the table, as elf_strptr checks.
             guard gelf_getsym(data, Int32(index), &symbol) != nil, Int(symbol.st_name) < names.count,
-                  let name = names.baseAddress?.advanced(by: Int(symbol.st_name)) else { return nil }
+                  let base = names.baseAddress, memchr(base + Int(symbol.st_name), 0, names.count - Int(symbol.st_name)) != nil
+            else { return nil }
+            let name = base + Int(symbol.st_name)
             address = symbol.st_shndx == UInt16(SHN_ABS) ? symbol.st_value : symbol.st_value &+ bias
             return name.assumingMemoryBound(to: CChar.self)
         }

@@ -34,11 +34,15 @@ extension Array where Element == String {
 }
 
 func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-    if value < 0 {
-        out.append(45)
-        appendDecimal(-value, to: &out)
-        return
-    }
+    if value < 0 { out.append(45) }
+    appendDecimal(value.magnitude, to: &out)
+}
+
+func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+    appendDecimal(UInt(value), to: &out)
+}
+
+func appendDecimal(_ value: UInt, to out: inout [UInt8]) {
     if value >= 10 { appendDecimal(value / 10, to: &out) }
     out.append(UInt8(48 + value % 10))
 }
@@ -56,13 +60,13 @@ struct TextBuffer {
 
     mutating func add(_ number: Int) { appendDecimal(number, to: &bytes) }
 
-    mutating func add(_ number: UInt64) { add(Int(truncatingIfNeeded: number)) }
+    mutating func add(_ number: UInt64) { appendDecimal(number, to: &bytes) }
 
     mutating func spaces(_ count: Int) { bytes.append(contentsOf: repeatElement(32, count: Swift.max(0, count))) }
 
     /// A number right-aligned in `width` columns.
     mutating func add(_ number: Int, width: Int) {
-        var digits = 1, rest = number < 0 ? -number : number
+        var digits = 1, rest = number.magnitude
         while rest >= 10 { digits += 1; rest /= 10 }
         spaces(width - digits - (number < 0 ? 1 : 0))
         add(number)

@@ -35,9 +35,7 @@ enum TypeSugar {
                 position = close + 1
                 continue
             }
-            // Not `Module.Swift.Array<`, a type nested in another; the demangler may print types back to back
-            // (`Argument Types : [Swift.StringSwift.Optional<...>]`), so a letter before is no boundary.
-            if bytes[position] == 83, position == range.lowerBound || bytes[position - 1] != 46,  // 'S', not after '.'
+            if bytes[position] == 83, startsType(bytes, at: position, from: range.lowerBound),  // 'S'
                let (kind, length) = match(bytes, at: position, before: range.upperBound),
                let close = closing(bytes, from: position + length, before: range.upperBound) {
                 let arguments = split(bytes, position + length ..< close)
@@ -75,6 +73,27 @@ enum TypeSugar {
             return false
         }
         return true
+    }
+
+    /// Whether a type name can begin at `position`. Not in `Module.Swift.Array<`, a type nested in another,
+    /// nor in `RealmSwift.Array<`, a module's name. But the demangler may print types back to back
+    /// (`Argument Types : [Swift.StringSwift.Optional<...>]`, `for <ASwift.Optional<...>>`): a letter before
+    /// is a boundary when the name it ends is qualified or a generic parameter (`A`, `B1`).
+    private static func startsType(_ bytes: Bytes, at position: Int, from start: Int) -> Bool {
+        var before = position - 1
+        guard before >= start, bytes[before] != 46 else { return before < start }  // not after '.'
+        func isNamePart(_ byte: UInt8) -> Bool {
+            (48 ... 57).contains(byte) || (65 ... 90).contains(byte) || (97 ... 122).contains(byte) || byte == 95 || byte >= 128
+        }
+        guard isNamePart(bytes[before]) else { return true }
+        let end = before
+        while before >= start, isNamePart(bytes[before]) || bytes[before] == 46 {
+            if bytes[before] == 46 { return true }
+            before -= 1
+        }
+        // The name alone: a generic parameter is a capital letter and perhaps a number.
+        let name = before + 1 ... end
+        return (65 ... 90).contains(bytes[name.lowerBound]) && name.dropFirst().allSatisfy { (48 ... 57).contains(bytes[$0]) }
     }
 
     private static let unsugaredFunction = Array("[Constant Propagated Function : ".utf8)

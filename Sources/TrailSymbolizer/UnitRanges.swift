@@ -22,9 +22,9 @@ struct UnitRangeReader {
     }
 
     private var info = ByteReader(), abbrev = ByteReader(), ranges = ByteReader(), rnglists = ByteReader(), addr = ByteReader()
-    /// The abbreviation tables decoded so far, with their offsets, the latest last: units that share a table
-    /// (a file's unit and its skeletons) come one after another.
+    /// The abbreviation tables decoded so far, and by offset their index there.
     private var tables: [AbbreviationTable] = []
+    private var tableIndex = IntMap()
 
     /// The sections of the ELF file libdw reads (after libdw has decompressed them in place).
     init?(_ elf: OpaquePointer) {
@@ -65,8 +65,8 @@ struct UnitRangeReader {
                 offsetSize = 8
                 length = info.fixed(8)
             }
-            let end = info.position + Int(clamping: length)
-            guard !info.failed, length >= 2, end <= info.bytes.count else { return nil }
+            guard !info.failed, length >= 2, length <= UInt64(info.bytes.count - info.position) else { return nil }
+            let end = info.position + Int(length)
             start = end
             let version = Int(info.fixed(2))
             var kind = 1  // DW_UT_compile
@@ -109,14 +109,16 @@ struct UnitRangeReader {
         abbrev.position += 1  // has children
         var low: (form: UInt64, value: UInt64)?, high: (form: UInt64, value: UInt64)?
         var rangesAttribute: (form: UInt64, value: UInt64)?
-        var addrBase: UInt64 = 8, rnglistsBase: UInt64 = 12  // the first entries after each section's header
+        // Without base attributes, the first entries after each section's header (8 and 12 bytes, or 16 and 20
+        // in 64-bit DWARF).
+        var addrBase = UInt64(2 * offsetSize), rnglistsBase = UInt64(2 * offsetSize + 4)
         while true {
             let name = abbrev.uleb(), form = abbrev.uleb()
             guard !abbrev.failed else { return nil }
             if name == 0, form == 0 { break }
             let implicit = form == 0x21 ? UInt64(bitPattern: abbrev.sleb()) : 0
             guard let value = attributeValue(form, implicit: implicit, version: version, offsetSize: offsetSize,
-                                             addressSize: addressSize), info.position <= end else { return nil }
+                                             addressSize: addressSize), !info.failed, info.position <= end else { return nil }
             switch name {
             case 0x11: low = (form, value)  // DW_AT_low_pc
             case 0x12: high = (form, value)  // DW_AT_high_pc
@@ -137,7 +139,8 @@ struct UnitRangeReader {
         if let low, let high {
             guard let start = address(low) else { return nil }
             // A constant high_pc is the length (DWARF 4 and later); an address one is the end.
-            let stop = high.form == 0x01 || high.form == 0x1b || (0x29 ... 0x2c).contains(high.form) ? address(high) : start &+ high.value
+            let stop = high.form == 0x01 || high.form == 0x1b || (0x29 ... 0x2c).contains(high.form) || high.form == 0x1f01
+                ? address(high) : start &+ high.value
             guard let stop else { return nil }
             return stop > start ? [(start, stop)] : []
         }
@@ -157,13 +160,16 @@ struct UnitRangeReader {
     /// Where the specs of `code` begin in the table at `table`, decoding the table only as far as needed, once.
     private mutating func abbreviation(_ code: UInt64, table: UInt64) -> Int? {
         let known: AbbreviationTable
-        if let existing = tables.last(where: { $0.offset == table }) {
-            known = existing
+        if let last = tables.last, last.offset == table {  // a file's unit and its skeletons share one
+            known = last
+        } else if let index = tableIndex[Int(truncatingIfNeeded: table)], tables[Int(index)].offset == table {
+            known = tables[Int(index)]
         } else {
             known = AbbreviationTable(offset: table)
             tables.append(known)
+            tableIndex[Int(truncatingIfNeeded: table)] = Int32(tables.count - 1)
         }
-        if code < known.positions.count, known.positions[Int(code)] >= 0 { return known.positions[Int(code)] }
+        if let position = known.position(of: code) { return position }
         guard var position = known.next, let base = abbrev.bytes.baseAddress else { return nil }
         let end = abbrev.bytes.count
         // One byte at a time: every number in a table but implicit constants is a ULEB128, nearly always one byte.
@@ -223,7 +229,8 @@ struct UnitRangeReader {
             return 0
         case 0x0a, 0x03, 0x04, 0x09, 0x18:  // block1, block2, block4, block, exprloc
             let length = form == 0x0a ? info.fixed(1) : form == 0x03 ? info.fixed(2) : form == 0x04 ? info.fixed(4) : info.uleb()
-            info.position += Int(clamping: length)
+            guard !info.failed, length <= UInt64(info.bytes.count - info.position) else { return nil }
+            info.position += Int(length)
             return 0
         case 0x16:  // indirect
             let actual = info.uleb()
@@ -308,6 +315,8 @@ private final class AbbreviationTable {
     let offset: UInt64
     /// By code: the offset of the entry's tag, or -1. Codes are small and nearly dense.
     var positions: [Int] = []
+    /// Codes too large for `positions`, which no compiler seen here writes.
+    var large: [(code: UInt64, position: Int)] = []
     /// Where decoding goes on; nil at the table's end.
     var next: Int?
 
@@ -316,8 +325,16 @@ private final class AbbreviationTable {
         next = Int(clamping: offset)
     }
 
+    func position(of code: UInt64) -> Int? {
+        if code < positions.count, positions[Int(code)] >= 0 { return positions[Int(code)] }
+        return code >= 1 << 16 ? large.first { $0.code == code }?.position : nil
+    }
+
     func record(_ code: UInt64, at position: Int) {
-        guard code < 1 << 16 else { return }  // an absurd code: looked up again by decoding, never stored
+        guard code < 1 << 16 else {
+            if !large.contains(where: { $0.code == code }) { large.append((code, position)) }
+            return
+        }
         if Int(code) >= positions.count {
             positions.append(contentsOf: repeatElement(-1, count: Swift.max(Int(code) + 1, 2 * positions.count, 64) - positions.count))
         }

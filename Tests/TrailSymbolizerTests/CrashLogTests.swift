@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TrailSymbolizer
 
@@ -66,6 +67,32 @@ import Testing
         #expect(problems.isEmpty && blocks.count == 1)
         #expect(blocks.first?.frames.isEmpty == true && blocks.first?.images.isEmpty == true)
         #expect(blocks.first?.foreignLines.map(\.1) == lines)
+    }
+
+    /// Made-up blocks the symbolizer and the formats must survive: a return address at an image's very
+    /// base, and a pid that is no number (JSON keeps it a string).
+    @Test func oddBlocksSymbolizeAndRender() throws {
+        let text = "=== TRAIL CRASH BEGIN v1 ===\npid: 12 x\nframe 0 0x1000 ra\nframe 1 0x1800 pc\n"
+            + "image 0x1000 0x2000 - /bin/true\n=== TRAIL CRASH END ==="
+        let block = try #require(CrashLog.parse(text).blocks.first)
+        let crash = CrashSymbolizer().symbolize(block)
+        #expect(crash.frames.count == 2 && crash.frames.allSatisfy { $0.image == "true" })
+        let json = CrashFormat.json.render([crash], .init())
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+        #expect(parsed?.first?["pid"] as? String == "12 x")
+        #expect(CrashFormat.text.render([crash], .init()).contains("  1 0x0000000000001800 true"))
+    }
+
+    @Test func decimalsOfEveryWidth() {
+        var out: [UInt8] = []
+        for value: Int in [0, 7, -7, 1234567, Int.max, Int.min] {
+            out = []
+            appendDecimal(value, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(value))
+        }
+        out = []
+        appendDecimal(UInt64.max, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "18446744073709551615")
     }
 
     @Test func garbageNeverCrashes() {

@@ -59,6 +59,9 @@ import TrailTestSupport
         ("(extension in M):Swift.Array<A where A: M.P>.f()", "(extension in M):Swift.Array<A where A: M.P>.f()"),
         ("(extension in M):Swift.Dictionary< where A == Swift.String, B: M.P>.f()", "(extension in M):Swift.Dictionary< where A == Swift.String, B: M.P>.f()"),
         ("M.Swift.Array<Swift.Int>", "M.Swift.Array<Swift.Int>"),
+        ("f(RealmSwift.Array<Swift.Int>)", "f(RealmSwift.Array<Swift.Int>)"),
+        ("[Swift.StringSwift.Optional<Swift.Int>]", "[Swift.StringSwift.Int?]"),
+        ("for <ASwift.Optional<Swift.Int>>", "for <ASwift.Int?>"),
         ("[Constant Propagated Function : f(Swift.Optional<Swift.Int>)]", "[Constant Propagated Function : f(Swift.Optional<Swift.Int>)]"),
         ("Swift.Optional<Swift.Int", "Swift.Optional<Swift.Int"),
     ])

@@ -54,13 +54,54 @@ import TrailTestSupport
         }
     }
 
-    /// Replaces a section's bytes and returns the damaged copy.
-    func damaged(_ binary: String, _ section: String, with bytes: [UInt8]) throws -> String {
+    /// Replaces sections' bytes and returns the damaged copy.
+    func damaged(_ binary: String, _ sections: [(String, [UInt8])]) throws -> String {
         let directory = Paths.temporaryDirectory("damaged")
-        let contents = directory + "/section.bin", copy = directory + "/binary"
-        try Data(bytes).write(to: URL(fileURLWithPath: contents))
-        try run("objcopy", ["--update-section", "\(section)=\(contents)", binary, copy], check: true)
+        var arguments: [String] = []
+        for (index, (section, bytes)) in sections.enumerated() {
+            let contents = directory + "/section\(index).bin"
+            try Data(bytes).write(to: URL(fileURLWithPath: contents))
+            arguments += ["--update-section", "\(section)=\(contents)"]
+        }
+        let copy = directory + "/binary"
+        try run("objcopy", arguments + [binary, copy], check: true)
         return copy
+    }
+
+    func damaged(_ binary: String, _ section: String, with bytes: [UInt8]) throws -> String {
+        try damaged(binary, [(section, bytes)])
+    }
+
+    /// Lengths that reach past the section: a 64-bit unit length near 2^63, and an expression block in the
+    /// unit's DIE whose length does (with an abbreviation table made for it).
+    @Test func lengthsPastTheEndAreRefused() throws {
+        let program = Self.programs[1]
+        let hugeUnit: [UInt8] = [0xff, 0xff, 0xff, 0xff] + [UInt8](repeating: 0xff, count: 7) + [0x7f, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 1]
+        // Code 1: DW_TAG_compile_unit, no children, DW_AT_location as DW_FORM_exprloc.
+        let abbreviations: [UInt8] = [1, 0x11, 0, 0x02, 0x18, 0, 0, 0]
+        let hugeBlock: [UInt8] = [19, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1] + [UInt8](repeating: 0xff, count: 9) + [0x01]
+        for sections in [[(".debug_info", hugeUnit)], [(".debug_info", hugeBlock), (".debug_abbrev", abbreviations)]] {
+            let copy = try damaged(program, sections)
+            #expect(try Self.table(copy, libdw: false) == (try Self.table(copy, libdw: true)))
+            _ = try ELFImage(path: copy).symbolize(0x1000)
+        }
+    }
+
+    /// A library whose first segment is linked above 0 (`-Ttext-segment`, as prelinked ones are): its file
+    /// addresses are what a crash block's frames give, less the load bias.
+    @Test func aLibraryLinkedAboveZero() throws {
+        let directory = Paths.temporaryDirectory("high-library")
+        try "int twice(int x) { return 2 * x; }\n".write(toFile: directory + "/twice.c", atomically: true, encoding: .utf8)
+        try run("gcc", ["-g", "-O1", "-shared", "-fPIC", "-Wl,-Ttext-segment=0x10000000", "twice.c", "-o", "libtwice.so"],
+                directory: directory, check: true)
+        let library = directory + "/libtwice.so"
+        let listing = try run("nm", [library], check: true).stdout
+        let line = try #require(listing.split(separator: "\n").first { $0.hasSuffix(" T twice") })
+        let address = try #require(UInt64(line.prefix(16), radix: 16))
+        #expect(address >= 0x1000_0000)
+        let frames = try ELFImage(path: library).symbolize(address)
+        #expect(frames.map(\.mangledName) == ["twice"])
+        #expect(frames.first?.file?.hasSuffix("/twice.c") == true && frames.first?.line == 1)
     }
 
     @Test func damagedDebugInfoFallsBackToLibdw() throws {
