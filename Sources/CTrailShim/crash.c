@@ -6,11 +6,9 @@
 #include "internal.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
-#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,78 +90,8 @@ static void write_all(int fd, const char *data, size_t length) {
 
 static char app_line[512] = "";          // "name version"
 static char marker_path[4096] = "";      // where "this run crashed" is recorded
-static char exe_path[4096] = "";
 static int breadcrumb_count = 32;
 
-// MARK: the image map: path, load address, end and build ID of every loaded object, formatted in advance
-// into one of two buffers; refreshed when libraries are loaded later.
-
-static char images[2][48 * 1024];
-static size_t images_length[2];
-static int images_current = -1;
-static unsigned long long images_adds = (unsigned long long)-1, images_subs;
-
-struct image_walk {
-    char *out;
-    size_t used, capacity;
-    unsigned long long adds, subs;
-};
-
-static void walk_put(struct image_walk *walk, const char *text) {
-    size_t length = strlen(text);
-    if (walk->used + length >= walk->capacity) return;
-    memcpy(walk->out + walk->used, text, length);
-    walk->used += length;
-}
-
-static int describe_image(struct dl_phdr_info *info, size_t size, void *context) {
-    (void)size;
-    struct image_walk *walk = context;
-    walk->adds = info->dlpi_adds;
-    walk->subs = info->dlpi_subs;
-    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path;
-    if (!path[0] || strstr(path, "linux-vdso")) return 0;
-    uint64_t end = 0;
-    char build_id[130] = "-";
-    for (int index = 0; index < info->dlpi_phnum; index++) {
-        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
-        if (header->p_type == PT_LOAD && header->p_vaddr + header->p_memsz > end) end = header->p_vaddr + header->p_memsz;
-        if (header->p_type != PT_NOTE) continue;
-        const unsigned char *note = (const unsigned char *)(info->dlpi_addr + header->p_vaddr);
-        const unsigned char *limit = note + header->p_memsz;
-        while (note + sizeof(ElfW(Nhdr)) <= limit) {
-            const ElfW(Nhdr) *entry = (const ElfW(Nhdr) *)note;
-            const unsigned char *name = note + sizeof *entry;
-            const unsigned char *desc = name + ((entry->n_namesz + 3) & ~3u);
-            if (entry->n_type == NT_GNU_BUILD_ID && entry->n_namesz == 4 && memcmp(name, "GNU", 4) == 0
-                && entry->n_descsz <= 64) {
-                for (unsigned byte = 0; byte < entry->n_descsz; byte++) {
-                    build_id[2 * byte] = "0123456789abcdef"[desc[byte] >> 4];
-                    build_id[2 * byte + 1] = "0123456789abcdef"[desc[byte] & 15];
-                }
-                build_id[2 * entry->n_descsz] = 0;
-            }
-            note = desc + ((entry->n_descsz + 3) & ~3u);
-        }
-    }
-    char line[4400];
-    snprintf(line, sizeof line, "image 0x%llx 0x%llx %s %s\n", (unsigned long long)info->dlpi_addr,
-             (unsigned long long)(info->dlpi_addr + end), build_id, path);
-    walk_put(walk, line);
-    return 0;
-}
-
-/// Re-reads the image map when objects were loaded or unloaded since the last read. Not for signal handlers.
-void trail_crash_refresh_images(void) {
-    int next = images_current == 0 ? 1 : 0;
-    struct image_walk walk = { images[next], 0, sizeof images[next], 0, 0 };
-    dl_iterate_phdr(describe_image, &walk);
-    if (walk.adds == images_adds && walk.subs == images_subs && images_current >= 0) return;
-    images_length[next] = walk.used;
-    images_adds = walk.adds;
-    images_subs = walk.subs;
-    __atomic_store_n(&images_current, next, __ATOMIC_RELEASE);
-}
 
 // MARK: the block
 
@@ -320,7 +248,7 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     put("pid: ");
     put_decimal(getpid());
     put("\nexe: ");
-    put(exe_path);
+    put(trail_exe_path);
     put("\n");
     if (signal) {
         put("signal: ");
@@ -352,8 +280,7 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     put(name);
     put("\n");
     put_frames(context, skip);
-    int current = __atomic_load_n(&images_current, __ATOMIC_ACQUIRE);
-    if (current >= 0) put_bytes(images[current], images_length[current]);
+    trail_images_put(put_bytes);
     put_breadcrumbs();
     put("=== TRAIL ");
     put(kind);
@@ -450,8 +377,8 @@ int trail_crash_install(const char *app, const char *marker) {
     if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return 0;
     snprintf(app_line, sizeof app_line, "%s", app ? app : "");
     snprintf(marker_path, sizeof marker_path, "%s", marker ? marker : "");
-    ssize_t length = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-    exe_path[length > 0 ? length : 0] = 0;
+    ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
+    trail_exe_path[length > 0 ? length : 0] = 0;
     const char *crumbs = getenv("TRAIL_CRASH_BREADCRUMBS");
     if (crumbs && *crumbs) breadcrumb_count = atoi(crumbs);
     trail_crash_refresh_images();
@@ -473,9 +400,9 @@ int trail_crash_install(const char *app, const char *marker) {
 /// An error reported by the program: a block with the reason and the current stack. A fatal one is also a
 /// crash for the next launch; the caller then ends the process.
 void trail_crash_report(const char *reason, int fatal) {
-    if (!exe_path[0]) {
-        ssize_t length = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-        exe_path[length > 0 ? length : 0] = 0;
+    if (!trail_exe_path[0]) {
+        ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
+        trail_exe_path[length > 0 ? length : 0] = 0;
         trail_crash_refresh_images();
     }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.

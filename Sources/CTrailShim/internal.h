@@ -142,6 +142,14 @@ __attribute__((always_inline)) static inline void trail_ring_put(struct trail_ri
     __atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
 }
 
+// MARK: the image map of crash blocks (images.c)
+
+/// /proc/self/exe, symlinks resolved: set when the crash handler is installed.
+extern char trail_exe_path[4096];
+/// Puts the image lines of every loaded object: the map prepared in advance, then, read from
+/// /proc/self/maps, objects loaded since. Async-signal-safe.
+void trail_images_put(void (*put)(const char *text, size_t length));
+
 // MARK: log mode (hooks.c): the line goes to the logger when one is bootstrapped, else to fd 2.
 
 void trail_emit_log_line(const char *line, size_t length);

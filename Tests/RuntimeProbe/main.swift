@@ -57,6 +57,11 @@ case "crash":
     case "abort": abort()
     case "fatal": fatalError("probe fatal error")
     case "trap": raise(SIGTRAP)
+    case "late-library":
+        // A library loaded just now, before any refresh of the prepared image map, crashes at once.
+        guard let zlib = dlopen("libz.so.1", RTLD_NOW), let crc32 = dlsym(zlib, "crc32") else { exit(3) }
+        typealias Checksum = @convention(c) (UInt, UnsafeRawPointer?, UInt32) -> UInt
+        print(unsafeBitCast(crc32, to: Checksum.self)(0, UnsafeRawPointer(bitPattern: 16), 64))
     case "thread-overflow":
         // A stack overflow on a thread the program started: caught only if that thread has an alternate stack.
         @Sendable func dive(_ depth: Int) -> Int {

@@ -75,6 +75,22 @@ import TrailTestSupport
         }
     }
 
+    @Test func aLibraryLoadedJustBeforeTheCrashIsInTheImageMap() throws {
+        // The prepared map is refreshed once a second; the crash block finds libz in /proc/self/maps.
+        let directory = Paths.temporaryDirectory("late-library")
+        let result = try run(Self.probe, ["crash", directory, "late-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(result.signal == 11, "\(result.stderr.suffix(500))")
+        let images = try logLines(directory).filter { $0.hasPrefix("image ") }
+        let zlib = images.filter { $0.contains("/libz.so") }
+        #expect(zlib.count == 1, "\(images)")
+        #expect(zlib.first?.split(separator: " ")[3].count == 40, "a build ID: \(zlib)")
+        let bases = images.map { $0.split(separator: " ")[1] }
+        #expect(Set(bases).count == bases.count, "each object once: \(images)")
+        let symbolized = try run(Paths.trail, ["symbolize", directory + "/probe.log"], check: true).stdout
+        let first = symbolized.split(separator: "\n").first { $0.hasPrefix("  0 ") }
+        #expect(first?.contains("libz.so") == true && first?.contains("crc32") == true, "\(symbolized.prefix(600))")
+    }
+
     @Test func childFprintfAndSwiftFatalErrorLandInTheLog() throws {
         let directory = Paths.temporaryDirectory("stderr")
         let result = try run(Self.probe, ["stderr", directory], check: true)

@@ -82,7 +82,8 @@ size_t trail_format_timestamp(char *out);
 int trail_crash_install(const char *app, const char *marker);
 /// The log file crash blocks are written to, named in the marker.
 void trail_crash_set_log_path(const char *path);
-/// Re-reads the loaded images if that changed (not signal-safe; the logger's flusher calls it).
+/// Re-reads the loaded images if that changed (not signal-safe; the logger's flusher calls it each second,
+/// and a crash block adds what was loaded since from /proc/self/maps).
 void trail_crash_refresh_images(void);
 /// Names the calling thread (15 bytes kept), as traces and crash blocks show it.
 void trail_set_thread_name(const char *name);
