@@ -30,9 +30,9 @@ def run(argv, env=None, cwd=None, quiet=True):
     if not quiet:
         subprocess.run(argv, env=merged, cwd=cwd, check=True)
         return
-    result = subprocess.run(argv, env=merged, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if result.returncode != 0:
-        sys.stderr.write(result.stderr.decode(errors="replace")[-4000:])
+    result = subprocess.run(argv, env=merged, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if result.returncode != 0:  # swift build writes its errors to stdout
+        sys.stderr.write(result.stdout.decode(errors="replace")[-4000:])
         raise subprocess.CalledProcessError(result.returncode, argv)
 
 

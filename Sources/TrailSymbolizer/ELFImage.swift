@@ -557,11 +557,21 @@ public final class ELFImage {
         }
         let unsorted = entries
         entries = stableOrder(unsorted.count) { unsorted[$0].address }.map { unsorted[$0] }
-        // A symbol without a size reaches to the next one. (A damaged table's sizes may run past the top.)
-        for index in entries.indices {
-            let address = entries[index].address, size = entries[index].end
-            let end = size > 0 ? address &+ size : index + 1 < entries.count ? entries[index + 1].address : address &+ 1
-            entries[index].end = end > address ? end : .max
+        // A symbol without a size reaches to the next one at a higher address, unless it is an alias of one
+        // with a size (`main` of `CrashLab_main`): then it covers what that one does, not the padding after.
+        // (`end` holds each size until here; a damaged table's sizes may run past the top.)
+        var run = 0
+        while run < entries.count {
+            let address = entries[run].address
+            var next = run + 1
+            while next < entries.count, entries[next].address == address { next += 1 }
+            let largest = entries[run ..< next].reduce(UInt64(0)) { max($0, $1.end) }
+            for index in run ..< next {
+                let size = entries[index].end > 0 ? entries[index].end : largest
+                let end = size > 0 ? address &+ size : next < entries.count ? entries[next].address : address &+ 1
+                entries[index].end = end > address ? end : .max
+            }
+            run = next
         }
         symbols = entries
     }

@@ -36,6 +36,24 @@ import TrailTestSupport
         #expect(image.symbolize(try address(of: "main", in: binary)).first?.file == nil)
     }
 
+    /// `main` is a size-0 alias of `CrashLab_main` in Swift programs: such an alias covers nothing of its own,
+    /// and least of all the padding after the function.
+    @Test func aSizeZeroAliasCoversNothing() throws {
+        let directory = Paths.temporaryDirectory("alias")
+        try """
+            __asm__(".text\\n.p2align 6\\n.globl zero_size\\n.type zero_size,@function\\nzero_size:\\n"
+                    ".globl sized\\n.type sized,@function\\nsized:\\nret\\n.size sized, 1\\n.p2align 6\\n");
+            int main(void) { return 0; }
+            """.write(toFile: directory + "/alias.c", atomically: true, encoding: .utf8)
+        try run("gcc", ["-O1", "-g0", "alias.c", "-o", "alias"], directory: directory, check: true)
+        let binary = directory + "/alias"
+        let start = try address(of: "sized", in: binary)
+        #expect(try address(of: "zero_size", in: binary) == start)
+        let image = try ELFImage(path: binary)
+        #expect(["sized", "zero_size"].contains(image.symbolize(start).first?.mangledName))
+        #expect(image.symbolize(start + 8).isEmpty, "padding: \(image.symbolize(start + 8))")
+    }
+
     @Test func aSymbolTheLinkerMadeLocalNamesNoFile() throws {
         // Foundation's hidden Swift functions follow crtstuff.c's STT_FILE in the table, but did not come from it.
         let library = Paths.toolchainUsr + "/lib/swift/linux/libFoundation.so"
