@@ -55,11 +55,10 @@ static void put_decimal(int64_t value) {
 /// "0x" and at least `width` hex digits.
 static void put_hex(uint64_t value, int width) {
     char digits[16];
-    for (int index = 0; index < 16; index++) digits[15 - index] = "0123456789abcdef"[(value >> (4 * index)) & 15];
-    int skip = 0;
-    while (skip < 16 - width && digits[skip] == '0') skip++;
+    size_t count = trail_format_hex(value, digits);
     put("0x");
-    put_bytes(digits + skip, (size_t)(16 - skip));
+    for (size_t pad = count; pad < (size_t)width; pad++) put("0");
+    put_bytes(digits, count);
 }
 
 /// Microseconds with three decimals, e.g. "-12.345us".

@@ -22,8 +22,7 @@ static int images_current = -1;
 static unsigned long long images_adds = (unsigned long long)-1, images_subs;
 static pthread_mutex_t refreshing = PTHREAD_MUTEX_INITIALIZER;
 
-/// Lowercase hex without leading zeros, as "%llx" gives it; returns the length.
-static size_t format_hex(uint64_t value, char *out) {
+size_t trail_format_hex(uint64_t value, char *out) {
     char digits[16];
     size_t count = 0;
     do {
@@ -71,12 +70,11 @@ static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_
 static size_t format_image(char *out, size_t capacity, uint64_t bias, uint64_t end, const char *build_id, const char *path) {
     size_t path_length = strlen(path), id_length = strlen(build_id);
     if (capacity < 6 + 2 * 19 + id_length + 1 + path_length + 1) return 0;
-    size_t used = 0;
     memcpy(out, "image 0x", 8);
-    used = 8 + format_hex(bias, out + 8);
+    size_t used = 8 + trail_format_hex(bias, out + 8);
     memcpy(out + used, " 0x", 3);
     used += 3;
-    used += format_hex(end, out + used);
+    used += trail_format_hex(end, out + used);
     out[used++] = ' ';
     memcpy(out + used, build_id, id_length);
     used += id_length;

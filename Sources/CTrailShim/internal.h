@@ -144,6 +144,9 @@ __attribute__((always_inline)) static inline void trail_ring_put(struct trail_ri
 
 // MARK: the image map of crash blocks (images.c)
 
+/// Lowercase hex without leading zeros, as "%llx" gives it, into `out` (16 bytes at most); returns the length.
+size_t trail_format_hex(uint64_t value, char *out);
+
 /// /proc/self/exe, symlinks resolved: set when the crash handler is installed.
 extern char trail_exe_path[4096];
 /// Puts the image lines of every loaded object: the map prepared in advance, then, read from

@@ -56,8 +56,9 @@ public enum CrashFormat: String, Sendable, CaseIterable {
     }
 
     static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return "0x" + digits.leftPadded(16)
+        var out = TextBuffer(capacity: 18)
+        out.hex(value)
+        return out.string
     }
 
     /// Source lines around `line`, the line itself marked.

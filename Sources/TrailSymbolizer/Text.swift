@@ -35,14 +35,10 @@ extension Array where Element == String {
 
 func appendDecimal(_ value: Int, to out: inout [UInt8]) {
     if value < 0 { out.append(45) }
-    appendDecimal(value.magnitude, to: &out)
+    appendDecimal(UInt64(value.magnitude), to: &out)
 }
 
 func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-    appendDecimal(UInt(value), to: &out)
-}
-
-func appendDecimal(_ value: UInt, to out: inout [UInt8]) {
     if value >= 10 { appendDecimal(value / 10, to: &out) }
     out.append(UInt8(48 + value % 10))
 }

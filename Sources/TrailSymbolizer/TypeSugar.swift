@@ -122,19 +122,28 @@ enum TypeSugar {
         return nil
     }
 
-    /// The `>` that closes generic arguments starting at `start`; `->` is an arrow, not a bracket.
+    /// How a byte changes the bracket depth: `<`, `(` and `[` open; `)`, `]` and a `>` close, but not the `>`
+    /// of an arrow `->`.
+    private static func nesting(_ byte: UInt8, after previous: UInt8?) -> Int {
+        switch byte {
+        case 60, 40, 91: return 1
+        case 41, 93: return -1
+        case 62: return previous == 45 ? 0 : -1
+        default: return 0
+        }
+    }
+
+    private static func nesting(_ bytes: Bytes, at position: Int) -> Int {
+        nesting(bytes[position], after: position > 0 ? bytes[position - 1] : nil)
+    }
+
+    /// The `>` that closes generic arguments starting at `start`.
     private static func closing(_ bytes: Bytes, from start: Int, before end: Int) -> Int? {
         var depth = 0
         for position in start ..< end {
-            switch bytes[position] {
-            case 60, 40, 91: depth += 1  // < ( [
-            case 41, 93: depth -= 1  // ) ]
-            case 62 where position == 0 || bytes[position - 1] != 45:  // > not in ->
-                if depth == 0 { return position }
-                depth -= 1
-            default: break
-            }
-            if depth < 0 { return nil }
+            let change = nesting(bytes, at: position)
+            if change < 0, depth == 0 { return bytes[position] == 62 ? position : nil }
+            depth += change
         }
         return nil
     }
@@ -152,13 +161,8 @@ enum TypeSugar {
         if !range.isEmpty, bytes[range.lowerBound] == 32 { return true }  // `< where A: P>`
         var depth = 0
         for position in range {
-            switch bytes[position] {
-            case 60, 40, 91: depth += 1
-            case 41, 93: depth -= 1
-            case 62 where bytes[position - 1] != 45: depth -= 1
-            case 32 where depth == 0 && starts(bytes, at: position, before: range.upperBound, with: clause): return true
-            default: break
-            }
+            if depth == 0, bytes[position] == 32, starts(bytes, at: position, before: range.upperBound, with: clause) { return true }
+            depth += nesting(bytes, at: position)
         }
         return false
     }
@@ -168,15 +172,11 @@ enum TypeSugar {
         var parts: [Range<Int>] = []
         var depth = 0, start = range.lowerBound
         for position in range {
-            switch bytes[position] {
-            case 60, 40, 91: depth += 1
-            case 41, 93: depth -= 1
-            case 62 where bytes[position - 1] != 45: depth -= 1
-            case 44 where depth == 0 && position + 1 < range.upperBound && bytes[position + 1] == 32:
+            if depth == 0, bytes[position] == 44, position + 1 < range.upperBound, bytes[position + 1] == 32 {
                 parts.append(start ..< position)
                 start = position + 2
-            default: break
             }
+            depth += nesting(bytes, at: position)
         }
         parts.append(start ..< range.upperBound)
         return parts
@@ -193,16 +193,9 @@ enum TypeSugar {
         }
         var depth = 0
         for (position, byte) in type.enumerated() {
-            switch byte {
-            case 60, 40, 91: depth += 1
-            case 41, 93: depth -= 1
-            case 62 where position == 0 || type[position - 1] != 45: depth -= 1
-            case 45 where depth == 0 && position + 2 < type.count && type[position + 1] == 62 && type[position + 2] == 32:
-                return false  // ->
-            case 38 where depth == 0 && position > 0 && type[position - 1] == 32:
-                return false  // &
-            default: break
-            }
+            if depth == 0, byte == 45, position + 2 < type.count, type[position + 1] == 62, type[position + 2] == 32 { return false }  // ->
+            if depth == 0, byte == 38, position > 0, type[position - 1] == 32 { return false }  // &
+            depth += nesting(byte, after: position > 0 ? type[position - 1] : nil)
         }
         for keyword in ["@", "any ", "some ", "inout ", "__owned ", "__shared ", "isolated ", "sending ", "each ", "repeat ", "~"]
             where type.starts(with: keyword.utf8) {

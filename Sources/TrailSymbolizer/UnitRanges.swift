@@ -170,37 +170,27 @@ struct UnitRangeReader {
             tableIndex[Int(truncatingIfNeeded: table)] = Int32(tables.count - 1)
         }
         if let position = known.position(of: code) { return position }
-        guard var position = known.next, let base = abbrev.bytes.baseAddress else { return nil }
-        let end = abbrev.bytes.count
-        // One byte at a time: every number in a table but implicit constants is a ULEB128, nearly always one byte.
-        func uleb() -> UInt64? {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while position < end {
-                let byte = base.load(fromByteOffset: position, as: UInt8.self)
-                position += 1
-                if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
-                shift += 7
-                if byte & 0x80 == 0 { return value }
-            }
-            return nil
-        }
+        guard let next = known.next else { return nil }
+        abbrev.position = next
         while true {
-            guard position >= 0, let entry = uleb(), entry != 0 else {
+            let entry = abbrev.uleb()
+            guard !abbrev.failed, entry != 0 else {
                 known.next = nil
                 return nil
             }
-            let tagStart = position
-            guard uleb() != nil else { return nil }  // the tag
-            position += 1  // has children
+            let tagStart = abbrev.position
+            _ = abbrev.uleb()  // the tag
+            abbrev.position += 1  // has children
             while true {
-                guard let name = uleb(), let form = uleb(), position <= end else {
+                let name = abbrev.uleb(), form = abbrev.uleb()
+                if form == 0x21 { _ = abbrev.sleb() }  // the implicit constant
+                guard !abbrev.failed else {
                     known.next = nil
                     return nil
                 }
-                if form == 0x21 { _ = uleb() }  // the implicit constant (an SLEB128: the same length rules)
                 if name == 0, form == 0 { break }
             }
-            known.next = position
+            known.next = abbrev.position
             known.record(entry, at: tagStart)
             if entry == code { return tagStart }
         }

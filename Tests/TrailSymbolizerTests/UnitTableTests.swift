@@ -95,9 +95,7 @@ import TrailTestSupport
         try run("gcc", ["-g", "-O1", "-shared", "-fPIC", "-Wl,-Ttext-segment=0x10000000", "twice.c", "-o", "libtwice.so"],
                 directory: directory, check: true)
         let library = directory + "/libtwice.so"
-        let listing = try run("nm", [library], check: true).stdout
-        let line = try #require(listing.split(separator: "\n").first { $0.hasSuffix(" T twice") })
-        let address = try #require(UInt64(line.prefix(16), radix: 16))
+        let address = try address(of: "twice", in: library)
         #expect(address >= 0x1000_0000)
         let frames = try ELFImage(path: library).symbolize(address)
         #expect(frames.map(\.mangledName) == ["twice"])
