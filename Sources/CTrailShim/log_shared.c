@@ -3,40 +3,90 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static unsigned char *buffers[2];
-static size_t used[2], written[2];
-static int writing = -1;  // the buffer being written out by the logger, if any; older than the other
-static int log_fd = -1;
+/// The logger's two line buffers live here, on the C side, so that the crash handler can write out what is
+/// buffered without locks. LogSink (Swift) serializes appends and takes with a lock of its own; the counts are
+/// published with release stores so a handler interrupting anywhere sees only whole lines.
+static struct {
+    unsigned char *bytes[2];
+    size_t capacity;
+    size_t used[2];     // bytes [written, used) of each buffer are lines not yet in the file
+    size_t written[2];
+    int active;         // the buffer lines are appended to
+    int writing;        // the buffer being written out (older than the other), or -1
+    int fd;             // the current log file; -1 when logging to the console
+} log_buffers = {.writing = -1, .fd = -1};
 
-void trail_log_register_buffer(int index, unsigned char *bytes) { buffers[index] = bytes; }
-void trail_log_set_used(int index, size_t count) { __atomic_store_n(&used[index], count, __ATOMIC_RELEASE); }
-void trail_log_set_written(int index, size_t count) { __atomic_store_n(&written[index], count, __ATOMIC_RELEASE); }
-void trail_log_set_writing(int index) { __atomic_store_n(&writing, index, __ATOMIC_RELEASE); }
-void trail_log_set_fd(int fd) { __atomic_store_n(&log_fd, fd, __ATOMIC_RELEASE); }
-int trail_log_fd(void) { return __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE); }
+int trail_log_buffers_allocate(size_t capacity) {
+    if (log_buffers.bytes[0]) return 0;
+    for (int index = 0; index < 2; index++) {
+        log_buffers.bytes[index] = malloc(capacity);
+        if (!log_buffers.bytes[index]) return -1;
+    }
+    log_buffers.capacity = capacity;
+    return 0;
+}
+
+int trail_log_buffer_is_empty(void) { return log_buffers.used[log_buffers.active] == 0; }
+
+size_t trail_log_append(const void *line, size_t length) {
+    int active = log_buffers.active;
+    size_t used = log_buffers.used[active];
+    if (!log_buffers.bytes[active] || length > log_buffers.capacity - used) return 0;
+    memcpy(log_buffers.bytes[active] + used, line, length);
+    __atomic_store_n(&log_buffers.used[active], used + length, __ATOMIC_RELEASE);
+    return used + length;
+}
+
+size_t trail_log_take(int *index, const unsigned char *_Nullable *_Nonnull bytes) {
+    int full = log_buffers.active;
+    size_t count = log_buffers.used[full];
+    *index = full;
+    *bytes = log_buffers.bytes[full];
+    if (count == 0) return 0;
+    int next = 1 - full;
+    __atomic_store_n(&log_buffers.written[next], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&log_buffers.used[next], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&log_buffers.writing, full, __ATOMIC_RELEASE);
+    log_buffers.active = next;
+    return count;
+}
+
+void trail_log_written(int index, size_t count) {
+    __atomic_store_n(&log_buffers.written[index], count, __ATOMIC_RELEASE);
+}
+
+void trail_log_release(int index) {
+    __atomic_store_n(&log_buffers.writing, -1, __ATOMIC_RELEASE);
+    __atomic_store_n(&log_buffers.written[index], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&log_buffers.used[index], 0, __ATOMIC_RELEASE);
+}
+
+void trail_log_set_fd(int fd) { __atomic_store_n(&log_buffers.fd, fd, __ATOMIC_RELEASE); }
+int trail_log_fd(void) { return __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIRE); }
 
 static void write_span(int fd, int index) {
-    if (index < 0 || !buffers[index]) return;
-    size_t from = __atomic_load_n(&written[index], __ATOMIC_ACQUIRE);
-    size_t to = __atomic_load_n(&used[index], __ATOMIC_ACQUIRE);
+    if (index < 0 || !log_buffers.bytes[index]) return;
+    size_t from = __atomic_load_n(&log_buffers.written[index], __ATOMIC_ACQUIRE);
+    size_t to = __atomic_load_n(&log_buffers.used[index], __ATOMIC_ACQUIRE);
     while (from < to) {
-        ssize_t count = write(fd, buffers[index] + from, to - from);
+        ssize_t count = write(fd, log_buffers.bytes[index] + from, to - from);
         if (count < 0 && errno == EINTR) continue;
         if (count <= 0) return;
         from += (size_t)count;
     }
-    __atomic_store_n(&written[index], to, __ATOMIC_RELEASE);
+    __atomic_store_n(&log_buffers.written[index], to, __ATOMIC_RELEASE);
 }
 
 /// Async-signal-safe: writes every buffered line, oldest first. Lines are published whole, so none is torn.
 void trail_log_flush_unlocked(void) {
     int fd = trail_log_fd();
     if (fd < 0) return;
-    int older = __atomic_load_n(&writing, __ATOMIC_ACQUIRE);
+    int older = __atomic_load_n(&log_buffers.writing, __ATOMIC_ACQUIRE);
     write_span(fd, older);
     write_span(fd, older == 0 ? 1 : older == 1 ? 0 : -1);
     if (older < 0) {

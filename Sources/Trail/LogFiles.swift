@@ -7,12 +7,9 @@ internal import CTrailShim
 /// Rotation happens by size and age, keeps `maxFiles` old files within `maxTotalSize`, and points fd 2 at
 /// each new file when stderr is redirected. Files are 0600 and never opened through a symlink.
 struct LogFiles {
+    /// Resolved (`Trail.Configuration.resolved`): the folder is set and the limits are in range.
+    let config: Trail.Configuration
     let directory: String
-    let stem: String
-    let maxSize: Int
-    let maxAge: Double?
-    let maxFiles: Int
-    let maxTotalSize: Int
     let redirectStandardError: Bool
     /// Where problems are reported: the original stderr, before any redirect.
     let report: (String) -> Void
@@ -24,14 +21,13 @@ struct LogFiles {
     private var openedAt = 0.0
     private var failing = false
 
-    init(directory: String, stem: String, maxSize: Int, maxAge: Double?, maxFiles: Int, maxTotalSize: Int,
-         redirectStandardError: Bool, report: @escaping (String) -> Void) throws(LogSetupError) {
-        self.directory = directory
-        self.stem = stem
-        self.maxSize = max(1024, maxSize)
-        self.maxAge = maxAge
-        self.maxFiles = max(0, maxFiles)
-        self.maxTotalSize = maxTotalSize
+    private var stem: String { config.appName }
+    private var maxSize: Int { config.maxFileSize }
+    private var maxFiles: Int { config.maxFiles }
+
+    init(_ config: Trail.Configuration, redirectStandardError: Bool, report: @escaping (String) -> Void) throws(LogSetupError) {
+        self.config = config
+        self.directory = config.directory!
         self.redirectStandardError = redirectStandardError
         self.report = report
         try Self.makeDirectory(directory)
@@ -54,7 +50,7 @@ struct LogFiles {
     /// with the number of bytes written so far, for the crash handler.
     mutating func write(_ bytes: UnsafeRawBufferPointer, progress: (Int) -> Void) {
         var offset = 0
-        if let maxAge, now() - openedAt >= maxAge, size > 0 { rotate() }
+        if let maxAge = config.maxFileAge, now() - openedAt >= maxAge, size > 0 { rotate() }
         refreshSize()
         while offset < bytes.count {
             var end = bytes.count
@@ -146,7 +142,7 @@ struct LogFiles {
             var info = stat()
             guard lstat(path(index), &info) == 0 else { continue }
             total += Int(info.st_size)
-            if total > maxTotalSize, index > 0 {
+            if total > config.maxTotalSize, index > 0 {
                 for stale in index ... rotated { unlink(path(stale)) }
                 rotated = index - 1
                 return

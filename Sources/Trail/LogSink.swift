@@ -16,23 +16,19 @@ internal import CTrailShim
 public final class LogSink: @unchecked Sendable {
     public static let shared = LogSink()
 
-    public enum Destination: String, Sendable {
-        case console, file, tee
-    }
-
     /// The level new loggers start at.
     public internal(set) var defaultLevel: Logger.Level = .info
-    public private(set) var destination: Destination = .console
+    /// Where lines go, `automatic` decided: console, file or tee.
+    public private(set) var destination: Trail.Configuration.Destination = .console
     /// The log file being written, when there is one.
     public var currentFile: String? { fileLock.withLock { files?.currentPath } }
     /// Where the previous file went at the last rotation: `app.1.log`.
     var previousFile: String? { fileLock.withLock { files?.path(1) } }
 
     private static let bufferCapacity = 1 << 20
-    private let buffers: [UnsafeMutablePointer<UInt8>]
-    private let condition = NSCondition()       // guards the buffers below; the flusher waits on it
-    private var active = 0
-    private var used = 0
+    /// Guards the buffers' appends and swaps (the buffers themselves live in the C shim, where the crash
+    /// handler can flush them); the flusher waits on it.
+    private let condition = NSCondition()
     private var flushRequested = false
     private var flusherStarted = false
 
@@ -45,48 +41,29 @@ public final class LogSink: @unchecked Sendable {
     private(set) var consoleFD: Int32 = 2
 
     private init() {
-        buffers = (0 ..< 2).map { index in
-            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.bufferCapacity)
-            trail_log_register_buffer(Int32(index), bytes)
-            return bytes
-        }
+        if trail_log_buffers_allocate(Self.bufferCapacity) != 0 { fatalError("trail: cannot allocate log buffers") }
     }
 
     // MARK: configuration
 
-    struct Setup {
-        var destination: Destination
-        var directory: String
-        var stem: String
-        var maxFileSize: Int
-        var maxFileAge: Double?
-        var maxFiles: Int
-        var maxTotalSize: Int
-        var durable: Bool
-        var flushLevel: Logger.Level
-        var flushInterval: Double
-        var level: Logger.Level
-    }
-
-    func configure(_ setup: Setup) throws(LogSetupError) {
-        defaultLevel = setup.level
-        guard setup.destination != .console else {
+    /// `config` is resolved (`Trail.Configuration.resolved`): its destination decided and its folder set.
+    func configure(_ config: Trail.Configuration) throws(LogSetupError) {
+        defaultLevel = config.level
+        guard config.destination != .console else {
             destination = .console
             return
         }
         let original = dup(2)
         _ = fcntl(original, F_SETFD, FD_CLOEXEC)
         let report: (String) -> Void = { message in Self.writeAll(original, message) }
-        let opened = try LogFiles(directory: setup.directory, stem: setup.stem, maxSize: setup.maxFileSize,
-                                  maxAge: setup.maxFileAge, maxFiles: setup.maxFiles, maxTotalSize: setup.maxTotalSize,
-                                  redirectStandardError: true, report: report)
+        let opened = try LogFiles(config, redirectStandardError: true, report: report)
         fileLock.withLock {
             files = opened
-            durable = setup.durable
-            flushLevel = setup.flushLevel
-            flushInterval = max(0.001, setup.flushInterval)
+            durable = config.durable
+            flushLevel = config.flushLevel
+            flushInterval = config.flushInterval
             consoleFD = original
-            destination = setup.destination
+            destination = config.destination
         }
         startFlusher()
         atexit { LogSink.shared.flush() }
@@ -136,7 +113,7 @@ public final class LogSink: @unchecked Sendable {
 
     private func deliver(_ line: UnsafeRawBufferPointer, urgent: Bool) {
         switch destination {
-        case .console:
+        case .console, .automatic:
             Self.writeAll(consoleFD, line)
             return
         case .tee:
@@ -150,11 +127,9 @@ public final class LogSink: @unchecked Sendable {
         }
         while true {
             condition.lock()
-            if used + line.count <= Self.bufferCapacity {
-                UnsafeMutableRawPointer(buffers[active] + used).copyMemory(from: line.baseAddress!, byteCount: line.count)
-                used += line.count
-                trail_log_set_used(Int32(active), used)
-                if used >= Self.bufferCapacity / 2, !flushRequested {
+            let filled = trail_log_append(line.baseAddress!, line.count)
+            if filled > 0 {
+                if filled >= Self.bufferCapacity / 2, !flushRequested {
                     flushRequested = true
                     condition.signal()
                 }
@@ -162,8 +137,9 @@ public final class LogSink: @unchecked Sendable {
                 if urgent { flush() }
                 return
             }
+            let empty = trail_log_buffer_is_empty() != 0
             condition.unlock()
-            if used == 0 || line.count > Self.bufferCapacity {
+            if empty || line.count > Self.bufferCapacity {
                 fileLock.withLock { writeToFile(line) }  // larger than a buffer: written on its own
                 return
             }
@@ -178,24 +154,17 @@ public final class LogSink: @unchecked Sendable {
 
     /// Requires `fileLock`.
     private func swapAndWrite() {
+        var index: Int32 = 0
+        var bytes: UnsafePointer<UInt8>?
         condition.lock()
-        let full = active, count = used
-        if count > 0 {
-            active = 1 - active
-            used = 0
-            trail_log_set_written(Int32(active), 0)
-            trail_log_set_used(Int32(active), 0)
-            trail_log_set_writing(Int32(full))
-        }
+        let count = trail_log_take(&index, &bytes)
         flushRequested = false
         condition.unlock()
-        guard count > 0 else { return }
-        files?.write(UnsafeRawBufferPointer(start: buffers[full], count: count)) { written in
-            trail_log_set_written(Int32(full), written)
+        guard count > 0, let bytes else { return }
+        files?.write(UnsafeRawBufferPointer(start: bytes, count: count)) { written in
+            trail_log_written(index, written)
         }
-        trail_log_set_writing(-1)
-        trail_log_set_written(Int32(full), 0)
-        trail_log_set_used(Int32(full), 0)
+        trail_log_release(index)
     }
 
     /// Requires `fileLock`. Buffered lines go first, so the file keeps the order lines were logged in.

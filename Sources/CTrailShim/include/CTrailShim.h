@@ -60,12 +60,20 @@ uint64_t trail_trace_dropped(void);
 
 // MARK: logger state shared with the crash handler (log_shared.c)
 
-/// The logger's two buffers: bytes [written, used) of each are lines not yet in the file.
-void trail_log_register_buffer(int index, unsigned char *bytes);
-void trail_log_set_used(int index, size_t count);
-void trail_log_set_written(int index, size_t count);
-/// The buffer being written out (older than the other), or -1.
-void trail_log_set_writing(int index);
+/// The logger's two line buffers, owned here so the crash handler can flush them. The caller (LogSink) makes
+/// appends and takes under one lock, and takes, progress and releases under another (its file lock).
+/// 0 on success.
+int trail_log_buffers_allocate(size_t capacity);
+/// Whether the active buffer holds nothing yet (a line that does not fit then never will).
+int trail_log_buffer_is_empty(void);
+/// Appends a whole line to the active buffer: the buffer's new fill, or 0 when the line does not fit.
+size_t trail_log_append(const void *line, size_t length);
+/// Makes the other buffer active and hands over the full one: its byte count (0: nothing to write).
+size_t trail_log_take(int *index, const unsigned char *_Nullable *_Nonnull bytes);
+/// Progress while writing the taken buffer out, so a crash-time flush does not repeat lines.
+void trail_log_written(int index, size_t count);
+/// The taken buffer is in the file; it may be appended to again.
+void trail_log_release(int index);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.
 void trail_log_set_fd(int fd);
 int trail_log_fd(void);

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+extension Trail {
+    /// How the runtime logs. Environment variables, when set, override what the code says, so operators
+    /// can change a deployed program's logging without rebuilding it.
+    public struct Configuration: Sendable {
+        public enum Destination: String, Sendable {
+            /// The console when stderr is a terminal (development), else the file (deployment).
+            case automatic
+            /// Lines go to stderr; nothing is redirected. (`TRAIL_LOG=console`)
+            case console
+            /// Lines go to the rotating file, and fd 2 points at it. (`TRAIL_LOG=file`)
+            case file
+            /// Both: the file as above, and a copy of each logger line on the original stderr. (`TRAIL_LOG=tee`)
+            case tee
+        }
+
+        /// Names the files: `<appName>.log`. Defaults to the executable's name.
+        public var appName: String
+        /// Goes into crash blocks and reports. (`TRAIL_APP_VERSION`)
+        public var appVersion: String?
+        /// Defaults to `TRAIL_LOG_DIR`, else `$XDG_STATE_HOME/<appName>` (`~/.local/state/<appName>`).
+        public var directory: String?
+        public var destination: Destination = .automatic
+        /// New loggers' level. (`TRAIL_LOG_LEVEL`)
+        public var level: Logger.Level = .info
+        /// Rotate when the file reaches this size. (`TRAIL_LOG_MAX_SIZE`, e.g. 10M)
+        public var maxFileSize = 10 << 20
+        /// Rotate when the file is this old, in seconds. (`TRAIL_LOG_MAX_AGE`, e.g. 3600, 1h, 1d)
+        public var maxFileAge: Double?
+        /// Old files kept besides the current one. (`TRAIL_LOG_MAX_FILES`)
+        public var maxFiles = 5
+        /// All log files together stay under this. (`TRAIL_LOG_MAX_TOTAL`)
+        public var maxTotalSize = 100 << 20
+        /// Buffered lines reach the file at least this often, in seconds: at most this much is lost to a
+        /// SIGKILL. (`TRAIL_LOG_FLUSH_MS`)
+        public var flushInterval = 0.05
+        /// Lines at this level or above are written before the logging call returns.
+        public var flushLevel: Logger.Level = .error
+        /// Every line is written before the logging call returns: nothing is lost even to SIGKILL, at the
+        /// cost of a system call per line. (`TRAIL_LOG_DURABLE=1`)
+        public var durable = false
+        /// Flush logs and traces on a crash signal, then let the previous handler (the Swift backtracer)
+        /// run and the process die of the same signal. (`TRAIL_CRASH=0` turns it off)
+        public var crashHandler = true
+
+        public init(appName: String? = nil, directory: String? = nil) {
+            self.appName = appName ?? ProcessInfo.processInfo.processName
+            self.directory = directory
+        }
+    }
+}
+
+extension Trail.Configuration {
+    /// What the logger runs with: `automatic` decided, the folder chosen, and limits brought into range. The
+    /// one place these decisions are made; `LogSink` and `LogFiles` read the result as it is.
+    func resolved(standardErrorIsTerminal: Bool) -> Trail.Configuration {
+        var config = self
+        if config.destination == .automatic { config.destination = standardErrorIsTerminal ? .console : .file }
+        if config.directory == nil { config.directory = Self.defaultDirectory(appName) }
+        config.maxFileSize = max(1024, config.maxFileSize)
+        config.maxFiles = max(0, config.maxFiles)
+        config.flushInterval = max(0.001, config.flushInterval)
+        return config
+    }
+
+    static func defaultDirectory(_ app: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/" + app }
+        return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/state/" + app
+    }
+
+    func applyingEnvironment(_ environment: [String: String]) -> Trail.Configuration {
+        var config = self
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let directory = value("TRAIL_LOG_DIR") { config.directory = directory }
+        if let destination = value("TRAIL_LOG").flatMap(Destination.init(rawValue:)) { config.destination = destination }
+        if let level = value("TRAIL_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) { config.level = level }
+        if let size = value("TRAIL_LOG_MAX_SIZE").flatMap(Self.bytes) { config.maxFileSize = size }
+        if let age = value("TRAIL_LOG_MAX_AGE").flatMap(Self.seconds) { config.maxFileAge = age }
+        if let files = value("TRAIL_LOG_MAX_FILES").flatMap({ Int($0) }) { config.maxFiles = files }
+        if let total = value("TRAIL_LOG_MAX_TOTAL").flatMap(Self.bytes) { config.maxTotalSize = total }
+        if let milliseconds = value("TRAIL_LOG_FLUSH_MS").flatMap({ Double($0) }) { config.flushInterval = milliseconds / 1000 }
+        if let durable = value("TRAIL_LOG_DURABLE") { config.durable = durable != "0" }
+        if let crash = value("TRAIL_CRASH") { config.crashHandler = crash != "0" }
+        if let version = value("TRAIL_APP_VERSION") { config.appVersion = version }
+        return config
+    }
+
+    /// `65536`, `64K`, `10M`, `1G`.
+    static func bytes(_ text: String) -> Int? {
+        let scale: Int
+        var digits = Substring(text)
+        switch text.last {
+        case "k", "K": scale = 1 << 10
+        case "m", "M": scale = 1 << 20
+        case "g", "G": scale = 1 << 30
+        default: scale = 1
+        }
+        if scale > 1 { digits = digits.dropLast() }
+        return Int(digits).map { $0 * scale }
+    }
+
+    /// `90`, `90s`, `15m`, `1h`, `1d`.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        if let last = text.last, let unit = units[last] { return Double(text.dropLast()).map { $0 * unit } }
+        return Double(text)
+    }
+}
