@@ -345,10 +345,17 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
         return;
     }
     int saved_errno = errno;
+    trail_log_crash_begin();
     trail_log_flush_unlocked();
     off_t offset = write_block("CRASH", signal, info, context, NULL, 0);
     write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
+    // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
+    // starts (the Swift backtracer's) do not inherit a blocked fault signal and die of their own faults.
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, signal);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
     if (index < (int)FATAL_COUNT) chain(index, signal, info, context);
     // Whatever the previous handler did, end with the default action: a fault re-executes and kills, and a
     // raised signal stays pending until this handler returns.
@@ -372,14 +379,17 @@ void trail_crash_prepare_thread(void) {
     sigaltstack(&stack, NULL);
 }
 
+/// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
+__attribute__((constructor)) static void trail_read_crash_settings(void) {
+    breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 4096, (uint64_t)breadcrumb_count, 0);
+}
+
 int trail_crash_install(const char *app, const char *marker) {
     if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return 0;
     snprintf(app_line, sizeof app_line, "%s", app ? app : "");
     snprintf(marker_path, sizeof marker_path, "%s", marker ? marker : "");
     ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
     trail_exe_path[length > 0 ? length : 0] = 0;
-    const char *crumbs = getenv("TRAIL_CRASH_BREADCRUMBS");
-    if (crumbs && *crumbs) breadcrumb_count = atoi(crumbs);
     trail_crash_refresh_images();
     // The unwinder loads libgcc_s on first use, which allocates: do it now, not in the handler.
     void *warm[4];
@@ -389,7 +399,8 @@ int trail_crash_install(const char *app, const char *marker) {
         struct sigaction action;
         memset(&action, 0, sizeof action);
         action.sa_sigaction = on_fatal_signal;
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        // SA_NODEFER: a fault in the handler, or in the one it chains to, is handled (by dying), not blocked.
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
         sigemptyset(&action.sa_mask);
         if (sigaction(fatal_signals[index], &action, &previous[index]) != 0) return -1;
     }
@@ -405,6 +416,7 @@ void trail_crash_report(const char *reason, int fatal) {
         trail_crash_refresh_images();
     }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
+    if (fatal) trail_log_crash_begin();
     off_t offset = write_block(fatal ? "CRASH" : "ERROR", 0, NULL, NULL, reason, 2);
     if (fatal) {
         write_marker(offset, 0, log_path);

@@ -317,8 +317,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
     if (value == NULL || *value == 0 || !strcmp(value, "0") || !strcmp(value, "off")) return;
     include_patterns = copy_env("TRAIL_TRACE_FILTER");
     exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");
-    const char *depth = getenv("TRAIL_TRACE_DEPTH");
-    if (depth && *depth) max_depth = (uint32_t)strtoul(depth, NULL, 10);
+    max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 1, 1000000, 0, 0);  // 0: no limit
     filters_active = include_patterns || exclude_patterns || max_depth;
     if (!strcmp(value, "record")) {
         if (trail_recorder_start() == 0) {
@@ -334,7 +333,5 @@ __attribute__((constructor)) static void trail_read_environment(void) {
         trail_set_mode(TRAIL_MODE_LOG);
         return;
     }
-    static const char unknown[] = "trail: TRAIL_TRACE must be off, log (or 1) or record; tracing is off\n";
-    ssize_t ignored = write(2, unknown, sizeof unknown - 1);
-    (void)ignored;
+    trail_setting_warning("TRAIL_TRACE", value, "is not off, log (or 1) or record", "off");
 }

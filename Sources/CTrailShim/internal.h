@@ -157,4 +157,12 @@ void trail_images_put(void (*put)(const char *text, size_t length));
 
 void trail_emit_log_line(const char *line, size_t length);
 
+// MARK: settings (settings.c)
+
+/// One line on stderr: "trail: NAME=VALUE WHY; using USED".
+void trail_setting_warning(const char *name, const char *value, const char *why, const char *used);
+/// A whole number (or, with `size`, a size like 64K) from the environment, in [minimum, maximum]; warns and
+/// falls back (or clamps) otherwise.
+uint64_t trail_setting_number(const char *name, uint64_t minimum, uint64_t maximum, uint64_t fallback, int size);
+
 #endif

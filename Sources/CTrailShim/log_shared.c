@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /// The logger's two line buffers live here, on the C side, so that the crash handler can write out what is
@@ -56,10 +57,6 @@ size_t trail_log_take(int *index, const unsigned char *_Nullable *_Nonnull bytes
     return count;
 }
 
-void trail_log_written(int index, size_t count) {
-    __atomic_store_n(&log_buffers.written[index], count, __ATOMIC_RELEASE);
-}
-
 void trail_log_release(int index) {
     __atomic_store_n(&log_buffers.writing, -1, __ATOMIC_RELEASE);
     __atomic_store_n(&log_buffers.written[index], 0, __ATOMIC_RELEASE);
@@ -68,6 +65,57 @@ void trail_log_release(int index) {
 
 void trail_log_set_fd(int fd) { __atomic_store_n(&log_buffers.fd, fd, __ATOMIC_RELEASE); }
 int trail_log_fd(void) { return __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIRE); }
+
+// MARK: the crash handler and the logger's own writes agree
+//
+// Once a crash is being written, the logger neither writes nor rotates: the block lands in the file the marker
+// names, after every line written before it, and nothing is written twice. A write or rotation already under
+// way is finished first (the handler waits for it, unless the crash is on the thread doing it). Each side
+// announces itself before it checks the other (sequentially consistent), so at least one of them sees the other.
+
+static int crashing;
+static pid_t busy_thread;  // the thread inside a logger write or rotation, or 0
+
+static int logger_begin(void) {
+    __atomic_store_n(&busy_thread, (pid_t)trail_current_tid(), __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&crashing, __ATOMIC_SEQ_CST)) return 1;
+    __atomic_store_n(&busy_thread, 0, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static void logger_end(void) { __atomic_store_n(&busy_thread, 0, __ATOMIC_SEQ_CST); }
+
+ssize_t trail_log_write(int fd, const void *bytes, size_t count, int index, size_t written_after) {
+    if (!logger_begin()) {
+        errno = ECANCELED;
+        return -1;
+    }
+    ssize_t result = write(fd, bytes, count);
+    if (result > 0 && index >= 0) {
+        __atomic_store_n(&log_buffers.written[index], written_after + (size_t)result, __ATOMIC_RELEASE);
+    }
+    int saved = errno;
+    logger_end();
+    errno = saved;
+    return result;
+}
+
+int trail_log_rotation_begin(void) { return logger_begin(); }
+void trail_log_rotation_end(void) { logger_end(); }
+
+void trail_log_crash_begin(void) {
+    __atomic_store_n(&crashing, 1, __ATOMIC_SEQ_CST);
+    pid_t self = (pid_t)trail_current_tid();
+    // At most 2 s: a write to a stuck disk must not keep the process from dying.
+    for (int waited = 0; waited < 2000; waited++) {
+        pid_t busy = __atomic_load_n(&busy_thread, __ATOMIC_SEQ_CST);
+        if (busy == 0 || busy == self) return;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+int trail_log_crashing(void) { return __atomic_load_n(&crashing, __ATOMIC_SEQ_CST); }
 
 static void write_span(int fd, int index) {
     if (index < 0 || !log_buffers.bytes[index]) return;

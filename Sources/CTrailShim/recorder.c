@@ -152,7 +152,7 @@ static int open_trace(void) {
         }
     }
     rename(trace_path, trace_old_path);
-    trace_fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    trace_fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (trace_fd < 0) {
         static const char prefix[] = "trail: cannot write trace file ";
         write_all(2, prefix, sizeof prefix - 1);
@@ -439,18 +439,6 @@ static void child_after_fork(void) {
     writer_running = 0;
 }
 
-static uint64_t parse_size(const char *text) {
-    char *end;
-    double value = strtod(text, &end);
-    switch (*end) {
-    case 'k': case 'K': value *= 1024; break;
-    case 'm': case 'M': value *= 1024 * 1024; break;
-    case 'g': case 'G': value *= 1024.0 * 1024 * 1024; break;
-    default: break;
-    }
-    return value > 0 ? (uint64_t)value : 0;
-}
-
 void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
     *ticks = start_ticks;
     *nanoseconds = start_ns;
@@ -471,12 +459,12 @@ int trail_recorder_start(void) {
         const char *base = strrchr(exe, '/');
         snprintf(trace_stem, sizeof trace_stem, "%s", base ? base + 1 : exe);
     }
-    const char *buffer = getenv("TRAIL_TRACE_BUFFER");
-    if (buffer && *buffer) {
-        uint64_t records = parse_size(buffer) / sizeof(struct trail_record), capacity = 1024;
-        while (capacity < records && capacity < (UINT64_C(1) << 28)) capacity <<= 1;
-        ring_capacity = capacity;
-    }
+    uint64_t records = trail_setting_number("TRAIL_TRACE_BUFFER", 1024 * sizeof(struct trail_record),
+                                            (UINT64_C(1) << 28) * sizeof(struct trail_record),
+                                            ring_capacity * sizeof(struct trail_record), 1) / sizeof(struct trail_record);
+    uint64_t capacity = 1024;
+    while (capacity < records) capacity <<= 1;
+    ring_capacity = capacity;
     staging = malloc(STAGING_BYTES);
     if (!staging || pthread_key_create(&ring_key, retire_ring) != 0) return -1;
     if (pthread_create(&writer_thread, NULL, writer_main, NULL) != 0) return -1;

@@ -7,7 +7,7 @@ extension Trail {
     /// How the runtime logs. Environment variables, when set, override what the code says, so operators
     /// can change a deployed program's logging without rebuilding it.
     public struct Configuration: Sendable {
-        public enum Destination: String, Sendable {
+        public enum Destination: String, Sendable, CaseIterable {
             /// The console when stderr is a terminal (development), else the file (deployment).
             case automatic
             /// Lines go to stderr; nothing is redirected. (`TRAIL_LOG=console`)
@@ -61,53 +61,22 @@ extension Trail.Configuration {
         var config = self
         if config.destination == .automatic { config.destination = standardErrorIsTerminal ? .console : .file }
         if config.directory == nil { config.directory = Self.defaultDirectory(appName) }
-        config.maxFileSize = max(1024, config.maxFileSize)
-        config.maxFiles = max(0, config.maxFiles)
-        config.flushInterval = max(0.001, config.flushInterval)
+        config.maxFileSize = min(max(Self.minimumFileSize, config.maxFileSize), Self.maximumSize)
+        config.maxTotalSize = min(max(Self.minimumFileSize, config.maxTotalSize), Self.maximumSize)
+        // Keeping no old file would delete the previous run's log, and with it a crash block, on open.
+        config.maxFiles = min(max(1, config.maxFiles), Self.maximumFiles)
+        config.flushInterval = min(max(0.001, config.flushInterval), 60)
         return config
     }
+
+    /// A file must hold a crash block and then some; the ranges the environment is checked against.
+    static let minimumFileSize = 4 << 10
+    static let maximumSize = 1 << 40
+    static let maximumFiles = 1_000_000
 
     static func defaultDirectory(_ app: String) -> String {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/" + app }
         return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/state/" + app
-    }
-
-    func applyingEnvironment(_ environment: [String: String]) -> Trail.Configuration {
-        var config = self
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        if let directory = value("TRAIL_LOG_DIR") { config.directory = directory }
-        if let destination = value("TRAIL_LOG").flatMap(Destination.init(rawValue:)) { config.destination = destination }
-        if let level = value("TRAIL_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) { config.level = level }
-        if let size = value("TRAIL_LOG_MAX_SIZE").flatMap(Self.bytes) { config.maxFileSize = size }
-        if let age = value("TRAIL_LOG_MAX_AGE").flatMap(Self.seconds) { config.maxFileAge = age }
-        if let files = value("TRAIL_LOG_MAX_FILES").flatMap({ Int($0) }) { config.maxFiles = files }
-        if let total = value("TRAIL_LOG_MAX_TOTAL").flatMap(Self.bytes) { config.maxTotalSize = total }
-        if let milliseconds = value("TRAIL_LOG_FLUSH_MS").flatMap({ Double($0) }) { config.flushInterval = milliseconds / 1000 }
-        if let durable = value("TRAIL_LOG_DURABLE") { config.durable = durable != "0" }
-        if let crash = value("TRAIL_CRASH") { config.crashHandler = crash != "0" }
-        if let version = value("TRAIL_APP_VERSION") { config.appVersion = version }
-        return config
-    }
-
-    /// `65536`, `64K`, `10M`, `1G`.
-    static func bytes(_ text: String) -> Int? {
-        let scale: Int
-        var digits = Substring(text)
-        switch text.last {
-        case "k", "K": scale = 1 << 10
-        case "m", "M": scale = 1 << 20
-        case "g", "G": scale = 1 << 30
-        default: scale = 1
-        }
-        if scale > 1 { digits = digits.dropLast() }
-        return Int(digits).map { $0 * scale }
-    }
-
-    /// `90`, `90s`, `15m`, `1h`, `1d`.
-    static func seconds(_ text: String) -> Double? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        if let last = text.last, let unit = units[last] { return Double(text.dropLast()).map { $0 * unit } }
-        return Double(text)
     }
 }

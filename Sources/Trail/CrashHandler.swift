@@ -107,7 +107,7 @@ enum CrashHandler {
         guard let block = readBlock(logFile, offset: found.offset) else { return nil }
         // Keep the marker pointing at the block where it now is.
         let text = "log=\(logFile)\noffset=\(found.offset)\nsignal=\(found.signal ?? 0)\npid=\(found.pid)\ntime=\(found.time)\n"
-        try? text.write(toFile: marker, atomically: true, encoding: .utf8)
+        writePrivateFile(marker, text)
         return Trail.PreviousCrash(logFile: logFile, offset: found.offset, signal: found.signal, time: found.time,
                                    pid: found.pid, block: block, markerFile: marker)
     }

@@ -22,8 +22,8 @@ public final class LogSink: @unchecked Sendable {
     public private(set) var destination: Trail.Configuration.Destination = .console
     /// The log file being written, when there is one.
     public var currentFile: String? { fileLock.withLock { files?.currentPath } }
-    /// Where the previous file went at the last rotation: `app.1.log`.
-    var previousFile: String? { fileLock.withLock { files?.path(1) } }
+    /// Where the previous file went at the last rotation (at open, the previous run's log): `app.<N>.log`.
+    var previousFile: String? { fileLock.withLock { files?.newestRotatedPath } }
 
     private static let bufferCapacity = 1 << 20
     /// Guards the buffers' appends and swaps (the buffers themselves live in the C shim, where the crash
@@ -161,16 +161,14 @@ public final class LogSink: @unchecked Sendable {
         flushRequested = false
         condition.unlock()
         guard count > 0, let bytes else { return }
-        files?.write(UnsafeRawBufferPointer(start: bytes, count: count)) { written in
-            trail_log_written(index, written)
-        }
+        files?.write(UnsafeRawBufferPointer(start: bytes, count: count), buffer: index)
         trail_log_release(index)
     }
 
     /// Requires `fileLock`. Buffered lines go first, so the file keeps the order lines were logged in.
     private func writeToFile(_ line: UnsafeRawBufferPointer) {
         swapAndWrite()
-        files?.write(line) { _ in }
+        files?.write(line, buffer: -1)
     }
 
     private func startFlusher() {

@@ -77,6 +77,59 @@ case "crash":
     default: break
     }
 
+case "rotating-crash":
+    // THREADS threads log without pause while the logger rotates (TRAIL_LOG_MAX_SIZE), and after MS
+    // milliseconds the main thread dies of a Swift runtime error.
+    configuration.maxFiles = 5
+    try Trail.bootstrap(configuration)
+    for thread in 0 ..< number(3, 4) {
+        Thread {
+            let logger = Logger(label: "t\(thread)")
+            var line = 0
+            while true {
+                logger.info("line \(line) of thread \(thread) while the logger rotates")
+                line += 1
+            }
+        }.start()
+    }
+    usleep(UInt32(number(4, 30)) * 1000)
+    fatalError("rotating crash")
+
+case "previous":
+    // A next launch: what bootstrap found of the previous run's crash.
+    try Trail.bootstrap(configuration)
+    if let crash = Trail.previousCrash {
+        let whole = crash.block.hasPrefix("=== TRAIL CRASH BEGIN") && crash.block.contains("=== TRAIL CRASH END ===")
+        print("previous: \(crash.summary) in \(crash.logFile) block \(whole ? "whole" : "cut")")
+    } else {
+        print("previous: none")
+    }
+
+case "quota":
+    // LINES lines into a rotating log with a total quota, while a watcher measures the folder every
+    // millisecond: the largest total it saw is printed.
+    try Trail.bootstrap(configuration)
+    final class Watch: @unchecked Sendable { var largest = 0, done = false }
+    let watch = Watch()
+    let watcher = Thread {
+        while !watch.done {
+            var total = 0
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
+                var info = stat()
+                if lstat(directory + "/" + name, &info) == 0 { total += Int(info.st_size) }
+            }
+            watch.largest = max(watch.largest, total)
+            usleep(1000)
+        }
+    }
+    watcher.start()
+    for line in 0 ..< number(3, 20_000) { log.info("line \(line) of a log kept within its quota") }
+    LogSink.shared.flush()
+    usleep(5000)
+    watch.done = true
+    usleep(5000)
+    print("largest \(watch.largest)")
+
 case "stderr":
     // Another process writing with C stdio, and this one too, both through the redirected fd 2.
     try Trail.bootstrap(configuration)

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,7 +62,7 @@ uint64_t trail_trace_dropped(void);
 // MARK: logger state shared with the crash handler (log_shared.c)
 
 /// The logger's two line buffers, owned here so the crash handler can flush them. The caller (LogSink) makes
-/// appends and takes under one lock, and takes, progress and releases under another (its file lock).
+/// appends and takes under one lock, and takes, writes and releases under another (its file lock).
 /// 0 on success.
 int trail_log_buffers_allocate(size_t capacity);
 /// Whether the active buffer holds nothing yet (a line that does not fit then never will).
@@ -70,10 +71,18 @@ int trail_log_buffer_is_empty(void);
 size_t trail_log_append(const void *line, size_t length);
 /// Makes the other buffer active and hands over the full one: its byte count (0: nothing to write).
 size_t trail_log_take(int *index, const unsigned char *_Nullable *_Nonnull bytes);
-/// Progress while writing the taken buffer out, so a crash-time flush does not repeat lines.
-void trail_log_written(int index, size_t count);
 /// The taken buffer is in the file; it may be appended to again.
 void trail_log_release(int index);
+/// The logger's writes to its file (one thread at a time, under its file lock): a `write` that, with `index`
+/// >= 0, records `written_after` + the bytes written as that buffer's progress. Refused (-1, ECANCELED) once
+/// a crash is being written, so the block follows every line and none is written twice.
+ssize_t trail_log_write(int fd, const void *bytes, size_t count, int index, size_t written_after);
+/// Brackets a rotation (rename, open, redirect): 0 when a crash is being written, and the file must stay.
+int trail_log_rotation_begin(void);
+void trail_log_rotation_end(void);
+/// The crash handler's first step: no logger write or rotation starts after it, and one under way ends first.
+void trail_log_crash_begin(void);
+int trail_log_crashing(void);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.
 void trail_log_set_fd(int fd);
 int trail_log_fd(void);

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// Crashes under the conditions a real program dies in: while the logger rotates, and with the Swift runtime's
+/// backtracer chained after Trail's handler.
+@Suite struct CrashUnderLoadTests {
+    static var probe: String { Paths.buildDirectory + "/trail-probe" }
+
+    /// Processes still running whose open files lie in `directory` (a backtracer left behind holds the log).
+    func processesHolding(_ directory: String) -> [String] {
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { Int($0) != nil }
+        return pids.compactMap { pid in
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            let holds = fds.contains { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"))?.hasPrefix(directory) == true
+            }
+            guard holds else { return nil }
+            return (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.replacingOccurrences(of: "\0", with: " ")
+        }
+    }
+
+    @Test func aCrashWhileTheLoggerRotatesIsFoundFiftyTimesWithItsReason() throws {
+        let directory = Paths.temporaryDirectory("rotating-crash")
+        var found = 0, reasons = 0
+        var failures: [String] = []
+        for round in 0 ..< 50 {
+            let environment = ["TRAIL_LOG_MAX_SIZE": "4K", "SWIFT_BACKTRACE": "enable=no"]
+            let crash = try run(Self.probe, ["rotating-crash", directory, "4", "\(20 + round % 5 * 10)"], environment: environment)
+            #expect(crash.signal == 4, "round \(round): \(crash.stderr.suffix(300))")
+            let next = try run(Self.probe, ["previous", directory], environment: environment, check: true)
+            if next.stdout.contains("previous: SIGILL") && next.stdout.contains("block whole") { found += 1 }
+            else { failures.append("round \(round) next launch: \(next.stdout)") }
+            let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"])
+            if report.status == 0, report.stdout.contains("Fatal error: rotating crash") { reasons += 1 }
+            else { failures.append("round \(round) report: \(report.stderr) \(report.stdout.prefix(400))") }
+        }
+        #expect(found == 50 && reasons == 50, "\(failures.prefix(3))")
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test(arguments: [("segv", Int32(11)), ("fatal", Int32(4))])
+    func theChainedBacktracerCompletesAndLeavesNoProcess(method: String, signal: Int32) throws {
+        let directory = Paths.temporaryDirectory("chained-\(method)")
+        let result = try run(Self.probe, ["crash", directory, method, "100"], environment: ["SWIFT_BACKTRACE": "enable=yes"])
+        #expect(result.signal == signal, "\(result.stderr.suffix(500))")
+        let log = Transcript.read(directory + "/probe.log")
+        #expect(log.contains("=== TRAIL CRASH END ==="))
+        // The backtracer's report, whole: its crash line, the registers and images, and its closing line.
+        for part in ["*** Program crashed: ", "Registers:", "Images (", "Backtrace took "] {
+            #expect(log.contains(part), "\(part) missing from the Swift backtracer's report")
+        }
+        var leftover = processesHolding(directory)
+        for _ in 0 ..< 20 where !leftover.isEmpty {
+            usleep(100_000)
+            leftover = processesHolding(directory)
+        }
+        #expect(leftover.isEmpty, "\(leftover)")
+    }
+}
