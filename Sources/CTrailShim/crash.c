@@ -363,22 +363,6 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     errno = saved_errno;
 }
 
-/// Gives the calling thread an alternate signal stack, unless it has one large enough: a stack overflow can
-/// then still run the handler. The Swift runtime's backtracer installs one of some 32 KiB, which this handler,
-/// the kernel's signal frame (larger with each vector extension) and the backtracer's handler after it can
-/// outgrow; a smaller one is replaced.
-void trail_crash_prepare_thread(void) {
-    stack_t current = { 0 };
-    if (sigaltstack(NULL, &current) == 0 && current.ss_sp != NULL && !(current.ss_flags & SS_DISABLE)
-        && current.ss_size >= 128 * 1024) return;
-    if (current.ss_flags & SS_ONSTACK) return;  // running on it now: it cannot be changed
-    size_t size = 256 * 1024;
-    void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return;
-    stack_t stack = { .ss_sp = memory, .ss_size = size, .ss_flags = 0 };
-    sigaltstack(&stack, NULL);
-}
-
 /// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
 __attribute__((constructor)) static void trail_read_crash_settings(void) {
     breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 4096, (uint64_t)breadcrumb_count, 0);

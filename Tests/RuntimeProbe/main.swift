@@ -73,7 +73,19 @@ case "crash":
             print(dive(0))
         }
         worker.start()
-        sleep(30)
+        waitForTheCrash()
+    case "dispatch-overflow", "foundation-overflow":
+        // The same on a thread the program never names or traces: a Dispatch worker, or a Foundation thread.
+        @Sendable func dive(_ depth: Int) -> Int {
+            var padding = (depth, depth, depth, depth)
+            return withUnsafeMutablePointer(to: &padding) { dive($0.pointee.0 + 1) + $0.pointee.1 }
+        }
+        if arguments[3] == "dispatch-overflow" {
+            DispatchQueue.global().async { print(dive(0)) }
+        } else {
+            Thread { print(dive(0)) }.start()
+        }
+        waitForTheCrash()
     default: break
     }
 
@@ -195,4 +207,11 @@ func work() {
     Trail.enter("Probe.work() @ Probe/main.swift:116")
     defer { Trail.exit() }
     _ = (0 ..< 100).reduce(0, +)
+}
+
+/// Waits for a crash on another thread. A plain sleep would end early: the Swift backtracer signals every
+/// thread to take its snapshot, the sleep returns, and the main thread would exit 0 under the crash.
+func waitForTheCrash() {
+    let deadline = time(nil) + 30
+    while time(nil) < deadline { sleep(1) }
 }

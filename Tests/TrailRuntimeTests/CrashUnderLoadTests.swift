@@ -60,4 +60,16 @@ import TrailTestSupport
         }
         #expect(leftover.isEmpty, "\(leftover)")
     }
+
+    @Test(arguments: ["dispatch-overflow", "foundation-overflow"])
+    func aStackOverflowOnAnyThreadLeavesABlock(method: String) throws {
+        for backtracer in ["enable=yes", "enable=no"] {
+            let directory = Paths.temporaryDirectory(method)
+            let result = try run(Self.probe, ["crash", directory, method, "10"], environment: ["SWIFT_BACKTRACE": backtracer])
+            #expect(result.signal == 11, "\(method) \(backtracer): \(result.stderr.suffix(300))")
+            let log = Transcript.read(directory + "/probe.log")
+            #expect(log.contains("=== TRAIL CRASH BEGIN v1 ===") && log.contains("=== TRAIL CRASH END ==="), "\(method) \(backtracer)")
+            #expect(log.contains("signal: 11"), "\(method) \(backtracer)")
+        }
+    }
 }
