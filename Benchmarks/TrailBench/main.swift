@@ -45,6 +45,42 @@ case "log":
         }
     }
     LogSink.shared.flush()
+
+case "log-latency":
+    // log-latency DIR KEPT LINES: one thread logs LINES lines into 64 KiB files with KEPT old files already
+    // there and kept; prints the longest single call, the 99.9th percentile and the whole run, in microseconds.
+    let directory = arguments[1]
+    let kept = Int(arguments[2])!, lines = Int(arguments[3])!
+    for index in 1 ... kept {
+        let fd = open("\(directory)/bench.\(index).log", O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        _ = write(fd, "old\n", 4)
+        close(fd)
+    }
+    sync()
+    var configuration = Trail.Configuration(appName: "bench", directory: directory)
+    configuration.destination = .file
+    configuration.maxFileSize = 64 << 10
+    configuration.maxFiles = kept
+    configuration.maxTotalSize = 1 << 40
+    configuration.crashHandler = false
+    try Trail.bootstrap(configuration)
+    let log = Logger(label: "bench")
+    var durations = [UInt64](repeating: 0, count: lines)
+    let start = DispatchTime.now().uptimeNanoseconds
+    for line in 0 ..< lines {
+        let before = DispatchTime.now().uptimeNanoseconds
+        // Every 64th line is an error, written before the call returns: those calls meet rotations.
+        if line % 64 == 0 {
+            log.error("request \(line) failed after a short wait, and the line says so at some length")
+        } else {
+            log.info("request \(line) served from the cache after a short wait, and the line says so")
+        }
+        durations[line] = DispatchTime.now().uptimeNanoseconds - before
+    }
+    LogSink.shared.flush()
+    let total = DispatchTime.now().uptimeNanoseconds - start
+    durations.sort()
+    print("max \(durations.last! / 1000) p999 \(durations[lines * 999 / 1000] / 1000) total \(total / 1000)")
 default:
     FileHandle.standardError.write(Data(("unknown mode \(mode)\n").utf8))
     exit(2)
