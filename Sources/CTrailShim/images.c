@@ -91,6 +91,39 @@ struct image_walk {
     unsigned long long adds, subs;
 };
 
+static uint64_t parse_hex(const char **cursor) {
+    uint64_t value = 0;
+    for (;; (*cursor)++) {
+        char c = **cursor;
+        if (c >= '0' && c <= '9') value = value << 4 | (uint64_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') value = value << 4 | (uint64_t)(c - 'a' + 10);
+        else return value;
+    }
+}
+
+/// The path the kernel shows for the mapping that holds `address`: absolute, whatever `dlopen` was given (a
+/// relative name would name another file, or none, once the program or a symbolizer is in another folder).
+/// Not signal-safe: only the refresh calls it.
+static int mapped_path(uintptr_t address, char *out, size_t capacity) {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps) return 0;
+    char line[4600];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps)) {
+        const char *cursor = line;
+        uint64_t low = parse_hex(&cursor);
+        if (*cursor++ != '-') continue;
+        uint64_t high = parse_hex(&cursor);
+        char *path = strchr(cursor, '/');
+        if (address < low || address >= high || !path) continue;
+        path[strcspn(path, "\n")] = 0;
+        snprintf(out, capacity, "%s", path);
+        found = 1;
+    }
+    fclose(maps);
+    return found;
+}
+
 static int describe_image(struct dl_phdr_info *info, size_t size, void *context) {
     (void)size;
     struct image_walk *walk = context;
@@ -98,6 +131,15 @@ static int describe_image(struct dl_phdr_info *info, size_t size, void *context)
     walk->subs = info->dlpi_subs;
     const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : trail_exe_path;
     if (!path[0] || strstr(path, "linux-vdso")) return 0;
+    char absolute[4096];
+    if (path[0] != '/') {
+        for (int index = 0; index < info->dlpi_phnum; index++) {
+            const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+            if (header->p_type != PT_LOAD) continue;
+            if (mapped_path(info->dlpi_addr + header->p_vaddr, absolute, sizeof absolute)) path = absolute;
+            break;
+        }
+    }
     char build_id[130];
     uint64_t end = describe_segments(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, 0, UINTPTR_MAX, build_id);
     walk->used += format_image(walk->out + walk->used, walk->capacity - walk->used, info->dlpi_addr,
@@ -132,15 +174,6 @@ static int prepared_has(const char *prepared, size_t length, const char *prefix,
     return 0;
 }
 
-static uint64_t parse_hex(const char **cursor) {
-    uint64_t value = 0;
-    for (;; (*cursor)++) {
-        char c = **cursor;
-        if (c >= '0' && c <= '9') value = value << 4 | (uint64_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') value = value << 4 | (uint64_t)(c - 'a' + 10);
-        else return value;
-    }
-}
 
 /// One line of /proc/self/maps: an "image" line for it when it maps an ELF object from its start that the
 /// prepared map lacks.

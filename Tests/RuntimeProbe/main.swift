@@ -62,6 +62,12 @@ case "crash":
         guard let zlib = dlopen("libz.so.1", RTLD_NOW), let crc32 = dlsym(zlib, "crc32") else { exit(3) }
         typealias Checksum = @convention(c) (UInt, UnsafeRawPointer?, UInt32) -> UInt
         print(unsafeBitCast(crc32, to: Checksum.self)(0, UnsafeRawPointer(bitPattern: 16), 64))
+    case "relative-library":
+        // A library opened by a relative path, seen by a refresh of the image map (once a second), then a crash in it.
+        guard let plug = dlopen("plug/libPlug.so", RTLD_NOW), let crc32 = dlsym(plug, "crc32") else { exit(3) }
+        usleep(1_500_000)
+        typealias Checksum = @convention(c) (UInt, UnsafeRawPointer?, UInt32) -> UInt
+        print(unsafeBitCast(crc32, to: Checksum.self)(0, UnsafeRawPointer(bitPattern: 16), 64))
     case "thread-overflow":
         // A stack overflow on a thread the program started: caught only if that thread has an alternate stack.
         @Sendable func dive(_ depth: Int) -> Int {

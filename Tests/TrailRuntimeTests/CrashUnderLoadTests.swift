@@ -72,4 +72,22 @@ import TrailTestSupport
             #expect(log.contains("signal: 11"), "\(method) \(backtracer)")
         }
     }
+
+    @Test func aLibraryOpenedByARelativePathIsRecordedWithItsAbsolutePath() throws {
+        let work = Paths.temporaryDirectory("relative")
+        try FileManager.default.createDirectory(atPath: work + "/plug", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/lib/x86_64-linux-gnu/libz.so.1").resolvingSymlinksInPath().path,
+                                         toPath: work + "/plug/libPlug.so")
+        let directory = work + "/logs"
+        let result = try run(Self.probe, ["crash", directory, "relative-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"],
+                             directory: work)
+        #expect(result.signal == 11, "\(result.stderr.suffix(300))")
+        let images = Transcript.read(directory + "/probe.log").split(separator: "\n").filter { $0.hasPrefix("image ") }
+        let plug = images.filter { $0.hasSuffix("libPlug.so") }
+        #expect(plug.count == 1 && plug.first!.hasSuffix(" " + work + "/plug/libPlug.so"), "\(images)")
+        // Symbolized from another folder, the frame is still named.
+        let symbolized = try run(Paths.trail, ["symbolize", directory + "/probe.log"], directory: "/", check: true).stdout
+        let first = symbolized.split(separator: "\n").first { $0.hasPrefix("  0 ") }
+        #expect(first?.contains("crc32") == true, "\(symbolized.prefix(600))")
+    }
 }
