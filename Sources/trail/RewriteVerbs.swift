@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TrailCommandLine
+import TrailDriver
 import TrailRewriter
 
 private let pathOptions: [OptionSpec] = [
@@ -37,20 +38,18 @@ let instrumentVerb = Verb(
         .value("--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
     ],
     run: { arguments in
-        var options = InstrumentOptions(
-            module: "", closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
-            builderAttributes: Set(arguments.all("builder")), neverReturning: Set(arguments.all("never")))
+        var settings = InstrumentSettings(
+            closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
+            declared: [Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))])
         if let path = arguments.value("declarations") {
             do {
-                let declarations = try Declarations(text: String(decoding: try FileIO.read(path), as: UTF8.self), path: path)
-                options.neverReturning.formUnion(declarations.neverReturning)
-                options.builderAttributes.formUnion(declarations.resultBuilders)
+                settings.declared.append(try Declarations(listAt: path))
             } catch {
                 printError("\(error)")
                 return 1
             }
         }
-        return try runBatch(arguments, .instrument(options), verb: "instrument", done: "instrumented")
+        return try runBatch(arguments, .instrument(settings), verb: "instrument", done: "instrumented")
     })
 
 let scanVerb = Verb(
@@ -71,7 +70,7 @@ let scanVerb = Verb(
         guard !arguments.positionals.isEmpty else { throw UsageError(description: "no PATH given (see 'trail scan --help')") }
         do {
             let files = try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: nil)
-            try Declarations.scan(files.map(\.path), jobs: BatchOptions(destination: .dryRun).jobs).write(to: output)
+            try Declarations.scan(files.map(\.path), jobs: BatchOptions.defaultJobs).write(to: output)
         } catch {
             printError("\(error)")
             return 1
@@ -116,7 +115,7 @@ private func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation,
     if case .file = destination, files.count != 1 {
         throw UsageError(description: "--output-file takes exactly one input file")
     }
-    var jobs = BatchOptions(destination: destination).jobs
+    var jobs = BatchOptions.defaultJobs
     if let text = arguments.value("jobs") {
         guard let value = Int(text), value > 0 else { throw UsageError(description: "--jobs needs a positive number") }
         jobs = value
