@@ -74,13 +74,15 @@ let package = Package(
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Many files: packages and folders, the thread pool, progress, atomic writes, diffs, the declaration list.
         .target(name: "TrailDriver", dependencies: ["TrailRewriter"], swiftSettings: syntaxSwiftSettings),
-        // The argument tables and the symbolize verb, shared by `trail` and the lean `trail-symbolize`.
-        .target(name: "TrailCommandLine", dependencies: ["TrailSymbolizer"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
+        // The argument tables, the parser and the runner: no dependencies.
+        .target(name: "TrailCommandLine"),
+        // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
+        .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer"]),
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
-        .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine"],
+        .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "-lz", "-Xlinker", "-llzma",
                                                          "-Xlinker", "-lbz2"])]),
 

@@ -1,3 +1,4 @@
+import TrailCommandLine
 import TrailSymbolizer
 
 public let symbolizeVerb = Verb(
