@@ -28,12 +28,7 @@ let instrumentVerb = Verb(
             closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
             declared: [Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))])
         if let path = arguments.value("declarations") {
-            do {
-                settings.declared.append(try Declarations(listAt: path))
-            } catch {
-                printError("\(error)")
-                return 1
-            }
+            settings.declared.append(try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })
         }
         return try runBatch(arguments, .instrument(settings), verb: "instrument", done: "instrumented")
     })

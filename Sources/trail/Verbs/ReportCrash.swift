@@ -29,7 +29,6 @@ func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
         }
         return 0
     } catch let error as SymbolizerError {
-        printError("trail report: error: \(error.description)")
-        return 1
+        throw VerbFailure("error: \(error.description)")
     }
 }

@@ -17,6 +17,15 @@ let pathOptions: [OptionSpec] = [
     .flag("--debug-only", help: "With --line-directive: trace only when DEBUG is set; release compiles the original."),
 ]
 
+/// Runs `body`; a problem in an input file (`path:line:col: error: ...`) fails the verb, under the file's name.
+func reportingInputErrors<Value>(_ body: () throws(SourceError) -> Value) throws(VerbFailure) -> Value {
+    do {
+        return try body()
+    } catch {
+        throw .input(error.description)
+    }
+}
+
 /// Collects the files, runs the batch and prints its summary: `instrument` and `strip` after their own options.
 func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation, verb: String, done: String) throws -> Int32 {
     guard !arguments.positionals.isEmpty else { throw UsageError(description: "no PATH given (see 'trail \(verb) --help')") }
@@ -29,12 +38,8 @@ func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation, verb: S
         throw UsageError(description: "choose one of --in-place, --output, --output-file and --dry-run")
     }
 
-    let files: [SourceFile]
-    do {
-        files = try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: arguments.value("module"))
-    } catch {
-        printError(error.description)
-        return 1
+    let files = try reportingInputErrors { () throws(SourceError) in
+        try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: arguments.value("module"))
     }
     let destination: BatchOptions.Destination
     if let chosen = destinations.first {

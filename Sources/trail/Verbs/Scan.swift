@@ -18,12 +18,9 @@ let scanVerb = Verb(
     run: { arguments in
         guard let output = arguments.value("output") else { throw UsageError(description: "--output FILE is required") }
         guard !arguments.positionals.isEmpty else { throw UsageError(description: "no PATH given (see 'trail scan --help')") }
-        do {
+        try reportingInputErrors { () throws(SourceError) in
             let files = try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: nil)
             try Declarations.scan(files.map(\.path), jobs: BatchOptions.defaultJobs).write(to: output)
-        } catch {
-            printError("\(error)")
-            return 1
         }
         return 0
     })
