@@ -70,14 +70,19 @@ let package = Package(
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
                 linkerSettings: [.linkedLibrary("stdc++")]),
+        // One file's text and options in, the edited text out: SwiftSyntax and nothing else.
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
-        // The argument tables and the symbolize verb, shared by `trail` and the lean `trail-symbolize`.
-        .target(name: "TrailCommandLine", dependencies: ["TrailSymbolizer"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
+        // Many files: packages and folders, the thread pool, progress, atomic writes, diffs, the declaration list.
+        .target(name: "TrailDriver", dependencies: ["TrailRewriter"], swiftSettings: syntaxSwiftSettings),
+        // The argument tables, the parser and the runner: no dependencies.
+        .target(name: "TrailCommandLine"),
+        // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
+        .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer"]),
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
-        .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine"],
+        .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "-lz", "-Xlinker", "-llzma",
                                                          "-Xlinker", "-lbz2"])]),
 
@@ -89,11 +94,11 @@ let package = Package(
                 permissions: [.writeToPackageDirectory(reason: "trail instrument/strip rewrites source files in place")]),
             dependencies: ["trail"]),
 
-        .executableTarget(name: "trail-bench", dependencies: ["TrailRewriter", "Trail"], path: "Benchmarks/TrailBench",
+        .executableTarget(name: "trail-bench", dependencies: ["TrailDriver", "Trail"], path: "Benchmarks/TrailBench",
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
 
         .target(name: "TrailTestSupport", path: "Tests/TrailTestSupport"),
-        .testTarget(name: "TrailRewriterTests", dependencies: ["TrailRewriter", "TrailTestSupport"],
+        .testTarget(name: "TrailRewriterTests", dependencies: ["TrailRewriter", "TrailDriver", "TrailTestSupport"],
                     swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Swift 5 mode: the probe calls C stdio on `stderr` directly, as other code in a process would.
         .executableTarget(name: "trail-probe", dependencies: ["Trail"], path: "Tests/RuntimeProbe",

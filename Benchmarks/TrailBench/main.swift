@@ -2,7 +2,7 @@ import Foundation
 import SwiftParser
 import SwiftSyntax
 import Trail
-import TrailRewriter
+import TrailDriver
 
 /// Workloads for `make bench` that need the package's own code: the parse-only floor for the rewriter.
 /// The driver (Benchmarks/bench.py) times these side by side with the tools they are compared to.

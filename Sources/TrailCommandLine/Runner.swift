@@ -15,7 +15,8 @@ public func runVerbs(_ verbs: [Verb], arguments: [String], overview: String) -> 
     return runVerb(verb, arguments: Array(arguments.dropFirst()))
 }
 
-/// Parses `arguments` for one verb and runs it: 2 for a usage error, 1 for a failure.
+/// Parses `arguments` for one verb and runs it: 2 for a usage error, 1 for a failure. Every error a verb
+/// throws is printed here.
 public func runVerb(_ verb: Verb, arguments: [String]) -> Int32 {
     do {
         let parsed = try verb.parse(arguments)
@@ -27,6 +28,9 @@ public func runVerb(_ verb: Verb, arguments: [String]) -> Int32 {
     } catch let error as UsageError {
         printError("trail \(verb.name): \(error.description)")
         return 2
+    } catch let failure as VerbFailure {
+        printError(failure.namesInput ? failure.message : "trail \(verb.name): \(failure.message)")
+        return failure.status
     } catch {
         printError("trail \(verb.name): \(error)")
         return 1

@@ -206,7 +206,7 @@ final class BodyCollector: SyntaxVisitor {
             guard case .attribute(let attribute) = element else { continue }
             let name = attribute.attributeName.trimmedDescription
             // Result builders: by the naming convention (`@ViewBuilder`) or named in the options.
-            if Skip.always.contains(name) || name.hasSuffix("Builder") || options.builderAttributes.contains(name) {
+            if Skip.always.contains(name) || name.hasSuffix("Builder") || options.declarations.resultBuilders.contains(name) {
                 return true
             }
             if !options.inlinable, Skip.emittedIntoClients.contains(name) { return true }
@@ -230,7 +230,7 @@ final class BodyCollector: SyntaxVisitor {
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
         edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async, mayBeEmpty: mayBeEmpty)))
         if returns != .void {
-            ImplicitReturn.insertionPoints(statements, neverFunctions: options.neverReturning).forEach {
+            ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning).forEach {
                 edits.append(Edit(offset: $0, text: Marker.explicitReturn))
             }
         }

@@ -1,3 +1,29 @@
+/// What a file declares that changes how bodies are rewritten, in that file and in the others of its module:
+/// functions returning `Never` and `@resultBuilder` types.
+public struct Declarations: Equatable, Sendable {
+    public var neverReturning: Set<String> = []
+    public var resultBuilders: Set<String> = []
+
+    public init(neverReturning: Set<String> = [], resultBuilders: Set<String> = []) {
+        self.neverReturning = neverReturning
+        self.resultBuilders = resultBuilders
+    }
+
+    /// The declarations in one file's text, found by `DeclarationScan`.
+    public init(scanning source: [UInt8]) {
+        self.init(neverReturning: DeclarationScan.neverReturning(in: source),
+                  resultBuilders: DeclarationScan.resultBuilders(in: source))
+    }
+
+    /// All that any of `parts` declares.
+    public init(merging parts: [Declarations]) {
+        for part in parts {
+            neverReturning.formUnion(part.neverReturning)
+            resultBuilders.formUnion(part.resultBuilders)
+        }
+    }
+}
+
 /// Finds declarations that change how bodies are rewritten, by a textual scan that is cheap next to parsing,
 /// so that a whole tree can be scanned before any file is rewritten.
 enum DeclarationScan {

@@ -1,6 +1,6 @@
 /// The exact text `instrument` inserts. Every insertion is wrapped in a pair of block comments, so `strip`
 /// removes only what was inserted, and only where the comments are real trivia (never inside a string).
-enum Marker {
+public enum Marker {
     static let open = "/*<trail*/"
     static let close = "/*trail>*/"
     static let openBytes = Array(open.utf8)
@@ -38,7 +38,7 @@ enum Marker {
     static let explicitReturn = wrap("return ")
 
     /// A Swift string literal for `text`: names can hold `"` or `\` only through raw identifiers.
-    static func literal(_ text: String) -> String {
+    public static func literal(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

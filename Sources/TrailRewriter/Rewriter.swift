@@ -3,29 +3,51 @@ import SwiftParser
 import SwiftParserDiagnostics
 import SwiftSyntax
 
-/// What `instrument` needs to know beyond the source text.
+/// What `instrument` needs to know beyond the source text. The caller forms it whole: the rewriter adds nothing.
 public struct InstrumentOptions: Sendable {
     /// The first component of every name: `Module.Type.method()`.
     public var module: String
+    /// Functions known to return `Never`, so a lone call to one is not turned into `return call()`, and
+    /// result-builder attributes to skip besides `@…Builder`: those of the file itself and of the others.
+    public var declarations: Declarations
     /// Also trace closures. Off by default: a closure's type is inferred from its body, and result-builder
     /// closures cannot be recognized at the call site.
     public var closures = false
     /// Also instrument `@inlinable`, `@_alwaysEmitIntoClient` and `@backDeployed` bodies. Legal only where
     /// `import Trail` is public (not with `InternalImportsByDefault`), and clients then trace those calls.
     public var inlinable = false
-    /// Extra result-builder attributes to skip; `@…Builder` is always skipped.
-    public var builderAttributes: Set<String> = []
-    /// Functions known to return `Never`, so a lone call to one is not turned into `return call()`.
-    public var neverReturning: Set<String> = []
 
-    public init(module: String, closures: Bool = false, inlinable: Bool = false, builderAttributes: Set<String> = [],
-                neverReturning: Set<String> = []) {
+    public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false) {
         self.module = module
+        self.declarations = declarations
         self.closures = closures
         self.inlinable = inlinable
-        self.builderAttributes = builderAttributes
-        self.neverReturning = neverReturning
     }
+}
+
+/// One file's text as `instrument` reads it.
+public struct SourceText: Sendable {
+    public let path: String
+    /// The text as given.
+    public let bytes: [UInt8]
+    /// `bytes` without what an earlier `instrument` inserted. Instrumenting is defined on this text, which makes
+    /// it idempotent and refreshes stale names.
+    public let unmarked: [UInt8]
+
+    /// Refuses text that is not UTF-8, or that holds markers and does not parse.
+    public init(_ bytes: [UInt8], path: String) throws(SourceError) {
+        try Rewriter.checkUTF8(bytes, path: path)
+        var unmarked = bytes
+        if Rewriter.contains(bytes, Marker.openBytes), case .changed(let stripped, _) = try Rewriter.strip(bytes, path: path) {
+            unmarked = stripped
+        }
+        self.path = path
+        self.bytes = bytes
+        self.unmarked = unmarked
+    }
+
+    /// What the file itself declares: its Never functions apply to its own bodies too.
+    public var declarations: Declarations { Declarations(scanning: unmarked) }
 }
 
 /// The result of rewriting one file.
@@ -55,24 +77,15 @@ public struct SourceError: Error, CustomStringConvertible, Sendable {
 /// Inserts and removes trace calls in one file's text. Parsing is the cost, so each call parses once (twice
 /// when re-instrumenting an instrumented file) and splices edits into the original bytes.
 public enum Rewriter {
-    public static func instrument(_ source: [UInt8], path: String, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome {
-        if options.module == "Trail" { return .skipped("the Trail runtime is never instrumented") }
-        try checkUTF8(source, path: path)
-        // Instrumenting is defined on the stripped text, which makes it idempotent and refreshes stale names.
-        var original = source
-        if contains(source, Marker.openBytes), case .changed(let stripped, _) = try strip(source, path: path) {
-            original = stripped
-        }
-        return try original.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
+    public static func instrument(_ text: SourceText, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome {
+        let path = text.path, source = text.bytes
+        return try text.unmarked.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
             let tree = Parser.parse(source: buffer)
             try rejectSyntaxErrors(tree, path: path)
             if contains(source, Array(Marker.ignoreFile.utf8)), hasComment(tree, containing: Marker.ignoreFile) {
                 return .skipped("marked \(Marker.ignoreFile)")
             }
             let lines = LineTable(buffer)
-            var options = options
-            options.neverReturning.formUnion(DeclarationScan.neverReturning(in: original))
-            options.builderAttributes.formUnion(DeclarationScan.resultBuilders(in: original))
             let collector = BodyCollector(options: options, lines: lines, fileID: fileID(path: path, module: options.module))
             collector.walk(tree)
             var edits = collector.edits
@@ -117,7 +130,7 @@ public enum Rewriter {
 
     // MARK: Helpers
 
-    private static func checkUTF8(_ source: [UInt8], path: String) throws(SourceError) {
+    static func checkUTF8(_ source: [UInt8], path: String) throws(SourceError) {
         if String(validating: source, as: UTF8.self) != nil { return }
         // Find the first bad byte to name its line.
         var line = 1, offset = 0

@@ -1,5 +1,6 @@
 import Foundation
 import TrailCommandLine
+import TrailSymbolizeVerb
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library.
 let verbs: [Verb] = [instrumentVerb, stripVerb, scanVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrailDriver
 @testable import TrailRewriter
 
 @Suite struct BadInputTests {
     @Test func syntaxErrorNamesFileLineAndColumn() throws {
         let source = Array("func ok() {}\nfunc broken( {\n".utf8)
         let error = #expect(throws: SourceError.self) {
-            try Rewriter.instrument(source, path: "Bad.swift", options: InstrumentOptions(module: "M"))
+            try InstrumentSettings().instrument(source, path: "Bad.swift", module: "M")
         }
         #expect(error?.path == "Bad.swift")
         #expect(error?.line == 2)
@@ -19,7 +20,7 @@ import Testing
         source.append(0xE9)
         source += Array(" \n".utf8)
         let error = #expect(throws: SourceError.self) {
-            try Rewriter.instrument(source, path: "Latin1.swift", options: InstrumentOptions(module: "M"))
+            try InstrumentSettings().instrument(source, path: "Latin1.swift", module: "M")
         }
         #expect(error?.line == 2)
         #expect(error?.message.contains("UTF-8") == true)

@@ -3,6 +3,7 @@ import SwiftParser
 import SwiftSyntax
 import Testing
 import TrailTestSupport
+import TrailDriver
 @testable import TrailRewriter
 
 /// The toolchain's `.swiftinterface` files: ~375k lines of real Swift no one here wrote, with many
@@ -38,10 +39,10 @@ import TrailTestSupport
             let path = files[index]
             guard let original = try? FileIO.read(path) else { return report.problems.append("\(path): unreadable") }
             let module = URL(fileURLWithPath: path).deletingLastPathComponent().deletingPathExtension().lastPathComponent
-            let options = InstrumentOptions(module: module, closures: true, inlinable: true)
+            let settings = InstrumentSettings(closures: true, inlinable: true)
             let instrumented: [UInt8]
             do {
-                switch try Rewriter.instrument(original, path: path, options: options) {
+                switch try settings.instrument(original, path: path, module: module) {
                 case .changed(let bytes, let bodies):
                     instrumented = bytes
                     report.bodies = bodies
@@ -56,7 +57,7 @@ import TrailTestSupport
                 guard case .changed(let back, _) = try Rewriter.strip(instrumented, path: path), back == original else {
                     return report.problems.append("\(path): strip did not restore the original bytes")
                 }
-                if case .changed = try Rewriter.instrument(instrumented, path: path, options: options) {
+                if case .changed = try settings.instrument(instrumented, path: path, module: module) {
                     report.problems.append("\(path): instrumenting twice changed the file")
                 }
             } catch {

@@ -1,11 +1,12 @@
 import Foundation
+import TrailDriver
 @testable import TrailRewriter
 
 /// Instruments `source` and returns the text, failing on anything but a change.
 func instrumented(_ source: String, module: String = "M", path: String = "/tmp/F.swift", closures: Bool = false,
                   inlinable: Bool = false, builders: Set<String> = []) throws -> String {
-    let options = InstrumentOptions(module: module, closures: closures, inlinable: inlinable, builderAttributes: builders)
-    switch try Rewriter.instrument(Array(source.utf8), path: path, options: options) {
+    let settings = InstrumentSettings(closures: closures, inlinable: inlinable, declared: [Declarations(resultBuilders: builders)])
+    switch try settings.instrument(Array(source.utf8), path: path, module: module) {
     case .changed(let bytes, _): return String(decoding: bytes, as: UTF8.self)
     case .unchanged: return source
     case .skipped(let reason): return "skipped: \(reason)"

@@ -1,4 +1,5 @@
 import Testing
+@testable import TrailDriver
 @testable import TrailRewriter
 
 @Suite struct NamingTests {

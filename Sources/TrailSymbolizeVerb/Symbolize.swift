@@ -1,3 +1,4 @@
+import TrailCommandLine
 import TrailSymbolizer
 
 public let symbolizeVerb = Verb(
@@ -28,8 +29,7 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
     do {
         image = try ELFImage(path: object)
     } catch {
-        printError("trail symbolize: \(error.description)")
-        return 1
+        throw VerbFailure(error.description)
     }
     let json = arguments.has("json")
     var output: [UInt8] = []
@@ -72,15 +72,13 @@ private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
     do {
         text = path == "-" ? String(decoding: readAllStandardInput(), as: UTF8.self) : try CrashReport.readText(path)
     } catch {
-        printError("trail symbolize: \(error)")
-        return 1
+        throw VerbFailure("\(error)")
     }
     let name = path == "-" ? "<stdin>" : path
     let parsed = CrashLog.parse(text)
     for problem in parsed.problems { printError("\(name):\(problem.line): warning: \(problem.message)") }
     guard !parsed.blocks.isEmpty else {
-        printError("\(name): error: no crash blocks (lines '=== TRAIL CRASH BEGIN v1 ===')")
-        return 1
+        throw VerbFailure.input("\(name): error: no crash blocks (lines '=== TRAIL CRASH BEGIN v1 ===')")
     }
     let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
     let crashes = parsed.blocks.map(symbolizer.symbolize)

@@ -1,29 +1,16 @@
-/// The declarations in a set of files that change how other files are rewritten: functions returning
-/// `Never` and `@resultBuilder` types. `trail scan` writes them for the build plugin, whose commands each
-/// rewrite one file but must know what the whole target declares.
-public struct Declarations: Equatable, Sendable {
-    public var neverReturning: Set<String> = []
-    public var resultBuilders: Set<String> = []
+import TrailRewriter
 
-    public init(neverReturning: Set<String> = [], resultBuilders: Set<String> = []) {
-        self.neverReturning = neverReturning
-        self.resultBuilders = resultBuilders
-    }
-
+/// The declarations of a set of files, and the list `trail scan` writes for the build plugin, whose commands
+/// each rewrite one file but must know what the whole target declares.
+extension Declarations {
     /// Scans the files on `jobs` threads; unreadable files are left to the rewrite to report.
     public static func scan(_ paths: [String], jobs: Int) -> Declarations {
         let found = ResultSlots<Declarations>(count: paths.count)
         parallelForEach(paths.count, jobs: jobs) { index in
             guard let source = try? FileIO.read(paths[index]) else { return }
-            found[index] = Declarations(neverReturning: DeclarationScan.neverReturning(in: source),
-                                        resultBuilders: DeclarationScan.resultBuilders(in: source))
+            found[index] = Declarations(scanning: source)
         }
-        var all = Declarations()
-        for index in 0 ..< paths.count {
-            all.neverReturning.formUnion(found[index]?.neverReturning ?? [])
-            all.resultBuilders.formUnion(found[index]?.resultBuilders ?? [])
-        }
-        return all
+        return Declarations(merging: (0 ..< paths.count).compactMap { found[$0] })
     }
 
     /// A Swift file of comments only, one `// never NAME` or `// builder NAME` per line, sorted, so equal sets
@@ -38,6 +25,7 @@ public struct Declarations: Equatable, Sendable {
 
     /// Reads `text`; a line that is not a comment is an error naming the file and line.
     public init(text: String, path: String) throws(SourceError) {
+        self.init()
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
             guard line.hasPrefix("//") else {
                 throw SourceError(path: path, line: number + 1, column: 1, message: "expected '// never NAME' or '// builder NAME'")
@@ -50,6 +38,11 @@ public struct Declarations: Equatable, Sendable {
             default: continue
             }
         }
+    }
+
+    /// Reads the list file at `path`.
+    public init(listAt path: String) throws(SourceError) {
+        try self.init(text: String(decoding: try FileIO.read(path), as: UTF8.self), path: path)
     }
 
     /// Writes `text` to `path` only when it differs, so the build commands that read it rerun only then.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TrailRewriter
 
 /// One input file: where it is, how it is shown, and where it sits below the path it was found from.
 public struct SourceFile: Sendable {
@@ -13,16 +14,20 @@ public struct SourceFile: Sendable {
 
 /// Finds `.swift` files under the given paths, in a stable order, honouring `--exclude` globs.
 public enum SourceFiles {
+    /// Each file's module is `module` when given, else the one its package target or its folder names: the one
+    /// place a file's module is decided.
     public static func collect(_ paths: [String], excludes: [String], module: String?) throws(SourceError) -> [SourceFile] {
         var files: [SourceFile] = []
+        func add(_ path: String, _ relativePath: String, found: @autoclosure () -> String) {
+            files.append(SourceFile(path: path, relativePath: relativePath, module: module ?? found()))
+        }
         for root in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
                 throw SourceError(path: root, message: "no such file or directory")
             }
             if !isDirectory.boolValue {
-                let name = (root as NSString).lastPathComponent
-                files.append(SourceFile(path: root, relativePath: name, module: module ?? inferModule(root, root: nil)))
+                add(root, (root as NSString).lastPathComponent, found: inferModule(root, root: nil))
                 continue
             }
             let base = root.hasSuffix("/") ? String(root.dropLast()) : root
@@ -33,7 +38,7 @@ public enum SourceFiles {
                         let relative = target.path + "/" + source
                         let name = (source as NSString).lastPathComponent
                         if isExcluded(relative, name: name, excludes) { continue }
-                        files.append(SourceFile(path: base + "/" + relative, relativePath: relative, module: module ?? target.module))
+                        add(base + "/" + relative, relative, found: target.module)
                     }
                 }
                 continue
@@ -42,11 +47,15 @@ public enum SourceFiles {
             walk(base, relative: "", excludes: excludes, into: &found)
             for relative in found.sorted() {
                 let path = base + "/" + relative
-                files.append(SourceFile(path: path, relativePath: relative, module: module ?? inferModule(path, root: root)))
+                add(path, relative, found: inferModule(path, root: root))
             }
         }
         return files
     }
+
+    /// The Trail runtime is never instrumented: a package's Trail target is left out, and a file of the module
+    /// `Trail` is skipped.
+    public static func isRuntime(_ module: String) -> Bool { module == "Trail" }
 
     /// Walks a folder. Hidden folders, nested packages, and a package's manifests and `Plugins` folder
     /// (plugins cannot import Trail) are left out.
@@ -124,7 +133,7 @@ struct PackageTargets {
         return targets.compactMap { target in
             guard target["module_type"] as? String == "SwiftTarget",
                   let type = target["type"] as? String, traceable.contains(type),
-                  let module = target["c99name"] as? String, module != "Trail",
+                  let module = target["c99name"] as? String, !SourceFiles.isRuntime(module),
                   let path = target["path"] as? String,
                   let sources = target["sources"] as? [String] else { return nil }
             return PackageTargets(module: module, path: path, sources: sources)

@@ -2,10 +2,10 @@
 import Glibc
 #endif
 import Foundation
+import TrailRewriter
 
 public enum BatchOperation: Sendable {
-    /// The module name in the options is used when `SourceFile.module` is not forced per file.
-    case instrument(InstrumentOptions)
+    case instrument(InstrumentSettings)
     case strip
 }
 
@@ -33,7 +33,10 @@ public struct BatchOptions: Sendable {
     /// A status line on standard error while files are processed.
     public var progress = false
 
-    public init(destination: Destination, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+    /// Files processed at once unless told: the number of cores.
+    public static var defaultJobs: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    public init(destination: Destination, jobs: Int = BatchOptions.defaultJobs,
                 lineDirective: Bool = false, debugOnly: Bool = false, progress: Bool = false) {
         self.destination = destination
         self.jobs = max(1, jobs)
@@ -60,11 +63,9 @@ public enum Batch {
 
         // Never-returning functions and result builders declared anywhere in the set apply to every file.
         var operation = operation
-        if case .instrument(var instrumentOptions) = operation, files.count > 1 {
-            let found = Declarations.scan(files.map(\.path), jobs: options.jobs)
-            instrumentOptions.neverReturning.formUnion(found.neverReturning)
-            instrumentOptions.builderAttributes.formUnion(found.resultBuilders)
-            operation = .instrument(instrumentOptions)
+        if case .instrument(var settings) = operation, files.count > 1 {
+            settings.declared.append(Declarations.scan(files.map(\.path), jobs: options.jobs))
+            operation = .instrument(settings)
         }
 
         let scanned = operation
@@ -104,9 +105,8 @@ public enum Batch {
             let original = try FileIO.read(file.path)
             let outcome: RewriteOutcome
             switch operation {
-            case .instrument(var instrumentOptions):
-                instrumentOptions.module = file.module
-                outcome = try Rewriter.instrument(original, path: file.path, options: instrumentOptions)
+            case .instrument(let settings):
+                outcome = try settings.instrument(original, path: file.path, module: file.module)
             case .strip:
                 outcome = try Rewriter.strip(original, path: file.path)
             }
@@ -159,98 +159,5 @@ public enum Batch {
         let reset = Array("#sourceLocation()\n".utf8)
         return Array("#if DEBUG\n".utf8) + body(result) + reset + Array("#else\n".utf8) + body(original) + reset
             + Array("#endif\n".utf8)
-    }
-}
-
-/// One slot per input, written by whichever worker handles that input.
-final class ResultSlots<Value>: @unchecked Sendable {
-    private var values: [Value?]
-    private let lock = NSLock()
-
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-
-    subscript(index: Int) -> Value? {
-        get { lock.withLock { values[index] } }
-        set { lock.withLock { values[index] = newValue } }
-    }
-}
-
-/// Indices of `paths`, largest file first: the big files start early, so no core idles at the end.
-public func largestFirst(_ paths: [String]) -> [Int] {
-    let sizes = paths.map { path -> Int in
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
-    }
-    return sizes.indices.sorted { sizes[$0] > sizes[$1] }
-}
-
-/// Runs `body` for every index on `jobs` threads, each taking the next index until none is left.
-public func parallelForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let counter = Counter()
-    @Sendable func take() -> Int? {
-        let index = counter.next()
-        return index < count ? index : nil
-    }
-    let workers = min(jobs, count)
-    guard workers > 1 else {
-        for index in 0 ..< count { body(index) }
-        return
-    }
-    let group = DispatchGroup()
-    for _ in 0 ..< workers {
-        group.enter()
-        let thread = Thread {
-            while let index = take() { body(index) }
-            group.leave()
-        }
-        thread.stackSize = 16 << 20  // Deeply nested sources recurse deeply in the parser.
-        thread.start()
-    }
-    group.wait()
-}
-
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-
-    func next() -> Int {
-        lock.withLock {
-            defer { value += 1 }
-            return value
-        }
-    }
-}
-
-/// `[12/340] Sources/App/File.swift` on one terminal line, redrawn at most ten times a second.
-final class Progress: @unchecked Sendable {
-    private let total: Int
-    private let write: @Sendable (String) -> Void
-    private var done = 0
-    private var lastDraw = 0.0
-    private var drawn = false
-    private let lock = NSLock()
-
-    init?(total: Int, write: @escaping @Sendable (String) -> Void) {
-        guard isatty(2) != 0, total > 1 else { return nil }
-        self.total = total
-        self.write = write
-        lastDraw = Date().timeIntervalSinceReferenceDate  // Short runs draw nothing.
-    }
-
-    func advance(_ name: String) {
-        lock.withLock {
-            done += 1
-            let now = Date().timeIntervalSinceReferenceDate
-            guard now - lastDraw >= 0.1 else { return }
-            lastDraw = now
-            drawn = true
-            write("\r\u{1B}[K[\(done)/\(total)] \(name)")
-        }
-    }
-
-    func finish() {
-        lock.withLock {
-            if drawn { write("\r\u{1B}[K") }
-        }
     }
 }

@@ -1,0 +1,34 @@
+import TrailCommandLine
+import TrailDriver
+import TrailRewriter
+
+let instrumentVerb = Verb(
+    name: "instrument",
+    summary: "Insert an entry/exit trace call into every function.",
+    usage: "[--in-place | --output DIR | --output-file FILE | --dry-run] [options] PATH...",
+    details: """
+        Folders are searched for .swift files. Each function-like body gets, on the line of its opening
+        brace, `Trail.enter("Module.Type.name(x:) @ Module/File.swift:LINE"); defer { Trail.exit() };`, and
+        the file gets `import enum Trail.Trail;`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
+        'trail strip' removes exactly that. Instrumenting an instrumented file changes nothing.
+        Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies,
+        declarations after a '// trail:ignore' comment, and files containing '// trail:ignore-file'.
+        With a single file and no destination, the result is printed.
+        """,
+    options: pathOptions + [
+        .flag("--closures", help: "Also trace closures (off by default; one-statement closures only with a full signature)."),
+        .flag("--inlinable", help: "Also trace @inlinable and @_alwaysEmitIntoClient bodies (needs a public import)."),
+        .value("--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."),
+        .value("--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).", repeatable: true),
+        .value("--never", placeholder: "NAME", help: "A function returning Never, defined elsewhere (repeatable).", repeatable: true),
+        .value("--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
+    ],
+    run: { arguments in
+        var settings = InstrumentSettings(
+            closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
+            declared: [Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))])
+        if let path = arguments.value("declarations") {
+            settings.declared.append(try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })
+        }
+        return try runBatch(arguments, .instrument(settings), verb: "instrument", done: "instrumented")
+    })

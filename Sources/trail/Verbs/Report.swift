@@ -1,0 +1,32 @@
+import TrailCommandLine
+import TrailTrace
+
+let reportVerb = Verb(
+    name: "report",
+    summary: "Rank a trace's functions by time, or report the last crash.",
+    usage: "[--sort total|self|calls|name] [TRACE]\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+    details: traceDetails + """
+
+        With --crash, or given a log folder or log file: a Markdown (or --json) report of the last crash, for a
+        user to attach: the symbolized stack, the breadcrumbs, the last 200 log lines before the crash, the app,
+        its build ID, the system and the time. Home folders and the user name are masked unless --no-sanitize.
+        The log folder defaults to the current folder.
+        """,
+    options: [
+        .value("--sort", "-s", placeholder: "KEY", help: "total (default), self, calls or name."),
+        .flag("--crash", help: "Report the last crash instead of a trace."),
+        .flag("--json", help: "Crash report as JSON."),
+        .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
+        .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
+        .value("--output", "-o", placeholder: "FILE", help: "Write the crash report to FILE (atomically) instead of standard output."),
+    ],
+    run: { arguments in
+        if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
+            return try crashReport(arguments)
+        }
+        let (_, tree) = try loadTree(arguments)
+        let key = arguments.value("sort") ?? "total"
+        guard let order = Profile.Order(rawValue: key) else { throw UsageError(description: "--sort: total, self, calls or name") }
+        printOut(Profile(tree, order: order).render())
+        return 0
+    })

@@ -1,0 +1,34 @@
+import Foundation
+import TrailCommandLine
+import TrailSymbolizer
+
+/// A folder, or a file that is not a trace, is a crash report's input.
+func isCrashInput(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+    if isDirectory.boolValue { return true }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    return (try? handle.read(upToCount: 8)).map { !$0.elementsEqual("TRAILTRC".utf8) } ?? false
+}
+
+/// `trail report --crash`: the last crash, as Markdown or JSON.
+func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
+    guard arguments.positionals.count <= 1 else { throw UsageError(description: "give one log folder or log file") }
+    let input = arguments.positionals.first ?? FileManager.default.currentDirectoryPath
+    do {
+        let (log, offset) = try CrashReport.locate(input)
+        let report = try CrashReport(log: log, offset: offset, symbolizer: CrashSymbolizer(debugDirectories: arguments.all("debug-dir")))
+        let sanitized = !arguments.has("no-sanitize")
+        let text = arguments.has("json") ? report.json(sanitized: sanitized) : report.markdown(sanitized: sanitized)
+        if let output = arguments.value("output") {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            printError("trail report: wrote \(output)")
+        } else {
+            printOut(text)
+        }
+        return 0
+    } catch let error as SymbolizerError {
+        throw VerbFailure("error: \(error.description)")
+    }
+}
