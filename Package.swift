@@ -65,7 +65,10 @@ let package = Package(
         // Optimized even in debug builds, and without dynamic exclusivity checks on the logging path.
         .target(name: "Trail", dependencies: ["CTrailShim"],
                 swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
-        .target(name: "TrailTrace"),
+        // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
+        // no Foundation: the lean trail-symbolize and the runtime read through it too.
+        .target(name: "TrailFormat"),
+        .target(name: "TrailTrace", dependencies: ["TrailFormat"]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
@@ -73,7 +76,7 @@ let package = Package(
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // The argument tables and the symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailCommandLine", dependencies: ["TrailSymbolizer"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
@@ -100,6 +103,7 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport"]),
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace"]),
+        .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailTestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import TrailCommandLine
+import TrailFormat
 import TrailSymbolizer
 import TrailTrace
 
@@ -123,7 +124,7 @@ private func isCrashInput(_ path: String) -> Bool {
     if isDirectory.boolValue { return true }
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
-    return (try? handle.read(upToCount: 8)).map { !$0.elementsEqual("TRAILTRC".utf8) } ?? false
+    return (try? handle.read(upToCount: 8)).map { !TraceLayout.hasMagic($0) } ?? false
 }
 
 private func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
