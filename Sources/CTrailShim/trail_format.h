@@ -55,4 +55,59 @@ struct trail_record {
 
 _Static_assert(sizeof(struct trail_record) == TRAIL_RECORD_SIZE, "a record is 16 bytes");
 
+// MARK: crash blocks (CrashBlockSyntax)
+
+#define TRAIL_BLOCK_MARKER_OPEN "=== TRAIL "
+#define TRAIL_BLOCK_CRASH "CRASH"
+#define TRAIL_BLOCK_ERROR "ERROR"
+#define TRAIL_BLOCK_BEGIN " BEGIN v1 ==="
+#define TRAIL_BLOCK_END " END ==="
+
+#define TRAIL_FIELD_TIME "time: "
+#define TRAIL_FIELD_APP "app: "
+#define TRAIL_FIELD_PID "pid: "
+#define TRAIL_FIELD_EXE "exe: "
+#define TRAIL_FIELD_SIGNAL "signal: "
+#define TRAIL_FIELD_REASON "reason: "
+#define TRAIL_FIELD_THREAD "thread: "
+#define TRAIL_FIELD_TRACE "trace: "
+#define TRAIL_SIGNAL_CODE "code"
+#define TRAIL_SIGNAL_ADDRESS "address"
+#define TRAIL_TRACE_OFF "off"
+#define TRAIL_TRACE_LOG "log"
+#define TRAIL_TRACE_RECORD "record"
+
+#define TRAIL_LINE_FRAME "frame "
+#define TRAIL_FRAME_PC "pc"
+#define TRAIL_FRAME_RA "ra"
+#define TRAIL_LINE_IMAGE "image "
+#define TRAIL_NO_BUILD_ID "-"
+#define TRAIL_LINE_CRUMB "crumb "
+#define TRAIL_EVENT_ENTER "enter"
+#define TRAIL_EVENT_EXIT "exit"
+#define TRAIL_EVENT_ASYNC_ENTER "async-enter"
+#define TRAIL_EVENT_ASYNC_EXIT "async-exit"
+#define TRAIL_LINE_OPEN "open "
+
+/// The name of a fatal signal (CrashSignal), NULL for another. Linux numbers, the same on x86_64 and arm64.
+static inline const char *trail_signal_name(int signal) {
+    switch (signal) {
+    case 4: return "SIGILL";
+    case 5: return "SIGTRAP";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 11: return "SIGSEGV";
+    default: return 0;
+    }
+}
+
+// MARK: the crash marker (CrashMarker): `key=value` lines, in this order.
+
+#define TRAIL_MARKER_LOG "log="
+#define TRAIL_MARKER_OFFSET "offset="
+#define TRAIL_MARKER_SIGNAL "signal="
+#define TRAIL_MARKER_PID "pid="
+#define TRAIL_MARKER_TIME "time="
+
 #endif

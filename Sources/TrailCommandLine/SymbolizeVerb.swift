@@ -1,3 +1,4 @@
+import TrailFormat
 import TrailSymbolizer
 
 public let symbolizeVerb = Verb(

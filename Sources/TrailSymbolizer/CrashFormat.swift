@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailFormat
 
 /// How symbolized crashes are printed: text for people, Markdown for reports, JSON for tools (close to the
 /// Swift backtracer's JSON crash log: frames with address, symbol, offset, inlined and sourceLocation;
@@ -36,7 +37,7 @@ public enum CrashFormat: String, Sendable, CaseIterable {
         if let signal = block.signal {
             var text = signal.name
             if let code = signal.code { text += " (\(code))" }
-            if let address = signal.address, signal.name == "SIGSEGV" || signal.name == "SIGBUS" { text += " at \(address)" }
+            if let address = signal.address, signal.name == CrashSignal.name(SIGSEGV) || signal.name == CrashSignal.name(SIGBUS) { text += " at \(address)" }
             parts.append(text)
         }
         if let reason = block.reason { parts.append(reason) }

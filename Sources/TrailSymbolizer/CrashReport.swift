@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailFormat
 
 /// The report of a program's last crash, for a user to attach to a bug: the symbolized stack of the crashing
 /// thread, the breadcrumbs, the log lines before the crash, the app and its build ID, the system and the time.
@@ -28,17 +29,13 @@ public struct CrashReport: Sendable {
         guard info.st_mode & S_IFMT == S_IFDIR else { return (path, nil) }
         let names = listDirectory(path)
         // A marker from the runtime names the log and the block's offset.
-        for marker in names.filter({ $0.hasSuffix(".crash") }).sorted(by: { modified(path + "/" + $0) > modified(path + "/" + $1) }) {
-            guard let text = try? readText(path + "/" + marker) else { continue }
-            var fields: [String: String] = [:]
-            for line in text.split(separator: "\n") {
-                if let equals = line.firstIndex(of: "=") { fields[String(line[..<equals])] = String(line[line.index(after: equals)...]) }
-            }
-            if let log = fields["log"], access(log, R_OK) == 0 { return (log, fields["offset"].flatMap { Int($0) }) }
+        for name in names.filter({ $0.hasSuffix(CrashMarker.fileExtension) }).sorted(by: { modified(path + "/" + $0) > modified(path + "/" + $1) }) {
+            guard let text = try? readText(path + "/" + name), let marker = CrashMarker(parsing: text) else { continue }
+            if access(marker.log, R_OK) == 0 { return (marker.log, marker.offset) }
         }
         let logs = names.filter { $0.hasSuffix(".log") }.sorted { modified(path + "/" + $0) > modified(path + "/" + $1) }
         for log in logs {
-            if let text = try? readText(path + "/" + log), text.contains("=== TRAIL CRASH BEGIN") { return (path + "/" + log, nil) }
+            if let text = try? readText(path + "/" + log), text.contains(CrashBlockSyntax.beginPrefix(.crash)) { return (path + "/" + log, nil) }
         }
         throw SymbolizerError(description: "\(path): no crash marker and no log with a crash block")
     }

@@ -53,7 +53,33 @@ import TrailTestSupport
         "KIND_DROPPED": String(TraceRecord.Kind.dropped.rawValue),
     ]
 
-    static var twins: [String: String] { trace }
+    static let crash: [String: String] = {
+        typealias S = CrashBlockSyntax
+        var twins = [
+            "TRAIL_BLOCK_MARKER_OPEN": quoted(S.markerOpen.description),
+            "TRAIL_BLOCK_CRASH": quoted(CrashBlock.Kind.crash.rawValue),
+            "TRAIL_BLOCK_ERROR": quoted(CrashBlock.Kind.error.rawValue),
+            "TRAIL_BLOCK_BEGIN": quoted(" \(S.beginWord) v\(S.version)\(S.markerClose)"),
+            "TRAIL_BLOCK_END": quoted(S.endTail.description),
+            "TRAIL_SIGNAL_CODE": quoted(S.signalCode.description),
+            "TRAIL_SIGNAL_ADDRESS": quoted(S.signalAddress.description),
+            "TRAIL_LINE_FRAME": quoted(S.frame.description),
+            "TRAIL_FRAME_PC": quoted(S.programCounter.description),
+            "TRAIL_FRAME_RA": quoted(S.returnAddress.description),
+            "TRAIL_LINE_IMAGE": quoted(S.image.description),
+            "TRAIL_NO_BUILD_ID": quoted(S.noBuildID.description),
+            "TRAIL_LINE_CRUMB": quoted(S.crumb.description),
+            "TRAIL_LINE_OPEN": quoted(S.open.description),
+        ]
+        func name(_ text: String) -> String { text.uppercased().replacingOccurrences(of: "-", with: "_") }
+        for key in S.fieldKeys { twins["TRAIL_FIELD_" + name(key)] = quoted(key + S.fieldSeparator.description) }
+        for mode in S.traceModes { twins["TRAIL_TRACE_" + name(mode)] = quoted(mode) }
+        for event in S.breadcrumbEvents { twins["TRAIL_EVENT_" + name(event)] = quoted(event) }
+        for key in CrashMarker.Key.allCases { twins["TRAIL_MARKER_" + name(key.rawValue)] = quoted(key.rawValue + "=") }
+        return twins
+    }()
+
+    static var twins: [String: String] { trace.merging(crash) { $1 } }
 
     @Test func everyLiteralOfTheHeaderAgreesWithItsSwiftTwin() {
         let header = Self.header.filter { $0.key != "TRAIL_FORMAT_H" && !Self.derived.contains($0.key) }
@@ -62,6 +88,28 @@ import TrailTestSupport
             #expect(Self.twins[name] == value, "\(name) is \(value) in C")
         }
         #expect(Set(Self.twins.keys).subtracting(header.keys).isEmpty, "Swift twins the header lacks")
+    }
+
+    @Test func signalNamesAgree() {
+        let text = Transcript.read(Paths.packageRoot + "/Sources/CTrailShim/trail_format.h")
+        var c: [Int32: String] = [:]
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 4, words[0] == "case", words[2] == "return" else { continue }
+            c[Int32(words[1].dropLast())!] = String(words[3].dropFirst().dropLast(2))
+        }
+        #expect(c.count == 6, "\(c)")
+        for number: Int32 in 0 ... 64 { #expect(CrashSignal.name(number) == c[number], "signal \(number)") }
+        #expect(CrashSignal.name(SIGSEGV) == "SIGSEGV" && CrashSignal.name(SIGBUS) == "SIGBUS" && CrashSignal.name(SIGILL) == "SIGILL")
+        #expect(CrashSignal.name(SIGTRAP) == "SIGTRAP" && CrashSignal.name(SIGFPE) == "SIGFPE" && CrashSignal.name(SIGABRT) == "SIGABRT")
+    }
+
+    @Test func markerTextRoundTrips() {
+        let marker = CrashMarker(log: "/var/log/app/app.log", offset: 84, signal: 11, pid: 11987, time: "2026-12-02T13:37:55.776098Z")
+        #expect(marker.text == "log=/var/log/app/app.log\noffset=84\nsignal=11\npid=11987\ntime=2026-12-02T13:37:55.776098Z\n")
+        #expect(CrashMarker(parsing: marker.text) == marker)
+        #expect(CrashMarker(parsing: "log=x\nsignal=0\noffset=y\nnoise") == CrashMarker(log: "x", offset: nil, signal: nil, pid: nil, time: nil))
+        #expect(CrashMarker(parsing: "offset=1\n") == nil)
     }
 
     @Test func recordWordsDecodeAsTheWriterPacksThem() {

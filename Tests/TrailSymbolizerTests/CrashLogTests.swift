@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailFormat
 @testable import TrailSymbolizer
 
 /// The crash block parser on hand-made logs: every line kind, CRLF endings, foreign lines, cut blocks, garbage.
