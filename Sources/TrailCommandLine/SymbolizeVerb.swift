@@ -38,7 +38,7 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
     func one(_ text: ArraySlice<UInt8>) {
         guard let address = AddressOutput.parseAddress(text) else {
             let shown = String(decoding: text, as: UTF8.self)
-            output += Array((json ? "{\"Address\":\(AddressOutput.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n").utf8)
+            output += Array((json ? "{\"Address\":\(JSONString.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n").utf8)
             return
         }
         if json {

@@ -1,3 +1,5 @@
+import TrailFormat
+
 /// Output for `trail symbolize --obj`, in llvm-symbolizer's shapes: per address, each frame as a function line
 /// and a `file:line:column` line, innermost first, then a blank line; or one JSON object per address.
 public enum AddressOutput {
@@ -13,31 +15,11 @@ public enum AddressOutput {
 
     public static func json(address: String, module: String, _ frames: [SymbolizedFrame]) -> String {
         let symbols = frames.map { frame in
-            "{\"Column\":\(frame.column),\"Discriminator\":0,\"FileName\":\(quote(frame.file ?? "")),"
-                + "\"FunctionName\":\(quote(frame.function)),\"Line\":\(frame.line),\"MangledName\":\(quote(frame.mangledName)),"
+            "{\"Column\":\(frame.column),\"Discriminator\":0,\"FileName\":\(JSONString.quote(frame.file ?? "")),"
+                + "\"FunctionName\":\(JSONString.quote(frame.function)),\"Line\":\(frame.line),\"MangledName\":\(JSONString.quote(frame.mangledName)),"
                 + "\"Inlined\":\(frame.inlined)}"
         }
-        return "{\"Address\":\(quote(address)),\"ModuleName\":\(quote(module)),\"Symbol\":[\(symbols.joined(separator: ","))]}\n"
-    }
-
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        return "{\"Address\":\(JSONString.quote(address)),\"ModuleName\":\(JSONString.quote(module)),\"Symbol\":[\(symbols.joined(separator: ","))]}\n"
     }
 
     /// Parses `0x1234` or `1234`: hexadecimal, as llvm-symbolizer reads module offsets.

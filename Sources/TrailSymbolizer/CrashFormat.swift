@@ -220,7 +220,7 @@ public enum CrashFormat: String, Sendable, CaseIterable {
 
     static func json(_ crash: SymbolizedCrash) -> String {
         let block = crash.block
-        let q = AddressOutput.quote
+        let q = JSONString.quote
         var frames: [String] = []
         for frame in crash.frames {
             let kind = frame.isReturnAddress ? "returnAddress" : "programCounter"

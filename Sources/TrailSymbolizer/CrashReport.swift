@@ -86,7 +86,7 @@ public struct CrashReport: Sendable {
     }
 
     public func json(sanitized: Bool) -> String {
-        let q = AddressOutput.quote
+        let q = JSONString.quote
         var fields = [
             "\"crash\":" + CrashFormat.json(crash),
             "\"logFile\":\(q(logFile))",
