@@ -85,13 +85,13 @@ private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
     }
     let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
     let crashes = parsed.blocks.map(symbolizer.symbolize)
-    printOut(format.render(crashes, CrashFormat.Options(snippet: snippet, logName: name)))
+    printOut(format.render(crashes, CrashOutputFormat.Options(snippet: snippet, logName: name)))
     return parsed.problems.isEmpty ? 0 : 1
 }
 
-public func crashFormat(_ text: String?) throws -> CrashFormat {
+public func crashFormat(_ text: String?) throws -> CrashOutputFormat {
     guard let text else { return .text }
-    guard let format = CrashFormat(rawValue: text) else {
+    guard let format = CrashOutputFormat(rawValue: text) else {
         throw UsageError(description: "--format: text, json or markdown")
     }
     return format

@@ -18,20 +18,16 @@ public enum TraceLayout {
         case monotonic = 2
     }
 
-    /// Chunk types. Readers skip a type they do not know.
+    /// Chunk types, and their payloads. Readers skip a type they do not know.
+    ///
+    /// - info: `key=value\n` lines: `exe`, `pid`
+    /// - names: `u64 site address, u32 length, bytes, padding to 4`
+    /// - thread: `u32 slot, u32 tid, char name[16], u64 records dropped so far`
+    /// - records: `u32 slot, u32 count`, then `count` records
+    /// - clock: `u64 ticks, u64 monotonic ns`
+    /// - end: `u64 records, u64 dropped`: the process stopped tracing cleanly
     public enum Chunk: UInt32, Sendable {
-        /// `key=value\n` lines: `exe`, `pid`.
-        case info = 1
-        /// `u64 site address, u32 length, bytes, padding to 4`.
-        case names = 2
-        /// `u32 slot, u32 tid, char name[16], u64 records dropped so far`.
-        case thread = 3
-        /// `u32 slot, u32 count`, then `count` records.
-        case records = 4
-        /// `u64 ticks, u64 monotonic ns`.
-        case clock = 5
-        /// `u64 records, u64 dropped`: the process stopped tracing cleanly.
-        case end = 6
+        case info = 1, names, thread, records, clock, end
     }
 
     /// Whether `bytes` start with the magic.

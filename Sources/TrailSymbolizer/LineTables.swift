@@ -16,13 +16,8 @@ extension ELFImage {
         var files: [Int32] = []
     }
 
-    struct LineRow {
-        var address: UInt64
-        var file: Int32
-        var line: Int32
-        var column: Int32
-        var endSequence: Bool
-    }
+    /// A row of a unit's line table.
+    struct LineRow { var address: UInt64, file: Int32, line: Int32, column: Int32, endSequence: Bool }
 
     func dieAt(_ offset: Dwarf_Off) -> Dwarf_Die? {
         var die = Dwarf_Die()
