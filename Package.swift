@@ -63,12 +63,15 @@ let package = Package(
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
         .target(name: "CTrailShim", cSettings: [.unsafeFlags(["-O2"])]),
         // Optimized even in debug builds, and without dynamic exclusivity checks on the logging path.
-        .target(name: "Trail", dependencies: ["CTrailShim"],
+        .target(name: "Trail", dependencies: ["CTrailShim", "TrailFormat"],
                 swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
-        .target(name: "TrailTrace"),
+        // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
+        // no Foundation: the lean trail-symbolize and the runtime read through it too.
+        .target(name: "TrailFormat"),
+        .target(name: "TrailTrace", dependencies: ["TrailFormat"]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
-        .target(name: "TrailSymbolizer", dependencies: ["CLibdw"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
+        .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
                 linkerSettings: [.linkedLibrary("stdc++")]),
         // One file's text and options in, the edited text out: SwiftSyntax and nothing else.
         .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
@@ -77,8 +80,8 @@ let package = Package(
         // The argument tables, the parser and the runner: no dependencies.
         .target(name: "TrailCommandLine"),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
-        .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer"],
+        .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
@@ -103,8 +106,9 @@ let package = Package(
         // Swift 5 mode: the probe calls C stdio on `stderr` directly, as other code in a process would.
         .executableTarget(name: "trail-probe", dependencies: ["Trail"], path: "Tests/RuntimeProbe",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport"]),
-        .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace"]),
-        .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport", "TrailFormat"]),
+        .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace", "TrailFormat"]),
+        .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
     ]
 )

@@ -94,16 +94,12 @@ static int breadcrumb_count = 32;
 
 // MARK: the block
 
+_Static_assert(SIGILL == 4 && SIGTRAP == 5 && SIGABRT == 6 && SIGBUS == 7 && SIGFPE == 8 && SIGSEGV == 11,
+               "trail_signal_name spells Linux's signal numbers");
+
 static const char *signal_name(int signal) {
-    switch (signal) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGILL: return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGFPE: return "SIGFPE";
-    case SIGABRT: return "SIGABRT";
-    default: return "SIG?";
-    }
+    const char *name = trail_signal_name(signal);
+    return name ? name : "SIG?";
 }
 
 static const char *code_name(int signal, int code) {
@@ -159,18 +155,18 @@ static void put_frames(const ucontext_t *context, int skip) {
     }
     if (start >= 0) {
         for (int index = start, number = 0; index < count; index++, number++) {
-            put("frame ");
+            put(TRAIL_LINE_FRAME);
             put_decimal(number);
             put(" ");
             put_hex((uint64_t)(uintptr_t)frames[index], 16);
-            put(number == 0 && pc ? " pc\n" : " ra\n");
+            put(number == 0 && pc ? " " TRAIL_FRAME_PC "\n" : " " TRAIL_FRAME_RA "\n");
         }
         return;
     }
     // The unwinder did not find the signal frame: walk frame pointers (Swift keeps them).
-    put("frame 0 ");
+    put(TRAIL_LINE_FRAME "0 ");
     put_hex(pc, 16);
-    put(" pc\n");
+    put(" " TRAIL_FRAME_PC "\n");
     for (int number = 1; fp && number < 128; number++) {
         uint64_t *record = (uint64_t *)(uintptr_t)fp;
         uint64_t next = 0, ra = 0;
@@ -179,11 +175,11 @@ static void put_frames(const ucontext_t *context, int skip) {
         next = record[0];
         ra = record[1];
         if (!ra || next <= fp) break;
-        put("frame ");
+        put(TRAIL_LINE_FRAME);
         put_decimal(number);
         put(" ");
         put_hex(ra, 16);
-        put(" ra\n");
+        put(" " TRAIL_FRAME_RA "\n");
         fp = next;
     }
 }
@@ -191,8 +187,8 @@ static void put_frames(const ucontext_t *context, int skip) {
 static void put_breadcrumbs(void) {
     struct trail_thread *thread = &trail_thread_state;
     int mode = trail_current_mode();
-    put("trace: ");
-    put(mode == TRAIL_MODE_RECORD ? "record\n" : mode == TRAIL_MODE_LOG ? "log\n" : "off\n");
+    put(TRAIL_FIELD_TRACE);
+    put(mode == TRAIL_MODE_RECORD ? TRAIL_TRACE_RECORD "\n" : mode == TRAIL_MODE_LOG ? TRAIL_TRACE_LOG "\n" : TRAIL_TRACE_OFF "\n");
     struct trail_ring *ring = thread->ring;
     if (mode == TRAIL_MODE_RECORD && ring) {
         uint64_t ticks0, nanos0;
@@ -205,10 +201,10 @@ static void put_breadcrumbs(void) {
         for (uint64_t index = first; index < head; index++) {
             struct trail_record *record = &ring->records[index & ring->mask];
             uint32_t kind = (uint32_t)(record->word >> WORD_KIND_SHIFT);
-            const char *label = kind == KIND_ENTER ? "enter" : kind == KIND_EXIT ? "exit" : kind == KIND_ASYNC_ENTER
-                ? "async-enter" : kind == KIND_ASYNC_EXIT ? "async-exit" : NULL;
+            const char *label = kind == KIND_ENTER ? TRAIL_EVENT_ENTER : kind == KIND_EXIT ? TRAIL_EVENT_EXIT
+                : kind == KIND_ASYNC_ENTER ? TRAIL_EVENT_ASYNC_ENTER : kind == KIND_ASYNC_EXIT ? TRAIL_EVENT_ASYNC_EXIT : NULL;
             if (!label) continue;
-            put("crumb ");
+            put(TRAIL_LINE_CRUMB);
             put_micros(-(int64_t)((double)(ticks_now - record->time) * rate));
             put(" ");
             put(label);
@@ -221,7 +217,7 @@ static void put_breadcrumbs(void) {
     uint32_t depth = thread->depth < thread->capacity ? thread->depth : thread->capacity;
     uint32_t first = depth > 64 ? depth - 64 : 0;
     for (uint32_t index = first; index < depth && thread->frames; index++) {
-        put("open ");
+        put(TRAIL_LINE_OPEN);
         put_decimal(index);
         put(" ");
         put((const char *)(uintptr_t)(thread->frames[index].word & WORD_ADDRESS_MASK));
@@ -229,43 +225,43 @@ static void put_breadcrumbs(void) {
     }
 }
 
-/// Writes a block to the log (or stderr). `kind` is "CRASH" or "ERROR". Returns the block's offset in the
+/// Writes a block to the log (or stderr). `kind` is TRAIL_BLOCK_CRASH or TRAIL_BLOCK_ERROR. Returns the block's offset in the
 /// log file, or -1 when written elsewhere.
 static off_t write_block(const char *kind, int signal, const siginfo_t *info, const ucontext_t *context,
                          const char *reason, int skip) {
     block_used = 0;
-    put("=== TRAIL ");
+    put(TRAIL_BLOCK_MARKER_OPEN);
     put(kind);
-    put(" BEGIN v1 ===\ntime: ");
+    put(TRAIL_BLOCK_BEGIN "\n" TRAIL_FIELD_TIME);
     put_time();
     put("\n");
     if (app_line[0]) {
-        put("app: ");
+        put(TRAIL_FIELD_APP);
         put(app_line);
         put("\n");
     }
-    put("pid: ");
+    put(TRAIL_FIELD_PID);
     put_decimal(getpid());
-    put("\nexe: ");
+    put("\n" TRAIL_FIELD_EXE);
     put(trail_exe_path);
     put("\n");
     if (signal) {
-        put("signal: ");
+        put(TRAIL_FIELD_SIGNAL);
         put_decimal(signal);
         put(" ");
         put(signal_name(signal));
         if (info) {
-            put(" code ");
+            put(" " TRAIL_SIGNAL_CODE " ");
             put_decimal(info->si_code);
             put(" ");
             put(code_name(signal, info->si_code));
-            put(" address ");
+            put(" " TRAIL_SIGNAL_ADDRESS " ");
             put_hex((uint64_t)(uintptr_t)info->si_addr, 1);
         }
         put("\n");
     }
     if (reason) {
-        put("reason: ");
+        put(TRAIL_FIELD_REASON);
         for (const char *cursor = reason; *cursor && block_used < sizeof block / 2; cursor++) {
             put_bytes(*cursor == '\n' ? " " : cursor, 1);
         }
@@ -273,7 +269,7 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     }
     char name[17] = "";
     prctl(PR_GET_NAME, name);
-    put("thread: ");
+    put(TRAIL_FIELD_THREAD);
     put_decimal(trail_current_tid());
     put(" ");
     put(name);
@@ -281,9 +277,9 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     put_frames(context, skip);
     trail_images_put(put_bytes);
     put_breadcrumbs();
-    put("=== TRAIL ");
+    put(TRAIL_BLOCK_MARKER_OPEN);
     put(kind);
-    put(" END ===\n");
+    put(TRAIL_BLOCK_END "\n");
 
     int fd = trail_log_fd();
     off_t offset = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
@@ -297,15 +293,15 @@ static void write_marker(off_t offset, int signal, const char *log_path) {
     int fd = open(marker_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return;
     block_used = 0;
-    put("log=");
+    put(TRAIL_MARKER_LOG);
     put(log_path);
-    put("\noffset=");
+    put("\n" TRAIL_MARKER_OFFSET);
     put_decimal(offset);
-    put("\nsignal=");
+    put("\n" TRAIL_MARKER_SIGNAL);
     put_decimal(signal);
-    put("\npid=");
+    put("\n" TRAIL_MARKER_PID);
     put_decimal(getpid());
-    put("\ntime=");
+    put("\n" TRAIL_MARKER_TIME);
     put_time();
     put("\n");
     write_all(fd, block, block_used);
@@ -347,7 +343,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     int saved_errno = errno;
     trail_log_crash_begin();
     trail_log_flush_unlocked();
-    off_t offset = write_block("CRASH", signal, info, context, NULL, 0);
+    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, NULL, 0);
     write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
@@ -401,7 +397,7 @@ void trail_crash_report(const char *reason, int fatal) {
     }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
     if (fatal) trail_log_crash_begin();
-    off_t offset = write_block(fatal ? "CRASH" : "ERROR", 0, NULL, NULL, reason, 2);
+    off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2);
     if (fatal) {
         write_marker(offset, 0, log_path);
         trail_trace_crash_flush();

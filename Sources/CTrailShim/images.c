@@ -38,8 +38,7 @@ size_t trail_format_hex(uint64_t value, char *out) {
 static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_t bias, uintptr_t readable_low,
                                   uintptr_t readable_high, char build_id[130]) {
     uint64_t end = 0;
-    build_id[0] = '-';
-    build_id[1] = 0;
+    memcpy(build_id, TRAIL_NO_BUILD_ID, sizeof TRAIL_NO_BUILD_ID);
     for (int index = 0; index < count; index++) {
         const ElfW(Phdr) *header = &headers[index];
         if (header->p_type == PT_LOAD && header->p_vaddr + header->p_memsz > end) end = header->p_vaddr + header->p_memsz;
@@ -70,8 +69,9 @@ static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_
 static size_t format_image(char *out, size_t capacity, uint64_t bias, uint64_t end, const char *build_id, const char *path) {
     size_t path_length = strlen(path), id_length = strlen(build_id);
     if (capacity < 6 + 2 * 19 + id_length + 1 + path_length + 1) return 0;
-    memcpy(out, "image 0x", 8);
-    size_t used = 8 + trail_format_hex(bias, out + 8);
+    static const char image[] = TRAIL_LINE_IMAGE "0x";
+    memcpy(out, image, sizeof image - 1);
+    size_t used = sizeof image - 1 + trail_format_hex(bias, out + sizeof image - 1);
     memcpy(out + used, " 0x", 3);
     used += 3;
     used += trail_format_hex(end, out + used);

@@ -4,6 +4,7 @@
 
 #define _GNU_SOURCE
 #include "CTrailShim.h"
+#include "trail_format.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,28 +13,7 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-// MARK: records. 16 bytes: a timestamp and a word. The word holds a site (or task) address in bits 0-47,
-// the thread's call depth in bits 48-59 and the kind in bits 60-63. See Docs/trace-format.md.
-
-#define WORD_ADDRESS_MASK ((UINT64_C(1) << 48) - 1)
-#define WORD_DEPTH_SHIFT 48
-#define WORD_DEPTH_MAX 0xFFFu
-#define WORD_KIND_SHIFT 60
-
-enum record_kind {
-    KIND_ENTER = 1,
-    KIND_EXIT = 2,
-    KIND_ASYNC_ENTER = 3,   // followed by an AUX record: {token, task}
-    KIND_ASYNC_EXIT = 4,    // followed by an AUX record: {token, task}
-    KIND_TASK = 5,          // a root call on this thread runs in this task (address = task)
-    KIND_AUX = 6,           // payload of the record before it
-    KIND_DROPPED = 7,       // {time, count}: records lost before this one because the buffer was full
-};
-
-struct trail_record {
-    uint64_t time;
-    uint64_t word;
-};
+// MARK: records (layout in trail_format.h)
 
 static inline uint64_t record_word(uint64_t address, uint32_t depth, enum record_kind kind) {
     uint64_t clamped = depth > WORD_DEPTH_MAX ? WORD_DEPTH_MAX : depth;

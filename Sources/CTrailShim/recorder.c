@@ -18,10 +18,6 @@
 #define MAX_RINGS 4096
 #define STAGING_BYTES (1u << 20)
 
-enum chunk_type {
-    CHUNK_INFO = 1, CHUNK_NAMES = 2, CHUNK_THREAD = 3, CHUNK_RECORDS = 4, CHUNK_CLOCK = 5, CHUNK_END = 6,
-};
-
 static struct trail_ring *rings[MAX_RINGS];
 static uint32_t ring_count;                  // rings[0 ..< ring_count] are valid (release-published)
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -169,13 +165,14 @@ static int open_trace(void) {
         char magic[8];
         uint32_t version, header_size, pid, clock_kind;
         uint64_t wall_ns, ticks, monotonic_ns;
-    } header = { "TRAILTRC", 1, sizeof header, (uint32_t)getpid(),
+    } header = { TRAIL_TRACE_MAGIC, TRAIL_TRACE_VERSION, sizeof header, (uint32_t)getpid(),
 #if defined(__x86_64__) || defined(__aarch64__)
-        1,
+        CLOCK_KIND_CYCLES,
 #else
-        2,
+        CLOCK_KIND_MONOTONIC,
 #endif
         0, trail_ticks(), trail_monotonic_ns() };
+    _Static_assert(sizeof header == TRAIL_TRACE_HEADER_SIZE, "the trace header is 48 bytes");
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     header.wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
@@ -276,12 +273,12 @@ static uint64_t drain_ring(struct trail_ring *ring) {
         uint64_t run = head - tail;
         if (run > ring->mask + 1 - start) run = ring->mask + 1 - start;  // up to the wrap
         if (run > UINT32_C(1) << 24) run = UINT32_C(1) << 24;
-        uint32_t header[4] = { CHUNK_RECORDS, (uint32_t)(8 + run * 16), ring->slot, (uint32_t)run };
+        uint32_t header[4] = { CHUNK_RECORDS, (uint32_t)(8 + run * TRAIL_RECORD_SIZE), ring->slot, (uint32_t)run };
         if (staged + sizeof header > STAGING_BYTES) flush_staging();
         memcpy(staging + staged, header, sizeof header);
         staged += sizeof header;
         // What is staged, then the records straight from the ring: one system call, no copy here.
-        struct iovec parts[2] = { { staging, staged }, { &ring->records[start], run * 16 } };
+        struct iovec parts[2] = { { staging, staged }, { &ring->records[start], run * TRAIL_RECORD_SIZE } };
         if (trace_fd >= 0) writev_all(trace_fd, parts, 2);
         staged = 0;
         tail += run;

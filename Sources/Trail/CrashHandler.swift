@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 internal import CTrailShim
+internal import TrailFormat
 
 extension Trail {
     /// The crash the previous run of this program ended with, found by `bootstrap`: the seed of a "sorry, we
@@ -23,12 +24,8 @@ extension Trail {
 
         /// "SIGSEGV at 2026-12-02T11:36:51.123456Z (pid 4242)".
         public var summary: String {
-            let what = signal.map { Self.signalName($0) } ?? "fatal error"
+            let what = signal.map { CrashSignal.name($0) ?? "signal \($0)" } ?? "fatal error"
             return "\(what) at \(time) (pid \(pid))"
-        }
-
-        static func signalName(_ signal: Int32) -> String {
-            [4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"][signal] ?? "signal \(signal)"
         }
     }
 
@@ -73,19 +70,13 @@ extension Trail {
 
 /// The fatal-signal handler and the crash marker: installed by `Trail.bootstrap` unless turned off.
 enum CrashHandler {
-    static func markerPath(directory: String, stem: String) -> String { "\(directory)/\(stem).crash" }
+    static func markerPath(directory: String, stem: String) -> String { "\(directory)/\(stem)\(CrashMarker.fileExtension)" }
 
     /// Reads the marker a crash left, before the log rotation moves the file it names.
-    static func readMarker(_ path: String) -> (log: String, offset: Int, signal: Int32?, time: String, pid: Int)? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        var fields: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            fields[String(line[..<equals])] = String(line[line.index(after: equals)...])
-        }
-        guard let log = fields["log"], let offset = fields["offset"].flatMap({ Int($0) }) else { return nil }
-        let signal = fields["signal"].flatMap { Int32($0) }.flatMap { $0 == 0 ? nil : $0 }
-        return (log, offset, signal, fields["time"] ?? "", fields["pid"].flatMap { Int($0) } ?? 0)
+    static func readMarker(_ path: String) -> CrashMarker? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let marker = CrashMarker(parsing: text),
+              marker.offset != nil else { return nil }
+        return marker
     }
 
     /// The block starting at `offset` of `file`, up to its end line.
@@ -94,22 +85,19 @@ enum CrashHandler {
         defer { try? handle.close() }
         try? handle.seek(toOffset: UInt64(offset))
         guard let data = try? handle.read(upToCount: 1 << 20) else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        guard text.hasPrefix("=== TRAIL CRASH BEGIN") else { return nil }
-        guard let end = text.range(of: "=== TRAIL CRASH END ===") else { return text }
-        return String(text[..<end.upperBound]) + "\n"
+        return CrashBlockSyntax.leadingCrashBlock(String(decoding: data, as: UTF8.self))
     }
 
     /// Called by bootstrap. `rotatedTo` is where the log named in the marker now is, if it moved.
-    static func adoptPreviousCrash(marker: String, found: (log: String, offset: Int, signal: Int32?, time: String, pid: Int),
-                                   rotatedTo: String?) -> Trail.PreviousCrash? {
-        let logFile = rotatedTo ?? found.log
-        guard let block = readBlock(logFile, offset: found.offset) else { return nil }
+    static func adoptPreviousCrash(marker: String, found: CrashMarker, rotatedTo: String?) -> Trail.PreviousCrash? {
+        var moved = found
+        moved.log = rotatedTo ?? found.log
+        let offset = found.offset ?? 0, time = found.time ?? "", pid = found.pid ?? 0
+        guard let block = readBlock(moved.log, offset: offset) else { return nil }
         // Keep the marker pointing at the block where it now is.
-        let text = "log=\(logFile)\noffset=\(found.offset)\nsignal=\(found.signal ?? 0)\npid=\(found.pid)\ntime=\(found.time)\n"
-        writePrivateFile(marker, text)
-        return Trail.PreviousCrash(logFile: logFile, offset: found.offset, signal: found.signal, time: found.time,
-                                   pid: found.pid, block: block, markerFile: marker)
+        writePrivateFile(marker, moved.text)
+        return Trail.PreviousCrash(logFile: moved.log, offset: offset, signal: found.signal, time: time,
+                                   pid: pid, block: block, markerFile: marker)
     }
 
     static func install(app: String, marker: String, logFile: String?) {

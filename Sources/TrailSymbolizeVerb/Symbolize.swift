@@ -1,4 +1,5 @@
 import TrailCommandLine
+import TrailFormat
 import TrailSymbolizer
 
 public let symbolizeVerb = Verb(
@@ -37,7 +38,7 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
     func one(_ text: ArraySlice<UInt8>) {
         guard let address = AddressOutput.parseAddress(text) else {
             let shown = String(decoding: text, as: UTF8.self)
-            output += Array((json ? "{\"Address\":\(AddressOutput.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n").utf8)
+            output += Array((json ? "{\"Address\":\(JSONString.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n").utf8)
             return
         }
         if json {
@@ -82,13 +83,13 @@ private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
     }
     let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
     let crashes = parsed.blocks.map(symbolizer.symbolize)
-    printOut(format.render(crashes, CrashFormat.Options(snippet: snippet, logName: name)))
+    printOut(format.render(crashes, CrashOutputFormat.Options(snippet: snippet, logName: name)))
     return parsed.problems.isEmpty ? 0 : 1
 }
 
-public func crashFormat(_ text: String?) throws -> CrashFormat {
+public func crashFormat(_ text: String?) throws -> CrashOutputFormat {
     guard let text else { return .text }
-    guard let format = CrashFormat(rawValue: text) else {
+    guard let format = CrashOutputFormat(rawValue: text) else {
         throw UsageError(description: "--format: text, json or markdown")
     }
     return format

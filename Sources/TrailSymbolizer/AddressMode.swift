@@ -1,43 +1,15 @@
+import TrailFormat
+
 /// Output for `trail symbolize --obj`, in llvm-symbolizer's shapes: per address, each frame as a function line
 /// and a `file:line:column` line, innermost first, then a blank line; or one JSON object per address.
 public enum AddressOutput {
-    public static func text(_ frames: [SymbolizedFrame]) -> String {
-        guard !frames.isEmpty else { return "??\n??:0:0\n\n" }
-        var out = ""
-        for frame in frames {
-            out += frame.function + "\n"
-            out += "\(frame.file ?? "??"):\(frame.line):\(frame.column)\n"
-        }
-        return out + "\n"
-    }
-
     public static func json(address: String, module: String, _ frames: [SymbolizedFrame]) -> String {
         let symbols = frames.map { frame in
-            "{\"Column\":\(frame.column),\"Discriminator\":0,\"FileName\":\(quote(frame.file ?? "")),"
-                + "\"FunctionName\":\(quote(frame.function)),\"Line\":\(frame.line),\"MangledName\":\(quote(frame.mangledName)),"
+            "{\"Column\":\(frame.column),\"Discriminator\":0,\"FileName\":\(JSONString.quote(frame.file ?? "")),"
+                + "\"FunctionName\":\(JSONString.quote(frame.function)),\"Line\":\(frame.line),\"MangledName\":\(JSONString.quote(frame.mangledName)),"
                 + "\"Inlined\":\(frame.inlined)}"
         }
-        return "{\"Address\":\(quote(address)),\"ModuleName\":\(quote(module)),\"Symbol\":[\(symbols.joined(separator: ","))]}\n"
-    }
-
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        return "{\"Address\":\(JSONString.quote(address)),\"ModuleName\":\(JSONString.quote(module)),\"Symbol\":[\(symbols.joined(separator: ","))]}\n"
     }
 
     /// Parses `0x1234` or `1234`: hexadecimal, as llvm-symbolizer reads module offsets.
@@ -64,3 +36,32 @@ public enum AddressOutput {
     }
 }
 
+/// llvm-symbolizer's text for an address, straight into bytes.
+extension ELFImage {
+    /// A name's demangled bytes, for address-mode output.
+    func display(_ id: Int32) -> [UInt8] {
+        if let known = names[Int(id)].display { return known }
+        let bytes = Array(demangler.demangle(names[Int(id)].mangled).utf8)
+        names[Int(id)].display = bytes
+        return bytes
+    }
+
+    /// Appends llvm-symbolizer's text for an address: per frame, the function, then `file:line:column`.
+    public func appendText(_ address: UInt64, to out: inout [UInt8]) {
+        let frames = rawFrames(address)
+        if frames.isEmpty {
+            out.append(contentsOf: "??\n??:0:0\n".utf8)
+        }
+        for frame in frames {
+            if frame.name >= 0 { out.append(contentsOf: display(frame.name)) } else { out.append(contentsOf: "??".utf8) }
+            out.append(10)
+            if frame.file >= 0 { out.append(contentsOf: files[Int(frame.file)].bytes) } else { out.append(contentsOf: "??".utf8) }
+            out.append(58)
+            appendDecimal(Int(frame.line), to: &out)
+            out.append(58)
+            appendDecimal(Int(frame.column), to: &out)
+            out.append(10)
+        }
+        out.append(10)
+    }
+}

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailFormat
 
 /// A crash block with its frames resolved to functions and source lines.
 public struct SymbolizedCrash: Sendable {
@@ -43,7 +44,7 @@ public final class CrashSymbolizer {
         var frames: [SymbolizedCrash.Frame] = []
         frames.reserveCapacity(block.frames.count)
         for frame in block.frames {
-            guard let which = block.images.firstIndex(where: { frame.address >= $0.base && frame.address < $0.end }) else {
+            guard let which = block.imageIndex(containing: frame.address) else {
                 frames.append(.init(index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
                                     image: nil, frames: []))
                 continue

@@ -1,3 +1,5 @@
+import TrailFormat
+
 /// The calls of a trace as a tree: synchronous calls nest by thread, async calls by task, and a task's
 /// synchronous calls hang under its innermost async call, whichever thread ran them.
 public struct CallTree: Sendable {
@@ -44,7 +46,7 @@ public struct CallTree: Sendable {
         var time: Double
         var thread: Int
         var order: Int
-        var kind: TraceFile.Kind
+        var kind: TraceRecord.Kind
         var address: UInt64
         var depth: Int
         var token: UInt64 = 0
@@ -75,10 +77,8 @@ public struct CallTree: Sendable {
         // Flatten each thread's records into events (AUX folded into the record before it), then merge by time.
         var events: [Event] = []
         let slots = trace.threads.keys.sorted()
-        var threadIndex: [UInt32: Int] = [:]
         for slot in slots {
             let source = trace.threads[slot]!
-            threadIndex[slot] = threads.count
             let index = threads.count
             threads.append(Thread(tid: source.tid, name: source.name, dropped: source.dropped))
             let records = source.records
@@ -89,7 +89,7 @@ public struct CallTree: Sendable {
                 guard let kind = record.kind, kind != .aux else { continue }
                 var event = Event(time: trace.nanoseconds(record.time), thread: index, order: events.count, kind: kind,
                                   address: record.address, depth: record.depth)
-                if [.asyncEnter, .asyncExit, .hopExit].contains(kind), position < records.count,
+                if kind == .asyncEnter || kind == .asyncExit, position < records.count,
                    records[position].kind == .aux {
                     event.token = records[position].time
                     event.task = records[position].address
@@ -150,14 +150,6 @@ public struct CallTree: Sendable {
                 } else {
                     for key in taskStacks.keys where taskStacks[key]!.contains(index) { taskStacks[key]!.removeAll { $0 == index } }
                 }
-            case .hopExit:
-                let target = site(event.address)
-                guard let entryThread = threadIndex[UInt32(truncatingIfNeeded: event.token)],
-                      let position = stacks[entryThread].lastIndex(where: { calls[$0].site == target }) else { continue }
-                let index = stacks[entryThread][position]
-                calls[index].end = event.time
-                calls[index].exitThread = thread
-                stacks[entryThread].removeSubrange(position...)
             case .dropped, .aux:
                 continue
             }

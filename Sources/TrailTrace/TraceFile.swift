@@ -1,21 +1,12 @@
 import Foundation
+import TrailFormat
 
 /// A trace file as written by the runtime's recorder (format: Docs/trace-format.md): a header, then chunks.
 /// Reading tolerates a file cut short (a crash, a full disk): everything before the cut is kept.
 public struct TraceFile: Sendable {
-    public struct Record: Sendable {
-        public var time: UInt64
-        public var word: UInt64
-
-        public var kind: Kind? { Kind(rawValue: UInt8(word >> 60)) }
-        /// A site, task or count, by kind.
-        public var address: UInt64 { word & 0xFFFF_FFFF_FFFF }
-        public var depth: Int { Int((word >> 48) & 0xFFF) }
-    }
-
-    public enum Kind: UInt8, Sendable {
-        case enter = 1, exit, asyncEnter, asyncExit, task, aux, dropped, hopExit
-    }
+    /// The record and kind types of the format (Sources/TrailFormat).
+    public typealias Record = TraceRecord
+    public typealias Kind = TraceRecord.Kind
 
     public struct Thread: Sendable {
         public var slot: UInt32
@@ -53,20 +44,18 @@ public struct TraceFile: Sendable {
 
     public init(data: Data, path: String = "trace") throws {
         let bytes = [UInt8](data)
-        guard bytes.count >= 48, bytes[0 ..< 8].elementsEqual("TRAILTRC".utf8) else {
-            throw FormatError(description: "\(path): not a trail trace file (no TRAILTRC header)")
+        guard let header = TraceHeader(bytes) else {
+            throw FormatError(description: "\(path): not a trail trace file (no \(TraceLayout.magic) header)")
         }
-        var reader = ByteReader(bytes: bytes, offset: 8)
-        let version = reader.u32()
-        guard version == 1 else { throw FormatError(description: "\(path): trace format version \(version) is not supported") }
-        let headerSize = Int(reader.u32())
-        pid = reader.u32()
-        _ = reader.u32()  // clock kind
-        startWallNanoseconds = reader.u64()
-        clock.append((reader.u64(), reader.u64()))
-        reader.offset = headerSize
+        guard header.version == TraceLayout.version else {
+            throw FormatError(description: "\(path): trace format version \(header.version) is not supported")
+        }
+        pid = header.pid
+        startWallNanoseconds = header.wallNanoseconds
+        clock.append((header.ticks, header.monotonicNanoseconds))
+        var reader = ByteReader(bytes: bytes, offset: header.size)
 
-        while reader.offset + 8 <= bytes.count {
+        while reader.offset + TraceLayout.chunkHeaderSize <= bytes.count {
             let type = reader.u32(), size = Int(reader.u32())
             guard reader.offset + size <= bytes.count else {
                 truncated = true
@@ -74,19 +63,19 @@ public struct TraceFile: Sendable {
             }
             var chunk = ByteReader(bytes: bytes, offset: reader.offset)
             reader.offset += size
-            switch type {
-            case 1:  // INFO
+            switch TraceLayout.Chunk(rawValue: type) {
+            case .info:
                 let text = String(decoding: bytes[chunk.offset ..< chunk.offset + size], as: UTF8.self)
                 for line in text.split(separator: "\n") {
                     if let equals = line.firstIndex(of: "=") {
                         info[String(line[..<equals])] = String(line[line.index(after: equals)...])
                     }
                 }
-            case 2:  // NAMES
+            case .names:
                 let site = chunk.u64(), length = Int(chunk.u32())
                 guard length <= size - 12 else { continue }
                 names[site] = String(decoding: bytes[chunk.offset ..< chunk.offset + length], as: UTF8.self)
-            case 3:  // THREAD
+            case .thread:
                 let slot = chunk.u32(), tid = chunk.u32()
                 let nameBytes = bytes[chunk.offset ..< chunk.offset + 16].prefix { $0 != 0 }
                 chunk.offset += 16
@@ -101,26 +90,23 @@ public struct TraceFile: Sendable {
                 thread.name = String(decoding: nameBytes, as: UTF8.self)
                 thread.dropped = max(thread.dropped, dropped)
                 threads[slot] = thread
-            case 4:  // RECORDS
+            case .records:
                 let slot = chunk.u32(), count = Int(chunk.u32())
-                guard 8 + count * 16 <= size else { continue }
+                guard 8 + count * TraceRecord.size <= size else { continue }
                 var thread = threads[slot] ?? Thread(slot: slot, tid: 0, name: "", dropped: 0)
                 let start = chunk.offset
                 bytes.withUnsafeBytes { raw in
                     thread.records.reserveCapacity(thread.records.count + count)
                     for index in 0 ..< count {
-                        let offset = start + index * 16
-                        thread.records.append(Record(
-                            time: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-                            word: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))))
+                        thread.records.append(Record(raw, at: start + index * TraceRecord.size))
                     }
                 }
                 threads[slot] = thread
-            case 5:  // CLOCK
+            case .clock:
                 clock.append((chunk.u64(), chunk.u64()))
-            case 6:  // END
+            case .end:
                 complete = true
-            default:
+            case nil:
                 continue  // unknown chunks from a newer writer are skipped
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailFormat
 import TrailTestSupport
 
 /// `trail symbolize` on bad input, and its agreement with llvm-symbolizer.
@@ -10,8 +11,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("symbolizer")
         _ = try! run(CrashLabTests.debug, ["--log-dir", directory, "pointer"], environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": "enable=no"])
         let log = Transcript.read(directory + "/CrashLab.log")
-        let exe = log.split(separator: "\n").first { $0.hasPrefix("exe: ") }!.dropFirst(5)
-        return (log, String(exe))
+        return (log, CrashLog.parse(log).blocks.first!.executable!)
     }()
 
     /// The line the pointer crash happens on.
@@ -71,8 +71,7 @@ import TrailTestSupport
 
     @Test func strippedBinariesGiveNamesAndDebugFoldersGiveLines() throws {
         let text = block(Self.crashed.log)
-        let buildID = text.split(separator: "\n").first { $0.hasPrefix("image ") && $0.hasSuffix(Self.crashed.binary) }!
-            .split(separator: " ")[3]
+        let buildID = CrashLog.parse(text).blocks.first!.images.first { $0.path.hasSuffix(Self.crashed.binary) }!.buildID!
         let folder = Paths.temporaryDirectory("stripped")
         let stripped = folder + "/CrashLab"
         try run("objcopy", ["--strip-debug", Self.crashed.binary, stripped], check: true)

@@ -57,6 +57,12 @@ case "crash":
     case "abort": abort()
     case "fatal": fatalError("probe fatal error")
     case "trap": raise(SIGTRAP)
+    case "traced":
+        // Inside a traced call, a reported error, then a crash: an ERROR block, then a CRASH block (with
+        // breadcrumbs and the open call under TRAIL_TRACE=record).
+        Trail.enter("Probe.traced() @ Probe/main.swift:60")
+        Trail.report(ProbeError(), context: "on purpose")
+        UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
     case "late-library":
         // A library loaded just now, before any refresh of the prepared image map, crashes at once.
         guard let zlib = dlopen("libz.so.1", RTLD_NOW), let crc32 = dlsym(zlib, "crc32") else { exit(3) }
@@ -221,3 +227,5 @@ func waitForTheCrash() {
     let deadline = time(nil) + 30
     while time(nil) < deadline { sleep(1) }
 }
+
+struct ProbeError: Error {}

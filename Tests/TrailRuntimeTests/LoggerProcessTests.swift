@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailFormat
 import TrailTestSupport
 
 /// The logger as processes use it: the probe (Tests/RuntimeProbe) logs, crashes and is killed for real.
@@ -80,11 +81,11 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("late-library")
         let result = try run(Self.probe, ["crash", directory, "late-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(result.signal == 11, "\(result.stderr.suffix(500))")
-        let images = try logLines(directory).filter { $0.hasPrefix("image ") }
-        let zlib = images.filter { $0.contains("/libz.so") }
+        let images = CrashLog.parse(try logLines(directory).joined(separator: "\n")).blocks.flatMap(\.images)
+        let zlib = images.filter { $0.path.contains("/libz.so") }
         #expect(zlib.count == 1, "\(images)")
-        #expect(zlib.first?.split(separator: " ")[3].count == 40, "a build ID: \(zlib)")
-        let bases = images.map { $0.split(separator: " ")[1] }
+        #expect(zlib.first?.buildID?.count == 40, "a build ID: \(zlib)")
+        let bases = images.map(\.base)
         #expect(Set(bases).count == bases.count, "each object once: \(images)")
         let symbolized = try run(Paths.trail, ["symbolize", directory + "/probe.log"], check: true).stdout
         let first = symbolized.split(separator: "\n").first { $0.hasPrefix("  0 ") }

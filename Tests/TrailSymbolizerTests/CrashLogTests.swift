@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailFormat
 @testable import TrailSymbolizer
 
 /// The crash block parser on hand-made logs: every line kind, CRLF endings, foreign lines, cut blocks, garbage.
@@ -77,10 +78,10 @@ import Testing
         let block = try #require(CrashLog.parse(text).blocks.first)
         let crash = CrashSymbolizer().symbolize(block)
         #expect(crash.frames.count == 2 && crash.frames.allSatisfy { $0.image == "true" })
-        let json = CrashFormat.json.render([crash], .init())
+        let json = CrashOutputFormat.json.render([crash], .init())
         let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
         #expect(parsed?.first?["pid"] as? String == "12 x")
-        #expect(CrashFormat.text.render([crash], .init()).contains("  1 0x0000000000001800 true"))
+        #expect(CrashOutputFormat.text.render([crash], .init()).contains("  1 0x0000000000001800 true"))
     }
 
     @Test func decimalsOfEveryWidth() {

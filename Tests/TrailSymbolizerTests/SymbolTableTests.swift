@@ -51,6 +51,6 @@ import TrailTestSupport
         let frames = image.symbolize(address + 4)
         #expect(frames.map(\.mangledName) == [name])
         #expect(frames.first?.file == nil, "\(frames)")
-        #expect(CrashFormat.name(frames[0]) == "NSThreadStart(_:)")
+        #expect(CrashOutputFormat.name(frames[0]) == "NSThreadStart(_:)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TrailCommandLine
+import TrailFormat
 import TrailSymbolizer
 
 /// A folder, or a file that is not a trace, is a crash report's input.
@@ -9,7 +10,7 @@ func isCrashInput(_ path: String) -> Bool {
     if isDirectory.boolValue { return true }
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
-    return (try? handle.read(upToCount: 8)).map { !$0.elementsEqual("TRAILTRC".utf8) } ?? false
+    return (try? handle.read(upToCount: 8)).map { !TraceLayout.hasMagic($0) } ?? false
 }
 
 /// `trail report --crash`: the last crash, as Markdown or JSON.

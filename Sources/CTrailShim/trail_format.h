@@ -1,0 +1,113 @@
+// The formats the runtime writes, as the C writer spells them: trace files (Docs/trace-format.md) and crash
+// blocks and markers (Docs/crash-format.md). Their one definition is Swift, in Sources/TrailFormat, which
+// every reader uses (TraceLayout, TraceRecord; CrashBlockSyntax, CrashMarker, CrashSignal); this header
+// repeats its literals for the writer, and Tests/TrailFormatTests/CWriterTests.swift checks that every one of
+// them agrees with its Swift twin. Change both, or neither.
+#ifndef TRAIL_FORMAT_H
+#define TRAIL_FORMAT_H
+
+#include <stdint.h>
+
+// MARK: trace files (TraceLayout)
+
+#define TRAIL_TRACE_MAGIC "TRAILTRC"
+#define TRAIL_TRACE_VERSION 1
+#define TRAIL_TRACE_HEADER_SIZE 48
+
+enum trail_clock_kind {
+    CLOCK_KIND_CYCLES = 1,      // the cycle counter (TSC, cntvct_el0)
+    CLOCK_KIND_MONOTONIC = 2,   // CLOCK_MONOTONIC nanoseconds
+};
+
+enum chunk_type {
+    CHUNK_INFO = 1,
+    CHUNK_NAMES = 2,
+    CHUNK_THREAD = 3,
+    CHUNK_RECORDS = 4,
+    CHUNK_CLOCK = 5,
+    CHUNK_END = 6,
+};
+
+// MARK: records (TraceRecord). 16 bytes: a timestamp and a word. The word holds a site (or task) address in
+// bits 0-47, the thread's call depth in bits 48-59 and the kind in bits 60-63.
+
+#define TRAIL_RECORD_SIZE 16
+#define WORD_ADDRESS_BITS 48
+#define WORD_ADDRESS_MASK ((UINT64_C(1) << WORD_ADDRESS_BITS) - 1)
+#define WORD_DEPTH_SHIFT 48
+#define WORD_DEPTH_MAX 0xFFFu
+#define WORD_KIND_SHIFT 60
+
+enum record_kind {
+    KIND_ENTER = 1,
+    KIND_EXIT = 2,
+    KIND_ASYNC_ENTER = 3,   // followed by an AUX record: {token, task}
+    KIND_ASYNC_EXIT = 4,    // followed by an AUX record: {token, task}
+    KIND_TASK = 5,          // a root call on this thread runs in this task (address = task)
+    KIND_AUX = 6,           // payload of the record before it
+    KIND_DROPPED = 7,       // {time, count}: records lost before this one because the buffer was full
+};
+
+struct trail_record {
+    uint64_t time;
+    uint64_t word;
+};
+
+_Static_assert(sizeof(struct trail_record) == TRAIL_RECORD_SIZE, "a record is 16 bytes");
+
+// MARK: crash blocks (CrashBlockSyntax)
+
+#define TRAIL_BLOCK_MARKER_OPEN "=== TRAIL "
+#define TRAIL_BLOCK_CRASH "CRASH"
+#define TRAIL_BLOCK_ERROR "ERROR"
+#define TRAIL_BLOCK_BEGIN " BEGIN v1 ==="
+#define TRAIL_BLOCK_END " END ==="
+
+#define TRAIL_FIELD_TIME "time: "
+#define TRAIL_FIELD_APP "app: "
+#define TRAIL_FIELD_PID "pid: "
+#define TRAIL_FIELD_EXE "exe: "
+#define TRAIL_FIELD_SIGNAL "signal: "
+#define TRAIL_FIELD_REASON "reason: "
+#define TRAIL_FIELD_THREAD "thread: "
+#define TRAIL_FIELD_TRACE "trace: "
+#define TRAIL_SIGNAL_CODE "code"
+#define TRAIL_SIGNAL_ADDRESS "address"
+#define TRAIL_TRACE_OFF "off"
+#define TRAIL_TRACE_LOG "log"
+#define TRAIL_TRACE_RECORD "record"
+
+#define TRAIL_LINE_FRAME "frame "
+#define TRAIL_FRAME_PC "pc"
+#define TRAIL_FRAME_RA "ra"
+#define TRAIL_LINE_IMAGE "image "
+#define TRAIL_NO_BUILD_ID "-"
+#define TRAIL_LINE_CRUMB "crumb "
+#define TRAIL_EVENT_ENTER "enter"
+#define TRAIL_EVENT_EXIT "exit"
+#define TRAIL_EVENT_ASYNC_ENTER "async-enter"
+#define TRAIL_EVENT_ASYNC_EXIT "async-exit"
+#define TRAIL_LINE_OPEN "open "
+
+/// The name of a fatal signal (CrashSignal), NULL for another. Linux numbers, the same on x86_64 and arm64.
+static inline const char *trail_signal_name(int signal) {
+    switch (signal) {
+    case 4: return "SIGILL";
+    case 5: return "SIGTRAP";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 11: return "SIGSEGV";
+    default: return 0;
+    }
+}
+
+// MARK: the crash marker (CrashMarker): `key=value` lines, in this order.
+
+#define TRAIL_MARKER_LOG "log="
+#define TRAIL_MARKER_OFFSET "offset="
+#define TRAIL_MARKER_SIGNAL "signal="
+#define TRAIL_MARKER_PID "pid="
+#define TRAIL_MARKER_TIME "time="
+
+#endif

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TrailFormat
+
+/// Finding the log and the block a report is about.
+extension CrashReport {
+    /// The last crash in a log folder (as named by its crash marker, else the newest log holding a crash
+    /// block) or in a log file.
+    public static func locate(_ path: String) throws(SymbolizerError) -> (log: String, offset: Int?) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SymbolizerError(description: "\(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return (path, nil) }
+        let names = listDirectory(path)
+        // A marker from the runtime names the log and the block's offset.
+        for name in names.filter({ $0.hasSuffix(CrashMarker.fileExtension) }).sorted(by: { modified(path + "/" + $0) > modified(path + "/" + $1) }) {
+            guard let text = try? readText(path + "/" + name), let marker = CrashMarker(parsing: text) else { continue }
+            if access(marker.log, R_OK) == 0 { return (marker.log, marker.offset) }
+        }
+        let logs = names.filter { $0.hasSuffix(".log") }.sorted { modified(path + "/" + $0) > modified(path + "/" + $1) }
+        for log in logs {
+            if let text = try? readText(path + "/" + log), text.contains(CrashBlockSyntax.beginPrefix(.crash)) { return (path + "/" + log, nil) }
+        }
+        throw SymbolizerError(description: "\(path): no crash marker and no log with a crash block")
+    }
+}
