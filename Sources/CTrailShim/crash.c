@@ -262,7 +262,9 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     }
     if (reason) {
         put(TRAIL_FIELD_REASON);
-        for (const char *cursor = reason; *cursor && block_used < sizeof block / 2; cursor++) {
+        const char *last = reason + strlen(reason);
+        while (last > reason && (last[-1] == '\n' || last[-1] == ' ')) last--;
+        for (const char *cursor = reason; cursor < last && block_used < sizeof block / 2; cursor++) {
             put_bytes(*cursor == '\n' ? " " : cursor, 1);
         }
         put("\n");
@@ -309,6 +311,8 @@ static void write_marker(off_t offset, int signal, const char *log_path) {
 }
 
 static char log_path[4096] = "";
+/// The Swift runtime's fatal-message slot, from `swift_getFatalErrorMessageBuffer` at install.
+static const char *volatile *fatal_message;
 
 void trail_crash_set_log_path(const char *path) { snprintf(log_path, sizeof log_path, "%s", path); }
 
@@ -343,7 +347,10 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     int saved_errno = errno;
     trail_log_crash_begin();
     trail_log_flush_unlocked();
-    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, NULL, 0);
+    // The Swift runtime keeps its fatal message ("file:line: Fatal error: ...") for crash reporters: the block
+    // carries it, so the reason stays with the block however the log rotated after the runtime printed it.
+    const char *runtime_message = fatal_message ? __atomic_load_n(fatal_message, __ATOMIC_ACQUIRE) : NULL;
+    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0);
     write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
@@ -371,6 +378,10 @@ int trail_crash_install(const char *app, const char *marker) {
     ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
     trail_exe_path[length > 0 ? length : 0] = 0;
     trail_crash_refresh_images();
+    // Exported by Swift runtimes since 5.9; absent from a C-only process, where the block has no reason line.
+    const char *volatile *(*message_buffer)(void) =
+        (const char *volatile *(*)(void))dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");
+    if (message_buffer) fatal_message = message_buffer();
     // The unwinder loads libgcc_s on first use, which allocates: do it now, not in the handler.
     void *warm[4];
     backtrace(warm, 4);

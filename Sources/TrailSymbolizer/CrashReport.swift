@@ -33,14 +33,34 @@ public struct CrashReport: Sendable {
         crash = symbolizer.symbolize(block)
         logFile = log
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let before = lines.prefix(max(0, block.line - 1))
+        var before = Array(lines.prefix(max(0, block.line - 1)))
+        var message = Self.runtimeMessage(in: before)
+        // The logger may have rotated between the runtime's message (and the lines before it) and the block:
+        // both then continue in the file written just before.
+        if message == nil || before.count < Self.tailLines, let previous = Self.precedingLog(log),
+           let earlier = try? Self.readText(previous) {
+            var earlierLines = earlier.split(separator: "\n", omittingEmptySubsequences: false)
+            if earlierLines.last?.isEmpty == true { earlierLines.removeLast() }
+            // Lines of an earlier crash are not this one's.
+            if let end = earlierLines.lastIndex(where: { $0 == CrashBlockSyntax.endLine(.crash) }) {
+                earlierLines.removeSubrange(...end)
+            }
+            message = message ?? Self.runtimeMessage(in: earlierLines)
+            before = earlierLines + before
+        }
         logTail = before.suffix(Self.tailLines).map(String.init)
-        runtimeMessage = logTail.last { $0.contains("Fatal error: ") || $0.hasPrefix("Fatal error") }
-            .map { String($0[$0.range(of: "Fatal error")!.lowerBound...]) }
+        // Since the handler records the runtime's message in the block, the block is the surest source.
+        runtimeMessage = block.reason.flatMap { Self.runtimeMessage(in: [Substring($0)]) } ?? message
         executableBuildID = block.images.first { $0.path == block.executable }?.buildID
         system = Self.osRelease() ?? "Linux"
         var name = utsname()
         uname(&name)
         kernel = [Self.text(&name.sysname), Self.text(&name.release), Self.text(&name.machine)].joined(separator: " ")
+    }
+
+    /// The last "Fatal error: ..." the Swift runtime wrote among `lines`.
+    static func runtimeMessage(in lines: [Substring]) -> String? {
+        lines.last { $0.contains("Fatal error: ") || $0.hasPrefix("Fatal error") }
+            .map { String($0[$0.range(of: "Fatal error")!.lowerBound...]) }
     }
 }

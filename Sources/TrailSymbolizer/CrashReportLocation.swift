@@ -25,4 +25,24 @@ extension CrashReport {
         }
         throw SymbolizerError(description: "\(path): no crash marker and no log with a crash block")
     }
+
+    /// The rotated log written just before `path`: for `app.log`, the newest `app.<N>.log`; for `app.<N>.log`,
+    /// the newest with a smaller number. Rotated files keep their names, so this is the file that was current
+    /// before. nil for a file not named so.
+    static func precedingLog(_ path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard name.hasSuffix(".log") else { return nil }
+        var stem = String(name.dropLast(4)), number = Int.max
+        if let dot = stem.lastIndex(of: "."), let value = Int(stem[stem.index(after: dot)...]) {
+            number = value
+            stem = String(stem[..<dot])
+        }
+        let previous = listDirectory(folder).compactMap { entry -> Int? in
+            guard entry.hasPrefix(stem + "."), entry.hasSuffix(".log") else { return nil }
+            return Int(entry.dropFirst(stem.count + 1).dropLast(4))
+        }.filter { $0 < number }.max()
+        return previous.map { "\(folder)/\(stem).\($0).log" }
+    }
 }

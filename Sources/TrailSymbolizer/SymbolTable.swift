@@ -56,6 +56,12 @@ extension ELFImage {
             var next = run + 1
             while next < entries.count, entries[next].address == address { next += 1 }
             let largest = entries[run ..< next].reduce(UInt64(0)) { max($0, $1.end) }
+            // Lookups take the last match: a sized symbol names the code before its size-0 aliases do, as
+            // llvm-symbolizer has it, whatever order the linker wrote them in.
+            if next - run > 1 {
+                let sizedLast = entries[run ..< next].filter { $0.end == 0 } + entries[run ..< next].filter { $0.end > 0 }
+                entries.replaceSubrange(run ..< next, with: sizedLast)
+            }
             for index in run ..< next {
                 let size = entries[index].end > 0 ? entries[index].end : largest
                 let end = size > 0 ? address &+ size : next < entries.count ? entries[next].address : address &+ 1
