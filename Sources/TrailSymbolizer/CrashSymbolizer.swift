@@ -65,35 +65,64 @@ public final class CrashSymbolizer {
     }
 
     /// The ELF file for an image, and a note when it was not found, refused, or lacks line information.
+    /// Separate debug info wins over a stripped file with the same build ID: a debug file found by build ID
+    /// (`--debug-dir` folders, then /usr/lib/debug) or, inside libdwfl, by `.gnu_debuglink`.
     func resolve(_ image: CrashBlock.Image) -> (ELFImage?, String?) {
         var refused: String?
+        var stripped: ELFImage?
         if access(image.path, F_OK) == 0 {
             let opened = open(image.path)
             if let file = opened.image {
-                if image.buildID == nil || file.buildID == image.buildID { return (file, debugNote(file)) }
-                refused = "\(image.path): build ID \(file.buildID ?? "none") does not match the crash's \(image.buildID!); "
-                    + "this is not the binary that crashed, so its frames are not symbolized"
+                if image.buildID == nil || file.buildID == image.buildID {
+                    if file.hasDebugInfo { return (file, nil) }
+                    stripped = file
+                } else {
+                    refused = "\(image.path): build ID \(file.buildID ?? "none") does not match the crash's \(image.buildID!); "
+                        + "this is not the binary that crashed, so its frames are not symbolized"
+                }
             } else {
                 refused = opened.error?.description
             }
         }
-        if let buildID = image.buildID, buildID.count > 2 {
-            let head = String(buildID.prefix(2)), rest = String(buildID.dropFirst(2))
-            for directory in debugDirectories {
-                for candidate in ["\(directory)/.build-id/\(head)/\(rest).debug", "\(directory)/.build-id/\(head)/\(rest)"]
-                    where access(candidate, F_OK) == 0 {
-                    if let file = open(candidate).image, file.buildID == buildID { return (file, debugNote(file)) }
-                }
+        if let buildID = image.buildID ?? stripped?.buildID, let debug = debugFile(buildID: buildID),
+           debug.hasDebugInfo || stripped == nil {
+            return (debug, debug.hasDebugInfo ? nil : strippedNote(debug))
+        }
+        if let stripped { return (stripped, strippedNote(stripped)) }
+        return (nil, refused ?? "\(image.path): not found\(image.buildID.map { " (build ID \($0); try --debug-dir)" } ?? "")")
+    }
+
+    /// A file with this build ID in a debug folder's `.build-id/xx/rest.debug` (or the binary itself there).
+    private func debugFile(buildID: String) -> ELFImage? {
+        guard buildID.count > 2 else { return nil }
+        let head = String(buildID.prefix(2)), rest = String(buildID.dropFirst(2))
+        for directory in ELFImage.debugFolders(debugDirectories) {
+            for candidate in ["\(directory)/.build-id/\(head)/\(rest).debug", "\(directory)/.build-id/\(head)/\(rest)"]
+                where access(candidate, F_OK) == 0 {
+                if let file = open(candidate).image, file.buildID == buildID { return file }
             }
         }
-        return (nil, refused ?? "\(image.path): not found\(image.buildID.map { " (build ID \($0); try --debug-dir)" } ?? "")")
+        return nil
+    }
+
+    /// What a file without line information still gives, and where its debug info was looked for.
+    private func strippedNote(_ file: ELFImage) -> String {
+        let id = file.buildID.map { id in "build ID \(id.prefix(2))/\(id.dropFirst(2)).debug" } ?? "no build ID"
+        let folders = ELFImage.debugFolders(debugDirectories).map { "\($0)/.build-id" }.joined(separator: ", ")
+        let link = file.debugLink.map { "; .gnu_debuglink \($0) beside it, in its .debug folder and those folders" } ?? "; no .gnu_debuglink"
+        let looked = "looked for a debug file (\(id)) in \(folders)\(link)"
+        guard file.hasSymbolTable else {
+            return "\(file.path): no debug info and no symbol table (fully stripped): no lines, and no function names but the "
+                + "few its dynamic symbol table exports; \(looked)"
+        }
+        return "\(file.path): no debug info (stripped?): function names from its symbol table only, no lines; \(looked)"
     }
 
     private func open(_ path: String) -> Opened {
         if let known = opened[path] { return known }
         let result: Opened
         do {
-            result = Opened(image: try ELFImage(path: path), error: nil)
+            result = Opened(image: try ELFImage(path: path, debugDirectories: debugDirectories), error: nil)
         } catch {
             result = Opened(image: nil, error: error)
         }
@@ -104,9 +133,5 @@ public final class CrashSymbolizer {
     static func fileName(_ path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: 47) else { return path }
         return String(path[path.utf8.index(after: slash)...])
-    }
-
-    private func debugNote(_ file: ELFImage) -> String? {
-        file.hasDebugInfo ? nil : "\(file.path): no debug info (stripped?): function names from its symbol table only, no lines"
     }
 }

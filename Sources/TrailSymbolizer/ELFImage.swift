@@ -49,22 +49,31 @@ public final class ELFImage {
         var offset: UInt64?
     }
 
-    public convenience init(path: String) throws(SymbolizerError) {
-        try self.init(path: path, unitsFromLibdw: false)
+    /// Where a stripped file's separate debug file is looked for (by build ID, then by `.gnu_debuglink`), in
+    /// libdwfl's form: the file's own folder, its `.debug` folder, then these folders.
+    /// (A slot holding the C string, as libdwfl takes it: both live as long as the session.)
+    let debugSearchPath: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+    public convenience init(path: String, debugDirectories: [String] = []) throws(SymbolizerError) {
+        try self.init(path: path, unitsFromLibdw: false, debugDirectories: debugDirectories)
     }
 
     /// `unitsFromLibdw`: index compile units with libdw's walk, not `UnitRangeReader` (for tests that compare).
-    init(path: String, unitsFromLibdw: Bool) throws(SymbolizerError) {
+    init(path: String, unitsFromLibdw: Bool, debugDirectories: [String] = []) throws(SymbolizerError) {
         self.path = path
         guard access(path, R_OK) == 0 else {
             throw SymbolizerError(description: "\(path): cannot read (\(String(cString: strerror(errno))))")
         }
+        debugSearchPath = .allocate(capacity: 1)
+        debugSearchPath.initialize(to: strdup(([""] + [".debug"] + Self.debugFolders(debugDirectories)).joined(separator: ":")))
         callbacks = .allocate(capacity: 1)
         callbacks.initialize(to: Dwfl_Callbacks())
         callbacks.pointee.find_elf = dwfl_build_id_find_elf
         callbacks.pointee.find_debuginfo = dwfl_standard_find_debuginfo
         callbacks.pointee.section_address = dwfl_offline_section_address
+        callbacks.pointee.debuginfo_path = debugSearchPath
         guard let session = dwfl_begin(callbacks) else {
+            Self.release(debugSearchPath)
             callbacks.deallocate()
             throw SymbolizerError(description: "\(path): libdw: \(String(cString: dwfl_errmsg(-1)))")
         }
@@ -76,6 +85,7 @@ public final class ELFImage {
             let message = String(cString: dwfl_errmsg(-1))
             dwfl_end(session)
             callbacks.deallocate()
+            Self.release(debugSearchPath)
             throw SymbolizerError(description: "\(path): not an ELF file libdw can read (\(message))")
         }
         dwfl_report_end(session, nil, nil)
@@ -100,7 +110,41 @@ public final class ELFImage {
     deinit {
         dwfl_end(session)
         callbacks.deallocate()
+        Self.release(debugSearchPath)
     }
+
+    private static func release(_ slot: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+        free(slot.pointee)
+        slot.deallocate()
+    }
+
+    /// The folders separate debug files are looked for in: those given, then the system's.
+    public static func debugFolders(_ given: [String]) -> [String] {
+        var folders: [String] = []
+        for folder in given + ["/usr/lib/debug"] where !folders.contains(folder) { folders.append(folder) }
+        return folders
+    }
+
+    /// The file's `.gnu_debuglink` name: the separate debug file it was stripped into, if it says.
+    public var debugLink: String? {
+        var bias: GElf_Addr = 0
+        guard let elf = dwfl_module_getelf(module, &bias) else { return nil }
+        var crc: GElf_Word = 0
+        return dwelf_elf_gnu_debuglink(elf, &crc).map { String(cString: $0) }
+    }
+
+    /// The separate file libdwfl took the DWARF from, when it is not this one.
+    public var separateDebugFile: String? {
+        var debugFile: UnsafePointer<CChar>?
+        _ = dwfl_module_info(module, nil, nil, nil, nil, nil, nil, &debugFile)
+        guard let debugFile else { return nil }
+        let name = String(cString: debugFile)
+        return name == path ? nil : name
+    }
+
+    /// Whether the file (or its separate debug file) has a full symbol table, not only the dynamic symbols
+    /// that a fully stripped file keeps for the loader.
+    public var hasSymbolTable: Bool { MainSymbolTable(module) != nil || separateDebugFile != nil }
 
     // MARK: lookup
 

@@ -91,6 +91,43 @@ import TrailTestSupport
         #expect(found.stdout.contains("Crashes.swift:\(Self.line):"))
     }
 
+    @Test func aStrippedDeploymentFindsItsSeparateDebugInfo() throws {
+        let text = block(Self.crashed.log)
+        let buildID = CrashLog.parse(text).blocks.first!.images.first { $0.path.hasSuffix(Self.crashed.binary) }!.buildID!
+        // Deployed as distributions do it: the debug info split off, the binary stripped, the same build ID.
+        let deployed = Paths.temporaryDirectory("deployed")
+        try run("objcopy", ["--only-keep-debug", Self.crashed.binary, deployed + "/CrashLab.debug"], check: true)
+        try run("objcopy", ["--strip-debug", Self.crashed.binary, deployed + "/CrashLab"], check: true)
+        let log = try write(text.replacingOccurrences(of: Self.crashed.binary, with: deployed + "/CrashLab"), "deployed.log")
+
+        // In a --debug-dir folder by build ID: it wins over the stripped file at the recorded path.
+        let debug = Paths.temporaryDirectory("deployed-debug")
+        let target = "\(debug)/.build-id/\(buildID.prefix(2))/\(buildID.dropFirst(2)).debug"
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: deployed + "/CrashLab.debug", toPath: target)
+        let byBuildID = try run(Paths.trail, ["symbolize", "--debug-dir", debug, log], check: true)
+        #expect(byBuildID.stdout.contains("static Crashes.badPointer(_:)") && byBuildID.stdout.contains("Crashes.swift:\(Self.line):"),
+                "\(byBuildID.stdout.prefix(1500))")
+        #expect(!byBuildID.stdout.contains("CrashLab: no debug info"))
+
+        // Named by .gnu_debuglink, beside the binary: found with no option at all.
+        let linked = Paths.temporaryDirectory("debuglink")
+        try FileManager.default.copyItem(atPath: deployed + "/CrashLab.debug", toPath: linked + "/CrashLab.debug")
+        try run("objcopy", ["--strip-debug", "--add-gnu-debuglink=" + linked + "/CrashLab.debug", Self.crashed.binary, linked + "/CrashLab"],
+                check: true)
+        let linkedLog = try write(text.replacingOccurrences(of: Self.crashed.binary, with: linked + "/CrashLab"), "linked.log")
+        let byLink = try run(Paths.trail, ["symbolize", linkedLog], check: true)
+        #expect(byLink.stdout.contains("Crashes.swift:\(Self.line):"), "\(byLink.stdout.prefix(1500))")
+
+        // Fully stripped, nothing to find: said plainly, with where it looked.
+        let bare = Paths.temporaryDirectory("fully-stripped")
+        try run("strip", ["--strip-all", "-o", bare + "/CrashLab", Self.crashed.binary], check: true)
+        let bareLog = try write(text.replacingOccurrences(of: Self.crashed.binary, with: bare + "/CrashLab"), "bare.log")
+        let nothing = try run(Paths.trail, ["symbolize", bareLog], check: true)
+        #expect(nothing.stdout.contains(bare + "/CrashLab: no debug info and no symbol table (fully stripped)"), "\(nothing.stdout.suffix(1500))")
+        #expect(nothing.stdout.contains("looked for a debug file (build ID \(buildID.prefix(2))/\(buildID.dropFirst(2)).debug) in /usr/lib/debug/.build-id"))
+    }
+
     @Test func markdownAndSnippets() throws {
         let path = try write(Self.crashed.log, "crash.log")
         let markdown = try run(Paths.trail, ["symbolize", "--format", "markdown", path], check: true)
