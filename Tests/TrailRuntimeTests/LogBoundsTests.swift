@@ -80,8 +80,11 @@ import TrailTestSupport
         _ = try run("/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", Self.probe, "crash", directory, "abort", "10"],
                     environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace, "SWIFT_BACKTRACE": "enable=no"])
         try run("/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", Self.probe, "previous", directory], check: true)
+        try run("/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", Paths.trail, "report", "--crash", directory, "-o", directory + "/report.md"],
+                check: true)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        #expect(names.contains("probe.crash") && names.contains("probe.trace") && names.contains("probe.1.log"), "\(names)")
+        #expect(names.contains("probe.crash") && names.contains("probe.trace") && names.contains("probe.1.log") && names.contains("report.md"),
+                "\(names)")
         for name in names {
             let mode = try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(name) is \(String(mode ?? 0, radix: 8))")

@@ -1,5 +1,6 @@
 import Foundation
 import TrailCommandLine
+import TrailDriver
 import TrailFormat
 import TrailSymbolizer
 
@@ -23,7 +24,12 @@ func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
         let sanitized = !arguments.has("no-sanitize")
         let text = arguments.has("json") ? report.json(sanitized: sanitized) : report.markdown(sanitized: sanitized)
         if let output = arguments.value("output") {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            // A report names paths and log lines: a new one is the user's alone (0600), whatever the umask.
+            do {
+                try FileIO.writeAtomically(Array(text.utf8), to: output, mode: 0o600)
+            } catch {
+                throw VerbFailure("error: \(error.description)")
+            }
             printError("trail report: wrote \(output)")
         } else {
             printOut(text)
