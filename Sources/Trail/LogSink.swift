@@ -74,11 +74,7 @@ public final class LogSink: @unchecked Sendable {
     /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`.
     func write(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata,
                file: StaticString, line: UInt) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
-            var text = LineBuilder(scratch)
-            text.reserveTimestamp()
-            text.append(level.rawValue)
-            text.append(" ")
+        assemble(level, urgent: level >= flushLevel) { text in
             text.append(label)
             text.append(": ")
             message.write(into: &text)
@@ -95,19 +91,24 @@ public final class LogSink: @unchecked Sendable {
             text.append(":")
             text.append(Int(line))
             text.append(")\n")
-            text.withBytes { deliver($0, urgent: level >= flushLevel) }
         }
     }
 
     /// A line already formatted, ending in a newline (the tracer's log-mode lines).
     func writeRaw(_ bytes: UnsafeRawBufferPointer, level: Logger.Level) {
+        assemble(level, urgent: false) { text in text.append(bytes) }
+    }
+
+    /// `<time> <level> ` and what `body` adds, assembled on the stack and delivered.
+    @inline(__always)
+    private func assemble(_ level: Logger.Level, urgent: Bool, _ body: (inout LineBuilder) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var text = LineBuilder(scratch)
             text.reserveTimestamp()
-            text.append(level.rawValue)
+            text.append(level.name)
             text.append(" ")
-            text.append(bytes)
-            text.withBytes { deliver($0, urgent: false) }
+            body(&text)
+            text.withBytes { deliver($0, urgent: urgent) }
         }
     }
 
@@ -252,8 +253,19 @@ struct LineBuilder {
 
     mutating func append(_ text: String) {
         if let done = text.utf8.withContiguousStorageIfAvailable({ append($0.baseAddress!, $0.count) }) { return done }
-        var copy = text
-        copy.withUTF8 { append($0.baseAddress!, $0.count) }
+        // A small string (up to 15 bytes: most labels, keys and values) lives inline, with no storage to point
+        // at: its bytes are copied one by one rather than through a temporary copy.
+        let length = text.utf8.count
+        guard spill == nil, count + length <= scratch.count else {
+            var copy = text
+            return copy.withUTF8 { append($0.baseAddress!, $0.count) }
+        }
+        var index = count
+        for byte in text.utf8 {
+            scratch[index] = byte
+            index += 1
+        }
+        count = index
     }
 
     mutating func append(_ value: Int) {

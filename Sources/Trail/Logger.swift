@@ -98,6 +98,19 @@ extension Logger {
         }
 
         @inlinable public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rank < rhs.rank }
+
+        /// The raw value as a static string: a line copies its bytes without a String in between.
+        var name: StaticString {
+            switch self {
+            case .trace: "trace"
+            case .debug: "debug"
+            case .info: "info"
+            case .notice: "notice"
+            case .warning: "warning"
+            case .error: "error"
+            case .critical: "critical"
+            }
+        }
     }
 
     public typealias Metadata = [String: MetadataValue]
