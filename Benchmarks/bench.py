@@ -44,8 +44,9 @@ def timed(argv, env=None, cwd=None, before=None):
     return time.perf_counter() - start
 
 
-def compare(entries, rounds):
-    """entries: {label: (argv, env, before)}; returns {label: median seconds}."""
+def compare(entries, rounds, spread=None):
+    """entries: {label: (argv, env, before)}; returns {label: median seconds}. With `spread` (a list), the
+    per-round times of each label are appended to it as (label, times)."""
     times = {label: [] for label in entries}
     for round_index in range(rounds):
         labels = list(entries)
@@ -54,6 +55,8 @@ def compare(entries, rounds):
         for label in labels:
             argv, env, before = entries[label]
             times[label].append(timed(argv, env=env, before=before))
+    if spread is not None:
+        spread.extend(times.items())
     return {label: statistics.median(values) for label, values in times.items()}
 
 
@@ -182,12 +185,18 @@ def logger(rounds):
 
     for threads in (1, 8):
         kind = "st" if threads == 1 else "mt"
+        spread = []
         medians = compare({
             "trail": ([os.path.join(RELEASE, "trail-bench"), "log", directory, str(threads), str(lines), str(rotate)], None, fresh),
             f"spdlog rotating_logger_{kind}": ([spdlog, directory, str(threads), str(lines), str(rotate)], None, fresh),
-        }, rounds)
+        }, rounds, spread)
         for label, seconds in medians.items():
-            log(f"  {threads} thread{'s' if threads > 1 else ' '} {label:28s} {seconds:6.2f} s  {lines / seconds / 1e6:5.2f} M lines/s")
+            times = dict(spread)[label]
+            log(f"  {threads} thread{'s' if threads > 1 else ' '} {label:28s} {seconds:6.2f} s  {lines / seconds / 1e6:5.2f} M lines/s"
+                f"  (rounds {min(times):.2f} to {max(times):.2f} s)")
+        trail_times, spdlog_times = dict(spread)["trail"], dict(spread)[f"spdlog rotating_logger_{kind}"]
+        ratios = sorted(s / t for s, t in zip(spdlog_times, trail_times))
+        log(f"  per-round ratios {ratios[0]:.2f} to {ratios[-1]:.2f}")
         goal(f"trail / spdlog, {threads} thread{'s' if threads > 1 else ''}",
              medians[f"spdlog rotating_logger_{kind}"] / medians["trail"], 1.5 if threads == 1 else 1.0)
 
