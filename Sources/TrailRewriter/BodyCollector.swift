@@ -70,6 +70,9 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
         let returnType = node.signature.returnClause?.type
+        if isBuilt(body.statements, type: returnType, void: returnType == nil, witness: Naming.identifier(node.name), of: node) {
+            return .skipChildren
+        }
         instrument(
             after: body.leftBrace, body.statements, line: node.funcKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
@@ -109,6 +112,10 @@ final class BodyCollector: SyntaxVisitor {
         let name = Naming.binding(node)
         push(name)
         if case .getter(let statements) = block.accessors {
+            if let variable = node.parent?.parent?.as(VariableDeclSyntax.self),
+               isBuilt(statements, type: node.typeAnnotation?.type, witness: name, of: variable) {
+                return .skipChildren
+            }
             let keyword = node.parent?.parent?.as(VariableDeclSyntax.self)?.bindingSpecifier
             instrument(after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
                        returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value)
@@ -124,6 +131,7 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         if isSkipped(node, node.attributes) { return .skipChildren }
         if case .getter(let statements) = node.accessorBlock?.accessors, let block = node.accessorBlock {
+            if isBuilt(statements, type: node.returnClause.type, witness: "subscript", of: node) { return .skipChildren }
             instrument(after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
                        async: false, returns: ReturnKind(node.returnClause.type))
         }
@@ -137,6 +145,10 @@ final class BodyCollector: SyntaxVisitor {
         // An `init` accessor runs before `self` exists and may only initialize; leave it alone.
         guard let body = node.body, node.accessorSpecifier.tokenKind != .keyword(.`init`),
               !isSkipped(node, node.attributes) else { return .skipChildren }
+        if accessor == "get", let (type, witness, member) = propertyDeclaration(of: node),
+           isBuilt(body.statements, type: type, witness: witness, of: member) {
+            return .skipChildren
+        }
         instrument(after: body.leftBrace, body.statements, line: node.accessorSpecifier,
                    async: node.effectSpecifiers?.asyncSpecifier != nil,
                    returns: accessor == "get" ? propertyReturnKind(of: node) : .void)
@@ -146,15 +158,20 @@ final class BodyCollector: SyntaxVisitor {
 
     /// A getter returns the property's or subscript's type.
     private func propertyReturnKind(of accessor: AccessorDeclSyntax) -> ReturnKind {
+        propertyDeclaration(of: accessor)?.type.map(ReturnKind.init) ?? .value
+    }
+
+    /// The type, name and declaration of the property or subscript an accessor belongs to.
+    private func propertyDeclaration(of accessor: AccessorDeclSyntax) -> (type: TypeSyntax?, name: String, decl: Syntax)? {
         var node = accessor.parent
         while let current = node {
-            if let binding = current.as(PatternBindingSyntax.self) {
-                return binding.typeAnnotation.map { ReturnKind($0.type) } ?? .value
+            if let binding = current.as(PatternBindingSyntax.self), let variable = binding.parent?.parent {
+                return (binding.typeAnnotation?.type, Naming.binding(binding), variable)
             }
-            if let sub = current.as(SubscriptDeclSyntax.self) { return ReturnKind(sub.returnClause.type) }
+            if let sub = current.as(SubscriptDeclSyntax.self) { return (sub.returnClause.type, "subscript", Syntax(sub)) }
             node = current.parent
         }
-        return .value
+        return nil
     }
 
     // MARK: Closures
@@ -167,6 +184,12 @@ final class BodyCollector: SyntaxVisitor {
             let insertAfter = node.signature?.inKeyword ?? node.leftBrace
             // A closure is async when it says so, or when it awaits: its context makes it async.
             let async = node.signature?.effectSpecifiers?.asyncSpecifier != nil || AwaitFinder.awaits(node.statements)
+            if let type = node.signature?.returnClause?.type {
+                if isBuilt(node.statements, type: type, witness: nil, of: node) { return .skipChildren }
+            } else if !ReturnFinder.returns(node.statements),
+                      BuilderBody.endsInComponent(node.statements, never: options.declarations.neverReturning) {
+                return .skipChildren
+            }
             instrument(after: insertAfter, node.statements, line: node.leftBrace, async: async,
                        returns: ReturnKind(closure: node))
         }
@@ -187,6 +210,38 @@ final class BodyCollector: SyntaxVisitor {
     }
 
     // MARK: Skip rules
+
+    /// A value body that a result builder transforms, though no attribute says so: a witness of a builder
+    /// requirement of a protocol the enclosing declaration conforms to, or a body of a shape that needs a
+    /// builder (`BuilderBody`). A `return` turns builders off. `void`: no result type is written.
+    private func isBuilt(_ statements: CodeBlockItemListSyntax, type: TypeSyntax?, void: Bool = false,
+                         witness name: String?, of member: some SyntaxProtocol) -> Bool {
+        guard !void, (type.map(ReturnKind.init) ?? .value) == .value, !ReturnFinder.returns(statements) else { return false }
+        if let name, builderWitnesses(of: Syntax(member)).contains(name) { return true }
+        let opaque = type?.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some)
+        return BuilderBody.needsBuilder(statements, opaque: opaque, never: options.declarations.neverReturning)
+    }
+
+    /// Requirement names a builder transforms in the declaration that holds `member`, when that declaration
+    /// states conformance to protocols with builder requirements (only there: a conformance stated elsewhere
+    /// does not make these members witnesses).
+    private func builderWitnesses(of member: Syntax) -> Set<String> {
+        guard let group = member.parent?.as(MemberBlockItemSyntax.self)?.parent?.parent?.parent?.asProtocol(DeclGroupSyntax.self),
+              let clause = group.inheritanceClause else { return [] }
+        if let known = witnessCache[group.id] { return known }
+        let names = options.declarations.builderRequirements(of: clause.inheritedTypes.flatMap { Self.protocolNames($0.type) })
+        witnessCache[group.id] = names
+        return names
+    }
+    private var witnessCache: [SyntaxIdentifier: Set<String>] = [:]
+
+    /// `P`, `Module.P`, `P & Q`, `@retroactive P`.
+    private static func protocolNames(_ type: TypeSyntax) -> [String] {
+        if let composition = type.as(CompositionTypeSyntax.self) { return composition.elements.flatMap { protocolNames($0.type) } }
+        if let attributed = type.as(AttributedTypeSyntax.self) { return protocolNames(attributed.baseType) }
+        if let member = type.as(MemberTypeSyntax.self) { return [Naming.identifier(member.name)] }
+        return [Naming.type(type)]
+    }
 
     /// `// trail:ignore` in the comments directly before a declaration.
     private func isIgnored(_ node: some SyntaxProtocol) -> Bool {
@@ -290,14 +345,8 @@ struct LineTable {
 }
 
 /// Whether statements suspend, not counting nested closures and functions, which are bodies of their own.
-final class AwaitFinder: SyntaxVisitor {
-    private var found = false
-
-    static func awaits(_ statements: CodeBlockItemListSyntax) -> Bool {
-        let finder = AwaitFinder(viewMode: .sourceAccurate)
-        finder.walk(statements)
-        return finder.found
-    }
+final class AwaitFinder: OwnStatementsFinder {
+    static func awaits(_ statements: CodeBlockItemListSyntax) -> Bool { finds(in: statements) }
 
     override func visit(_ node: AwaitExprSyntax) -> SyntaxVisitorContinueKind {
         found = true
@@ -313,7 +362,4 @@ final class AwaitFinder: SyntaxVisitor {
         if node.modifiers.contains(where: { $0.name.tokenKind == .keyword(.async) }) { found = true }
         return found ? .skipChildren : .visitChildren
     }
-
-    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
-    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
 }

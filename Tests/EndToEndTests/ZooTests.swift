@@ -6,11 +6,13 @@ import TrailTestSupport
 @Suite struct ZooTests {
     static let zoo = Paths.fixture("Zoo")
 
-    /// ZooLog, a module the zoo imports, whose `Logger` and `LogSink` are also names in Trail.
+    /// ZooLog, a module the zoo imports, whose `Logger` and `LogSink` are also names in Trail, and whose `Card`
+    /// protocol carries a result builder to its conformers, as SwiftUI's `View` does.
     static func compileLogModule(into directory: String) throws {
+        let sources = try FileManager.default.contentsOfDirectory(atPath: Paths.fixture("ZooLog")).filter { $0.hasSuffix(".swift") }
         try run("swiftc", ["-module-name", "ZooLog", "-parse-as-library", "-emit-module", "-emit-library", "-static",
-                           "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a",
-                           Paths.fixture("ZooLog") + "/Logger.swift"], check: true)
+                           "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a"]
+                    + sources.sorted().map { Paths.fixture("ZooLog") + "/" + $0 }, check: true)
     }
 
     /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced.

@@ -11,7 +11,8 @@ let instrumentVerb = Verb(
         brace, `Trail.enter("Module.Type.name(x:) @ Module/File.swift:LINE"); defer { Trail.exit() };`, and
         the file gets `import enum Trail.Trail;`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
         'trail strip' removes exactly that. Instrumenting an instrumented file changes nothing.
-        Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies,
+        Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies
+        (attributes, witnesses of builder requirements, bodies that only compile with a builder),
         declarations after a '// trail:ignore' comment, and files containing '// trail:ignore-file'.
         With a single file and no destination, the result is printed.
         """,
