@@ -1,5 +1,4 @@
 import SwiftDiagnostics
-import SwiftParser
 import SwiftParserDiagnostics
 import SwiftSyntax
 
@@ -16,12 +15,18 @@ public struct InstrumentOptions: Sendable {
     /// Also instrument `@inlinable`, `@_alwaysEmitIntoClient` and `@backDeployed` bodies. Legal only where
     /// `import Trail` is public (not with `InternalImportsByDefault`), and clients then trace those calls.
     public var inlinable = false
+    /// Experimental syntax the file's target enables, by the compiler's names (`BorrowAndMutateAccessors`).
+    /// Without it, features that change no ordinary code are on, and a file that does not parse is parsed again
+    /// with the others.
+    public var experimentalFeatures: [String] = []
 
-    public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false) {
+    public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,
+                experimentalFeatures: [String] = []) {
         self.module = module
         self.declarations = declarations
         self.closures = closures
         self.inlinable = inlinable
+        self.experimentalFeatures = experimentalFeatures
     }
 }
 
@@ -35,10 +40,11 @@ public struct SourceText: Sendable {
     public let unmarked: [UInt8]
 
     /// Refuses text that is not UTF-8, or that holds markers and does not parse.
-    public init(_ bytes: [UInt8], path: String) throws(SourceError) {
+    public init(_ bytes: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError) {
         try Rewriter.checkUTF8(bytes, path: path)
         var unmarked = bytes
-        if Rewriter.contains(bytes, Marker.openBytes), case .changed(let stripped, _) = try Rewriter.strip(bytes, path: path) {
+        if Rewriter.contains(bytes, Marker.openBytes),
+           case .changed(let stripped, _) = try Rewriter.strip(bytes, path: path, experimentalFeatures: experimentalFeatures) {
             unmarked = stripped
         }
         self.path = path
@@ -80,7 +86,7 @@ public enum Rewriter {
     public static func instrument(_ text: SourceText, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome {
         let path = text.path, source = text.bytes
         return try text.unmarked.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
-            let tree = Parser.parse(source: buffer)
+            let tree = Parsing.parse(buffer, features: options.experimentalFeatures)
             try rejectSyntaxErrors(tree, path: path)
             if contains(source, Array(Marker.ignoreFile.utf8)), hasComment(tree, containing: Marker.ignoreFile) {
                 return .skipped("marked \(Marker.ignoreFile)")
@@ -95,11 +101,11 @@ public enum Rewriter {
         }
     }
 
-    public static func strip(_ source: [UInt8], path: String) throws(SourceError) -> RewriteOutcome {
+    public static func strip(_ source: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError) -> RewriteOutcome {
         try checkUTF8(source, path: path)
         guard contains(source, Marker.openBytes) else { return .unchanged }
         return try source.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
-            let tree = Parser.parse(source: buffer)
+            let tree = Parsing.parse(buffer, features: experimentalFeatures)
             try rejectSyntaxErrors(tree, path: path)
             var edits: [Edit] = []
             var open: Int?
@@ -121,6 +127,9 @@ public enum Rewriter {
             return .changed(Edit.apply(edits, to: buffer), bodies: edits.count)
         }
     }
+
+    /// Whether the parser knows an experimental feature by this compiler name.
+    public static func isExperimentalFeature(_ name: String) -> Bool { Parsing.feature(named: name) != nil }
 
     /// `Module/File.swift`, the form of `#fileID`.
     static func fileID(path: String, module: String) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 import TrailCommandLine
 import TrailDriver
 import TrailRewriter
@@ -23,11 +24,20 @@ let instrumentVerb = Verb(
         .value("--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).", repeatable: true),
         .value("--never", placeholder: "NAME", help: "A function returning Never, defined elsewhere (repeatable).", repeatable: true),
         .value("--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
+        .value("--experimental-feature", placeholder: "NAME",
+               help: "Parse this experimental syntax, by the compiler's feature name (repeatable; also TRAIL_EXPERIMENTAL_FEATURES=A,B).",
+               repeatable: true),
     ],
     run: { arguments in
         var settings = InstrumentSettings(
             closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
             declared: [Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))])
+        let features = InstrumentSettings.features(named: arguments.all("experimental-feature"),
+                                                   environment: ProcessInfo.processInfo.environment)
+        if let unknown = features.unknown.first {
+            throw UsageError(description: "unknown experimental feature '\(unknown)' (in --experimental-feature or \(InstrumentSettings.featuresVariable))")
+        }
+        settings.experimentalFeatures = features.features
         if let path = arguments.value("declarations") {
             settings.declared.append(try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })
         }
