@@ -109,7 +109,8 @@ public enum Batch {
             let outcome: RewriteOutcome
             switch operation {
             case .instrument(let settings):
-                outcome = try settings.instrument(original, path: file.path, module: file.module)
+                outcome = try settings.instrument(original, path: file.path, module: file.module,
+                                                  lineDirectiveFile: options.lineDirective ? absolutePath(file.path) : nil)
             case .strip:
                 outcome = try Rewriter.strip(original, path: file.path)
             }
@@ -157,11 +158,15 @@ public enum Batch {
         }
     }
 
+    /// The name a build copy's `#sourceLocation` gives its original.
+    static func absolutePath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
     /// A copy compiled in place of `path`: diagnostics, `#fileID` and debug info name the original file and
     /// line. A `#!` line becomes blank, since it is only legal as a file's first line.
     static func buildCopy(of path: String, original: [UInt8], result: [UInt8], debugOnly: Bool) -> [UInt8] {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let directive = Array("#sourceLocation(file: \(Marker.literal(absolute)), line: 1)\n".utf8)
+        let directive = Array("#sourceLocation(file: \(Marker.literal(absolutePath(path))), line: 1)\n".utf8)
         func body(_ text: [UInt8]) -> [UInt8] {
             var text = text
             if text.starts(with: [UInt8(ascii: "#"), UInt8(ascii: "!")]) {

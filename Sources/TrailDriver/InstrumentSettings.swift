@@ -31,11 +31,13 @@ public struct InstrumentSettings: Sendable {
     }
 
     /// Instruments one file of `module`, which `SourceFiles` decided. The Trail runtime is skipped.
-    public func instrument(_ source: [UInt8], path: String, module: String) throws(SourceError) -> RewriteOutcome {
+    /// `lineDirectiveFile`: the file a build copy's `#sourceLocation` names, to keep columns (see `InstrumentOptions`).
+    public func instrument(_ source: [UInt8], path: String, module: String, lineDirectiveFile: String? = nil) throws(SourceError) -> RewriteOutcome {
         if SourceFiles.isRuntime(module) { return .skipped("the Trail runtime is never instrumented") }
         let text = try SourceText(source, path: path, experimentalFeatures: experimentalFeatures)
-        let options = InstrumentOptions(module: module, declarations: Declarations(merging: declared + [text.declarations]),
+        var options = InstrumentOptions(module: module, declarations: Declarations(merging: declared + [text.declarations]),
                                         closures: closures, inlinable: inlinable, experimentalFeatures: experimentalFeatures)
+        options.lineDirectiveFile = lineDirectiveFile
         return try Rewriter.instrument(text, options: options)
     }
 }

@@ -277,19 +277,92 @@ final class BodyCollector: SyntaxVisitor {
         let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
         let offset = brace.endPositionBeforeTrailingTrivia.utf8Offset
         bodies += 1
-        if statements.isEmpty {
-            edits.append(Edit(offset: offset, text: Marker.emptyBody(site: site, async: async)))
+        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
+        let code = statements.isEmpty ? Marker.emptyBodyCode(site: site, async: async)
+            : Marker.entryCode(site: site, async: async, mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
+        let returnPoints = returns == .void || statements.isEmpty ? []
+            : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
+        guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
+            edits.append(Edit(offset: offset, text: Marker.wrap(code)))
+            returnPoints.forEach { edits.append(Edit(offset: $0, text: Marker.explicitReturn)) }
             return
         }
-        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
-        let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
-        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async, mayBeEmpty: mayBeEmpty)))
-        if returns != .void {
-            ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning).forEach {
-                edits.append(Edit(offset: $0, text: Marker.explicitReturn))
-            }
+        let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
+        let columns = Columns(file: file, lines: lines)
+        let entry = columns.entry(code, at: offset, firstToken: first, returnsFirst: returnPoints.contains(first))
+        edits.append(Edit(offset: offset, text: entry.text))
+        for point in returnPoints where !(entry.returnsFirst && point == first) {
+            edits.append(columns.explicitReturn(at: point))
         }
     }
+
+    /// A closure in a string interpolation: a line break there would end a one-line string literal.
+    private static func isInInterpolation(_ token: TokenSyntax) -> Bool {
+        var node = token.parent
+        while let current = node {
+            if current.is(ExpressionSegmentSyntax.self) { return true }
+            node = current.parent
+        }
+        return false
+    }
+}
+
+/// What goes into build copies (`--line-directive`), whose diagnostics, `#column`, debug info and crash stacks
+/// must name the original line and column. When code follows a body's brace on its line, the inserted text
+/// ends the line, and `#sourceLocation` with padding puts the rest back at its line and byte column (compiler
+/// columns count UTF-8 bytes). `strip` knows these shapes (`Rewriter.stripExtent`).
+struct Columns {
+    var file: String
+    var lines: LineTable
+
+    struct Entry {
+        var text: String
+        /// The implicit return of the expression that follows the brace is in `text`.
+        var returnsFirst: Bool
+    }
+
+    private func directive(line: Int) -> String { "#sourceLocation(file: \(Marker.literal(file)), line: \(line))" }
+
+    /// The entry text after a brace at `offset`; `firstToken` starts the body, and `returnsFirst` says it needs
+    /// an explicit `return`.
+    func entry(_ code: String, at offset: Int, firstToken: Int, returnsFirst: Bool) -> Entry {
+        let line = lines.line(of: offset)
+        let padding = offset - lines.start(ofLine: line)
+        if lines.line(of: firstToken) == line {
+            // Code follows on the brace line: end the line, then restore line and column.
+            let broken = Marker.open + code + "\n" + Marker.close
+            if !returnsFirst { return Entry(text: broken + directive(line: line) + "\n" + spaces(padding), returnsFirst: false) }
+            // `return` takes 7 of the padding's columns; with fewer, it goes on the line before, which is
+            // still one statement (a directive between `return` and its expression would end it).
+            if padding >= 7 {
+                return Entry(text: broken + directive(line: line) + "\n" + spaces(padding - 7) + "return ", returnsFirst: true)
+            }
+            if line > 1 {
+                return Entry(text: broken + directive(line: line - 1) + "\nreturn\n" + spaces(padding), returnsFirst: true)
+            }
+            return Entry(text: Marker.wrap(code), returnsFirst: false)
+        }
+        guard returnsFirst else { return Entry(text: Marker.wrap(code), returnsFirst: false) }
+        // Only comments and line breaks before the expression: `return` ends the brace line, in any column but
+        // the expression's (the compiler warns when they line up).
+        let returnColumn = padding + Marker.open.utf8.count + code.utf8.count + 2
+        let separator = returnColumn == column(of: firstToken) ? "  " : " "
+        return Entry(text: Marker.wrap(code + separator + "return"), returnsFirst: true)
+    }
+
+    /// `return` for an expression at `offset` on a line of its own (in a `#if` clause): on a line before it,
+    /// numbered as the line before, so the expression keeps its line and column.
+    func explicitReturn(at offset: Int) -> Edit {
+        let line = lines.line(of: offset)
+        let start = lines.start(ofLine: line)
+        guard line > 1, lines.isBlank(start ..< offset) else { return Edit(offset: offset, text: Marker.explicitReturn) }
+        let keyword = column(of: offset) == 1 ? " return" : "return"
+        return Edit(offset: start, text: Marker.open + directive(line: line - 1) + "\n" + keyword + Marker.close + "\n")
+    }
+
+    private func column(of offset: Int) -> Int { offset - lines.start(ofLine: lines.line(of: offset)) + 1 }
+
+    private func spaces(_ count: Int) -> String { String(repeating: " ", count: count) }
 }
 
 /// Attributes whose bodies are skipped.
@@ -324,12 +397,23 @@ enum ReturnKind: Equatable {
 /// The line (1-based) of a UTF-8 offset, from a table of line starts built once per file.
 struct LineTable {
     private var starts: [Int] = [0]
+    /// The text itself, for `isBlank`; kept only when asked for.
+    private var text: [UInt8] = []
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, keepingText: Bool = false) {
         starts.reserveCapacity(bytes.count / 32)
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
             starts.append(index + 1)
         }
+        if keepingText { text = Array(bytes) }
+    }
+
+    /// The offset where a line (1-based) starts.
+    func start(ofLine line: Int) -> Int { starts[line - 1] }
+
+    /// Whether a range holds only spaces and tabs (the table must keep the text).
+    func isBlank(_ range: Range<Int>) -> Bool {
+        range.allSatisfy { text[$0] == UInt8(ascii: " ") || text[$0] == UInt8(ascii: "\t") }
     }
 
     func line(of offset: Int) -> Int {

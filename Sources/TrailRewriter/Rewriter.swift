@@ -19,6 +19,10 @@ public struct InstrumentOptions: Sendable {
     /// Without it, features that change no ordinary code are on, and a file that does not parse is parsed again
     /// with the others.
     public var experimentalFeatures: [String] = []
+    /// For a build copy that starts with `#sourceLocation(file: lineDirectiveFile, line: 1)`: where code follows
+    /// a body's brace on its line, the line is broken after the inserted text and `#sourceLocation` puts the
+    /// rest back at its line and column. Without it (in place) no line moves, and columns on such lines shift.
+    public var lineDirectiveFile: String?
 
     public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,
                 experimentalFeatures: [String] = []) {
@@ -91,11 +95,11 @@ public enum Rewriter {
             if contains(source, Array(Marker.ignoreFile.utf8)), hasComment(tree, containing: Marker.ignoreFile) {
                 return .skipped("marked \(Marker.ignoreFile)")
             }
-            let lines = LineTable(buffer)
+            let lines = LineTable(buffer, keepingText: options.lineDirectiveFile != nil)
             let collector = BodyCollector(options: options, lines: lines, fileID: fileID(path: path, module: options.module))
             collector.walk(tree)
             var edits = collector.edits
-            if !edits.isEmpty { edits.append(Edit(offset: importOffset(tree, buffer), text: Marker.importTrail)) }
+            if !edits.isEmpty { edits.append(importEdit(tree, buffer, lines, file: options.lineDirectiveFile)) }
             let result = Edit.apply(edits, to: buffer)
             return result == source ? .unchanged : .changed(result, bodies: collector.bodies)
         }
@@ -113,7 +117,8 @@ public enum Rewriter {
                 switch (comment.isOpen, open) {
                 case (true, nil): open = comment.start
                 case (false, let start?):
-                    edits.append(Edit(offset: start, length: comment.end - start, text: ""))
+                    let end = try stripExtent(buffer, open: start, close: comment, path: path)
+                    edits.append(Edit(offset: start, length: end - start, text: ""))
                     open = nil
                 default:
                     let line = LineTable(buffer).line(of: comment.start)
@@ -130,6 +135,35 @@ public enum Rewriter {
 
     /// Whether the parser knows an experimental feature by this compiler name.
     public static func isExperimentalFeature(_ name: String) -> Bool { Parsing.feature(named: name) != nil }
+
+    /// Where an insertion ends: at its closing marker, or in build copies (`Columns`) past the line break and
+    /// padding that follow it: after `return` on a line of its own, the line break; after
+    /// `/*trail>*/#sourceLocation(...)`, that line and the padding of the next, which is as wide as the text
+    /// before the opening marker (7 columns of it may be `return `, or a line `return` may come first).
+    private static func stripExtent(_ buffer: UnsafeBufferPointer<UInt8>, open: Int, close: MarkerComment,
+                                    path: String) throws(SourceError) -> Int {
+        func has(_ text: String, at offset: Int) -> Bool {
+            let bytes = Array(text.utf8)
+            return offset >= 0 && offset + bytes.count <= buffer.count && buffer[offset ..< offset + bytes.count].elementsEqual(bytes)
+        }
+        func spaces(_ count: Int, at offset: Int) -> Bool {
+            offset + count <= buffer.count && buffer[offset ..< offset + count].allSatisfy { $0 == UInt8(ascii: " ") }
+        }
+        let inner = close.start
+        if (has("\nreturn", at: inner - 7) || has("\n return", at: inner - 8)), has("\n", at: close.end) { return close.end + 1 }
+        guard has("#sourceLocation(", at: close.end),
+              let lineEnd = buffer[close.end...].firstIndex(of: UInt8(ascii: "\n")) else { return close.end }
+        var lineStart = open
+        while lineStart > 0, buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+        let padding = open - lineStart
+        var end = lineEnd + 1
+        if has("return\n", at: end) { end += 7 }
+        if spaces(padding, at: end) || (padding >= 7 && spaces(padding - 7, at: end) && has("return ", at: end + padding - 7)) {
+            return end + padding
+        }
+        let line = LineTable(buffer).line(of: end)
+        throw SourceError(path: path, line: line, message: "trail marker followed by unexpected text; file left unchanged")
+    }
 
     /// `Module/File.swift`, the form of `#fileID`.
     static func fileID(path: String, module: String) -> String {
@@ -167,6 +201,18 @@ public enum Rewriter {
                           message: (first?.message ?? "syntax error") + "; file left unchanged")
     }
 
+    /// The import of `Trail`; in a build copy, a line of its own when code follows it.
+    private static func importEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>, _ lines: LineTable,
+                                   file: String?) -> Edit {
+        let offset = importOffset(tree, buffer)
+        guard let file, let first = tree.firstToken(viewMode: .sourceAccurate),
+              first.tokenKind != .endOfFile else { return Edit(offset: offset, text: Marker.importTrail) }
+        let entry = Columns(file: file, lines: lines).entry(Marker.importCode, at: offset,
+                                                            firstToken: first.positionAfterSkippingLeadingTrivia.utf8Offset,
+                                                            returnsFirst: false)
+        return Edit(offset: offset, text: entry.text)
+    }
+
     /// Where the import of `Trail` goes: before the first top-level import, else at the start of the file
     /// (after a `#!` line). Either way it shares a line with existing text, so no line moves.
     private static func importOffset(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
@@ -181,7 +227,7 @@ public enum Rewriter {
         return 0
     }
 
-    private struct MarkerComment {
+    struct MarkerComment {
         var start: Int
         var end: Int
         var isOpen: Bool

@@ -11,7 +11,8 @@ let instrumentVerb = Verb(
         Folders are searched for .swift files. Each function-like body gets, on the line of its opening
         brace, `Trail.enter("Module.Type.name(x:) @ Module/File.swift:LINE"); defer { Trail.exit() };`, and
         the file gets `import enum Trail.Trail;`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
-        'trail strip' removes exactly that. Instrumenting an instrumented file changes nothing.
+        'trail strip' removes exactly that. With --line-directive, code after a brace on its line moves to a
+        line of its own, put back at its line and column by #sourceLocation. Instrumenting an instrumented file changes nothing.
         Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies
         (attributes, witnesses of builder requirements, bodies that only compile with a builder),
         declarations after a '// trail:ignore' comment, and files containing '// trail:ignore-file'.
