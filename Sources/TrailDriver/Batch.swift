@@ -89,6 +89,7 @@ public enum Batch {
             case .failure(let error): report.errors.append(error)
             }
             if let text = result.output { standardOutput(text) }
+            if let note = result.note { standardError(note + "\n") }
         }
         for error in report.errors { standardError(error.description + "\n") }
         return report
@@ -98,6 +99,8 @@ public enum Batch {
         var outcome: Result<RewriteOutcome, SourceError>
         /// Text for standard output: a diff, or the rewritten file.
         var output: String?
+        /// A line for standard error: a build copy left as written.
+        var note: String?
     }
 
     private static func process(_ file: SourceFile, _ operation: BatchOperation, _ options: BatchOptions) -> FileResult {
@@ -106,7 +109,8 @@ public enum Batch {
             let outcome: RewriteOutcome
             switch operation {
             case .instrument(let settings):
-                outcome = try settings.instrument(original, path: file.path, module: file.module)
+                outcome = try settings.instrument(original, path: file.path, module: file.module,
+                                                  lineDirectiveFile: options.lineDirective ? absolutePath(file.path) : nil)
             case .strip:
                 outcome = try Rewriter.strip(original, path: file.path)
             }
@@ -132,21 +136,37 @@ public enum Batch {
             }
             return FileResult(outcome: .success(outcome), output: nil)
         } catch {
-            // A build copy of a file that cannot be rewritten is the file itself: the compiler then reports
-            // the problem at the original file and line, as it would without tracing.
-            if options.lineDirective, case .file(let target) = options.destination, let original = try? FileIO.read(file.path),
+            // A build copy of a file that cannot be rewritten is the file itself, and the build goes on: the
+            // compiler then parses it with the target's own settings (a syntax the parser here does not know),
+            // or reports the problem at the original file and line, as it would without tracing.
+            if options.lineDirective, let target = copyTarget(file, options.destination), let original = try? FileIO.read(file.path),
+               (try? FileIO.makeParents(of: target)) != nil,
                (try? FileIO.writeAtomically(buildCopy(of: file.path, original: original, result: original, debugOnly: false), to: target)) != nil {
-                return FileResult(outcome: .success(.skipped(error.description)), output: nil)
+                let note = "\(error.path):\(error.line):\(error.column): note: compiled without tracing: \(error.message)"
+                return FileResult(outcome: .success(.skipped(error.description)), output: nil, note: note)
             }
             return FileResult(outcome: .failure(error), output: nil)
         }
     }
 
+    /// Where a build copy goes, for destinations that write one per file.
+    private static func copyTarget(_ file: SourceFile, _ destination: BatchOptions.Destination) -> String? {
+        switch destination {
+        case .file(let target): return target
+        case .directory(let directory): return directory + "/" + file.relativePath
+        default: return nil
+        }
+    }
+
+    /// The name a build copy's `#sourceLocation` gives its original.
+    static func absolutePath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
     /// A copy compiled in place of `path`: diagnostics, `#fileID` and debug info name the original file and
     /// line. A `#!` line becomes blank, since it is only legal as a file's first line.
     static func buildCopy(of path: String, original: [UInt8], result: [UInt8], debugOnly: Bool) -> [UInt8] {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let directive = Array("#sourceLocation(file: \(Marker.literal(absolute)), line: 1)\n".utf8)
+        let directive = Array("#sourceLocation(file: \(Marker.literal(absolutePath(path))), line: 1)\n".utf8)
         func body(_ text: [UInt8]) -> [UInt8] {
             var text = text
             if text.starts(with: [UInt8(ascii: "#"), UInt8(ascii: "!")]) {

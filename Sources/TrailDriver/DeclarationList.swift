@@ -13,12 +13,18 @@ extension Declarations {
         return Declarations(merging: (0 ..< paths.count).compactMap { found[$0] })
     }
 
-    /// A Swift file of comments only, one `// never NAME` or `// builder NAME` per line, sorted, so equal sets
-    /// give equal files. Swift, because SwiftPM turns any other file a build command writes into a resource,
-    /// and a resource bundle would change the target; a file of comments compiles to nothing.
+    /// A Swift file of comments only, one declaration per line, sorted, so equal sets give equal files:
+    /// `// never NAME`, `// builder NAME`, `// requirement PROTOCOL NAME ATTRIBUTE` (a builder requirement) and
+    /// `// refines PROTOCOL INHERITED` (only those leading to a builder requirement). Swift, because SwiftPM
+    /// turns any other file a build command writes into a resource, and a resource bundle would change the
+    /// target; a file of comments compiles to nothing. Readers skip kinds they do not know.
     public var text: String {
-        Self.header + (neverReturning.sorted().map { "// never \($0)\n" }
-            + resultBuilders.sorted().map { "// builder \($0)\n" }).joined()
+        let kept = relevant
+        let refines = kept.refinements.keys.sorted().flatMap { name in kept.refinements[name]!.sorted().map { "// refines \(name) \($0)\n" } }
+        return Self.header + (kept.neverReturning.sorted().map { "// never \($0)\n" }
+            + kept.resultBuilders.sorted().map { "// builder \($0)\n" }
+            + kept.requirements.sorted().map { "// requirement \($0.protocolName) \($0.name) \($0.attribute)\n" }
+            + refines).joined()
     }
 
     static let header = "// Written by `trail scan`: what the target declares that changes how its files are rewritten.\n"
@@ -28,13 +34,15 @@ extension Declarations {
         self.init()
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
             guard line.hasPrefix("//") else {
-                throw SourceError(path: path, line: number + 1, column: 1, message: "expected '// never NAME' or '// builder NAME'")
+                throw SourceError(path: path, line: number + 1, column: 1, message: "expected a comment such as '// never NAME'")
             }
             let parts = line.dropFirst(2).split(separator: " ")
-            guard parts.count == 2 else { continue }
-            switch parts[0] {
-            case "never": neverReturning.insert(String(parts[1]))
-            case "builder": resultBuilders.insert(String(parts[1]))
+            let words = parts.map(String.init)
+            switch (words.first, words.count) {
+            case ("never", 2): neverReturning.insert(words[1])
+            case ("builder", 2): resultBuilders.insert(words[1])
+            case ("requirement", 4): requirements.insert(Requirement(protocolName: words[1], name: words[2], attribute: words[3]))
+            case ("refines", 3): refinements[words[1], default: []].insert(words[2])
             default: continue
             }
         }

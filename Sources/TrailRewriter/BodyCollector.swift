@@ -70,6 +70,9 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
         let returnType = node.signature.returnClause?.type
+        if isBuilt(body.statements, type: returnType, void: returnType == nil, witness: Naming.identifier(node.name), of: node) {
+            return .skipChildren
+        }
         instrument(
             after: body.leftBrace, body.statements, line: node.funcKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
@@ -109,6 +112,10 @@ final class BodyCollector: SyntaxVisitor {
         let name = Naming.binding(node)
         push(name)
         if case .getter(let statements) = block.accessors {
+            if let variable = node.parent?.parent?.as(VariableDeclSyntax.self),
+               isBuilt(statements, type: node.typeAnnotation?.type, witness: name, of: variable) {
+                return .skipChildren
+            }
             let keyword = node.parent?.parent?.as(VariableDeclSyntax.self)?.bindingSpecifier
             instrument(after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
                        returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value)
@@ -124,6 +131,7 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         if isSkipped(node, node.attributes) { return .skipChildren }
         if case .getter(let statements) = node.accessorBlock?.accessors, let block = node.accessorBlock {
+            if isBuilt(statements, type: node.returnClause.type, witness: "subscript", of: node) { return .skipChildren }
             instrument(after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
                        async: false, returns: ReturnKind(node.returnClause.type))
         }
@@ -137,6 +145,10 @@ final class BodyCollector: SyntaxVisitor {
         // An `init` accessor runs before `self` exists and may only initialize; leave it alone.
         guard let body = node.body, node.accessorSpecifier.tokenKind != .keyword(.`init`),
               !isSkipped(node, node.attributes) else { return .skipChildren }
+        if accessor == "get", let (type, witness, member) = propertyDeclaration(of: node),
+           isBuilt(body.statements, type: type, witness: witness, of: member) {
+            return .skipChildren
+        }
         instrument(after: body.leftBrace, body.statements, line: node.accessorSpecifier,
                    async: node.effectSpecifiers?.asyncSpecifier != nil,
                    returns: accessor == "get" ? propertyReturnKind(of: node) : .void)
@@ -146,15 +158,20 @@ final class BodyCollector: SyntaxVisitor {
 
     /// A getter returns the property's or subscript's type.
     private func propertyReturnKind(of accessor: AccessorDeclSyntax) -> ReturnKind {
+        propertyDeclaration(of: accessor)?.type.map(ReturnKind.init) ?? .value
+    }
+
+    /// The type, name and declaration of the property or subscript an accessor belongs to.
+    private func propertyDeclaration(of accessor: AccessorDeclSyntax) -> (type: TypeSyntax?, name: String, decl: Syntax)? {
         var node = accessor.parent
         while let current = node {
-            if let binding = current.as(PatternBindingSyntax.self) {
-                return binding.typeAnnotation.map { ReturnKind($0.type) } ?? .value
+            if let binding = current.as(PatternBindingSyntax.self), let variable = binding.parent?.parent {
+                return (binding.typeAnnotation?.type, Naming.binding(binding), variable)
             }
-            if let sub = current.as(SubscriptDeclSyntax.self) { return ReturnKind(sub.returnClause.type) }
+            if let sub = current.as(SubscriptDeclSyntax.self) { return (sub.returnClause.type, "subscript", Syntax(sub)) }
             node = current.parent
         }
-        return .value
+        return nil
     }
 
     // MARK: Closures
@@ -167,6 +184,12 @@ final class BodyCollector: SyntaxVisitor {
             let insertAfter = node.signature?.inKeyword ?? node.leftBrace
             // A closure is async when it says so, or when it awaits: its context makes it async.
             let async = node.signature?.effectSpecifiers?.asyncSpecifier != nil || AwaitFinder.awaits(node.statements)
+            if let type = node.signature?.returnClause?.type {
+                if isBuilt(node.statements, type: type, witness: nil, of: node) { return .skipChildren }
+            } else if !ReturnFinder.returns(node.statements),
+                      BuilderBody.endsInComponent(node.statements, never: options.declarations.neverReturning) {
+                return .skipChildren
+            }
             instrument(after: insertAfter, node.statements, line: node.leftBrace, async: async,
                        returns: ReturnKind(closure: node))
         }
@@ -187,6 +210,38 @@ final class BodyCollector: SyntaxVisitor {
     }
 
     // MARK: Skip rules
+
+    /// A value body that a result builder transforms, though no attribute says so: a witness of a builder
+    /// requirement of a protocol the enclosing declaration conforms to, or a body of a shape that needs a
+    /// builder (`BuilderBody`). A `return` turns builders off. `void`: no result type is written.
+    private func isBuilt(_ statements: CodeBlockItemListSyntax, type: TypeSyntax?, void: Bool = false,
+                         witness name: String?, of member: some SyntaxProtocol) -> Bool {
+        guard !void, (type.map(ReturnKind.init) ?? .value) == .value, !ReturnFinder.returns(statements) else { return false }
+        if let name, builderWitnesses(of: Syntax(member)).contains(name) { return true }
+        let opaque = type?.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some)
+        return BuilderBody.needsBuilder(statements, opaque: opaque, never: options.declarations.neverReturning)
+    }
+
+    /// Requirement names a builder transforms in the declaration that holds `member`, when that declaration
+    /// states conformance to protocols with builder requirements (only there: a conformance stated elsewhere
+    /// does not make these members witnesses).
+    private func builderWitnesses(of member: Syntax) -> Set<String> {
+        guard let group = member.parent?.as(MemberBlockItemSyntax.self)?.parent?.parent?.parent?.asProtocol(DeclGroupSyntax.self),
+              let clause = group.inheritanceClause else { return [] }
+        if let known = witnessCache[group.id] { return known }
+        let names = options.declarations.builderRequirements(of: clause.inheritedTypes.flatMap { Self.protocolNames($0.type) })
+        witnessCache[group.id] = names
+        return names
+    }
+    private var witnessCache: [SyntaxIdentifier: Set<String>] = [:]
+
+    /// `P`, `Module.P`, `P & Q`, `@retroactive P`.
+    private static func protocolNames(_ type: TypeSyntax) -> [String] {
+        if let composition = type.as(CompositionTypeSyntax.self) { return composition.elements.flatMap { protocolNames($0.type) } }
+        if let attributed = type.as(AttributedTypeSyntax.self) { return protocolNames(attributed.baseType) }
+        if let member = type.as(MemberTypeSyntax.self) { return [Naming.identifier(member.name)] }
+        return [Naming.type(type)]
+    }
 
     /// `// trail:ignore` in the comments directly before a declaration.
     private func isIgnored(_ node: some SyntaxProtocol) -> Bool {
@@ -222,19 +277,92 @@ final class BodyCollector: SyntaxVisitor {
         let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
         let offset = brace.endPositionBeforeTrailingTrivia.utf8Offset
         bodies += 1
-        if statements.isEmpty {
-            edits.append(Edit(offset: offset, text: Marker.emptyBody(site: site, async: async)))
+        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
+        let code = statements.isEmpty ? Marker.emptyBodyCode(site: site, async: async)
+            : Marker.entryCode(site: site, async: async, mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
+        let returnPoints = returns == .void || statements.isEmpty ? []
+            : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
+        guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
+            edits.append(Edit(offset: offset, text: Marker.wrap(code)))
+            returnPoints.forEach { edits.append(Edit(offset: $0, text: Marker.explicitReturn)) }
             return
         }
-        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
-        let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
-        edits.append(Edit(offset: offset, text: Marker.entry(site: site, async: async, mayBeEmpty: mayBeEmpty)))
-        if returns != .void {
-            ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning).forEach {
-                edits.append(Edit(offset: $0, text: Marker.explicitReturn))
-            }
+        let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
+        let columns = Columns(file: file, lines: lines)
+        let entry = columns.entry(code, at: offset, firstToken: first, returnsFirst: returnPoints.contains(first))
+        edits.append(Edit(offset: offset, text: entry.text))
+        for point in returnPoints where !(entry.returnsFirst && point == first) {
+            edits.append(columns.explicitReturn(at: point))
         }
     }
+
+    /// A closure in a string interpolation: a line break there would end a one-line string literal.
+    private static func isInInterpolation(_ token: TokenSyntax) -> Bool {
+        var node = token.parent
+        while let current = node {
+            if current.is(ExpressionSegmentSyntax.self) { return true }
+            node = current.parent
+        }
+        return false
+    }
+}
+
+/// What goes into build copies (`--line-directive`), whose diagnostics, `#column`, debug info and crash stacks
+/// must name the original line and column. When code follows a body's brace on its line, the inserted text
+/// ends the line, and `#sourceLocation` with padding puts the rest back at its line and byte column (compiler
+/// columns count UTF-8 bytes). `strip` knows these shapes (`Rewriter.stripExtent`).
+struct Columns {
+    var file: String
+    var lines: LineTable
+
+    struct Entry {
+        var text: String
+        /// The implicit return of the expression that follows the brace is in `text`.
+        var returnsFirst: Bool
+    }
+
+    private func directive(line: Int) -> String { "#sourceLocation(file: \(Marker.literal(file)), line: \(line))" }
+
+    /// The entry text after a brace at `offset`; `firstToken` starts the body, and `returnsFirst` says it needs
+    /// an explicit `return`.
+    func entry(_ code: String, at offset: Int, firstToken: Int, returnsFirst: Bool) -> Entry {
+        let line = lines.line(of: offset)
+        let padding = offset - lines.start(ofLine: line)
+        if lines.line(of: firstToken) == line {
+            // Code follows on the brace line: end the line, then restore line and column.
+            let broken = Marker.open + code + "\n" + Marker.close
+            if !returnsFirst { return Entry(text: broken + directive(line: line) + "\n" + spaces(padding), returnsFirst: false) }
+            // `return` takes 7 of the padding's columns; with fewer, it goes on the line before, which is
+            // still one statement (a directive between `return` and its expression would end it).
+            if padding >= 7 {
+                return Entry(text: broken + directive(line: line) + "\n" + spaces(padding - 7) + "return ", returnsFirst: true)
+            }
+            if line > 1 {
+                return Entry(text: broken + directive(line: line - 1) + "\nreturn\n" + spaces(padding), returnsFirst: true)
+            }
+            return Entry(text: Marker.wrap(code), returnsFirst: false)
+        }
+        guard returnsFirst else { return Entry(text: Marker.wrap(code), returnsFirst: false) }
+        // Only comments and line breaks before the expression: `return` ends the brace line, in any column but
+        // the expression's (the compiler warns when they line up).
+        let returnColumn = padding + Marker.open.utf8.count + code.utf8.count + 2
+        let separator = returnColumn == column(of: firstToken) ? "  " : " "
+        return Entry(text: Marker.wrap(code + separator + "return"), returnsFirst: true)
+    }
+
+    /// `return` for an expression at `offset` on a line of its own (in a `#if` clause): on a line before it,
+    /// numbered as the line before, so the expression keeps its line and column.
+    func explicitReturn(at offset: Int) -> Edit {
+        let line = lines.line(of: offset)
+        let start = lines.start(ofLine: line)
+        guard line > 1, lines.isBlank(start ..< offset) else { return Edit(offset: offset, text: Marker.explicitReturn) }
+        let keyword = column(of: offset) == 1 ? " return" : "return"
+        return Edit(offset: start, text: Marker.open + directive(line: line - 1) + "\n" + keyword + Marker.close + "\n")
+    }
+
+    private func column(of offset: Int) -> Int { offset - lines.start(ofLine: lines.line(of: offset)) + 1 }
+
+    private func spaces(_ count: Int) -> String { String(repeating: " ", count: count) }
 }
 
 /// Attributes whose bodies are skipped.
@@ -269,12 +397,23 @@ enum ReturnKind: Equatable {
 /// The line (1-based) of a UTF-8 offset, from a table of line starts built once per file.
 struct LineTable {
     private var starts: [Int] = [0]
+    /// The text itself, for `isBlank`; kept only when asked for.
+    private var text: [UInt8] = []
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, keepingText: Bool = false) {
         starts.reserveCapacity(bytes.count / 32)
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
             starts.append(index + 1)
         }
+        if keepingText { text = Array(bytes) }
+    }
+
+    /// The offset where a line (1-based) starts.
+    func start(ofLine line: Int) -> Int { starts[line - 1] }
+
+    /// Whether a range holds only spaces and tabs (the table must keep the text).
+    func isBlank(_ range: Range<Int>) -> Bool {
+        range.allSatisfy { text[$0] == UInt8(ascii: " ") || text[$0] == UInt8(ascii: "\t") }
     }
 
     func line(of offset: Int) -> Int {
@@ -290,14 +429,8 @@ struct LineTable {
 }
 
 /// Whether statements suspend, not counting nested closures and functions, which are bodies of their own.
-final class AwaitFinder: SyntaxVisitor {
-    private var found = false
-
-    static func awaits(_ statements: CodeBlockItemListSyntax) -> Bool {
-        let finder = AwaitFinder(viewMode: .sourceAccurate)
-        finder.walk(statements)
-        return finder.found
-    }
+final class AwaitFinder: OwnStatementsFinder {
+    static func awaits(_ statements: CodeBlockItemListSyntax) -> Bool { finds(in: statements) }
 
     override func visit(_ node: AwaitExprSyntax) -> SyntaxVisitorContinueKind {
         found = true
@@ -313,7 +446,4 @@ final class AwaitFinder: SyntaxVisitor {
         if node.modifiers.contains(where: { $0.name.tokenKind == .keyword(.async) }) { found = true }
         return found ? .skipChildren : .visitChildren
     }
-
-    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
-    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
 }

@@ -1,18 +1,44 @@
 /// What a file declares that changes how bodies are rewritten, in that file and in the others of its module:
-/// functions returning `Never` and `@resultBuilder` types.
+/// functions returning `Never`, `@resultBuilder` types, and protocol requirements that carry a result builder
+/// to the witnesses of conforming types.
 public struct Declarations: Equatable, Sendable {
     public var neverReturning: Set<String> = []
     public var resultBuilders: Set<String> = []
+    /// Protocol requirements with an attribute, which is a result builder when its name ends in `Builder` or
+    /// names one of `resultBuilders`: `@ViewBuilder var body: Body { get }`.
+    public var requirements: Set<Requirement> = []
+    /// Each protocol and the protocols it inherits from, as written (`protocol Q: P, Equatable` gives Q: [P, Equatable]).
+    public var refinements: [String: Set<String>] = [:]
 
-    public init(neverReturning: Set<String> = [], resultBuilders: Set<String> = []) {
+    public struct Requirement: Hashable, Sendable, Comparable {
+        public var protocolName: String
+        public var name: String
+        public var attribute: String
+
+        public init(protocolName: String, name: String, attribute: String) {
+            self.protocolName = protocolName
+            self.name = name
+            self.attribute = attribute
+        }
+
+        public static func < (lhs: Requirement, rhs: Requirement) -> Bool {
+            (lhs.protocolName, lhs.name, lhs.attribute) < (rhs.protocolName, rhs.name, rhs.attribute)
+        }
+    }
+
+    public init(neverReturning: Set<String> = [], resultBuilders: Set<String> = [], requirements: Set<Requirement> = [],
+                refinements: [String: Set<String>] = [:]) {
         self.neverReturning = neverReturning
         self.resultBuilders = resultBuilders
+        self.requirements = requirements
+        self.refinements = refinements
     }
 
     /// The declarations in one file's text, found by `DeclarationScan`.
     public init(scanning source: [UInt8]) {
         self.init(neverReturning: DeclarationScan.neverReturning(in: source),
                   resultBuilders: DeclarationScan.resultBuilders(in: source))
+        DeclarationScan.protocols(in: source, into: &self)
     }
 
     /// All that any of `parts` declares.
@@ -20,7 +46,50 @@ public struct Declarations: Equatable, Sendable {
         for part in parts {
             neverReturning.formUnion(part.neverReturning)
             resultBuilders.formUnion(part.resultBuilders)
+            requirements.formUnion(part.requirements)
+            refinements.merge(part.refinements) { $0.union($1) }
         }
+    }
+
+    /// `@Name` or `@Module.Name` is a result builder.
+    public func isResultBuilder(_ attribute: String) -> Bool {
+        let name = attribute.split(separator: ".").last.map(String.init) ?? attribute
+        return name.hasSuffix("Builder") || resultBuilders.contains(name)
+    }
+
+    /// The requirement names whose witnesses a builder transforms, for a declaration that states conformance
+    /// to `protocols` (directly, or through the protocols they refine).
+    public func builderRequirements(of protocols: [String]) -> Set<String> {
+        let built = requirements.filter { isResultBuilder($0.attribute) }
+        guard !built.isEmpty else { return [] }
+        var seen: Set<String> = []
+        var pending = protocols
+        while let next = pending.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            pending += refinements[next] ?? []
+        }
+        return Set(built.filter { seen.contains($0.protocolName) }.map(\.name))
+    }
+
+    /// Only what can matter to a rewrite: requirements with a builder attribute, and the refinements that lead
+    /// to their protocols. Keeps the list `trail scan` writes, and so the rebuilds it triggers, small.
+    public var relevant: Declarations {
+        let built = requirements.filter { isResultBuilder($0.attribute) }
+        var reaching = Set(built.map(\.protocolName))
+        var kept: [String: Set<String>] = [:]
+        var grew = true
+        while grew {
+            grew = false
+            for (name, parents) in refinements {
+                let leading = parents.intersection(reaching)
+                guard !leading.isEmpty, kept[name] != leading else { continue }
+                kept[name] = leading
+                reaching.insert(name)
+                grew = true
+            }
+        }
+        return Declarations(neverReturning: neverReturning, resultBuilders: resultBuilders, requirements: built,
+                            refinements: kept)
     }
 }
 
@@ -74,6 +143,118 @@ enum DeclarationScan {
         return names
     }
 
+    /// `protocol P: Q, R { ... @Attr var name ... }`: each protocol's inherited protocols, and its requirements
+    /// that carry an attribute. A rough textual reading: a requirement too many costs only tracing.
+    static func protocols(in source: [UInt8], into declarations: inout Declarations) {
+        let keyword = Array("protocol".utf8)
+        var index = 0
+        while let hit = find(keyword, in: source, from: index) {
+            index = hit + keyword.count
+            guard hit == 0 || (!isIdentifierByte(source, at: hit - 1) && source[hit - 1] != UInt8(ascii: ".")),
+                  index < source.count, isSpace(source[index]) else { continue }
+            var cursor = index
+            while cursor < source.count, isSpace(source[cursor]) { cursor += 1 }
+            let nameStart = cursor
+            while isIdentifierByte(source, at: cursor) { cursor += 1 }
+            guard cursor > nameStart else { continue }
+            let name = String(decoding: source[nameStart ..< cursor], as: UTF8.self)
+            // The header, up to the body's brace, holds only names and punctuation of an inheritance clause.
+            let headerStart = cursor
+            while cursor < min(source.count, headerStart + 2000), source[cursor] != UInt8(ascii: "{") {
+                if [UInt8(ascii: "("), UInt8(ascii: ";"), UInt8(ascii: "}")].contains(source[cursor]) { break }
+                cursor += 1
+            }
+            guard cursor < source.count, source[cursor] == UInt8(ascii: "{") else { continue }
+            let parents = inheritedNames(String(decoding: source[headerStart ..< cursor], as: UTF8.self))
+            if !parents.isEmpty { declarations.refinements[name, default: []].formUnion(parents) }
+            let bodyEnd = matchingBrace(source, from: cursor)
+            attributedRequirements(source, cursor + 1, bodyEnd, protocolName: name, into: &declarations.requirements)
+            index = bodyEnd
+        }
+    }
+
+    /// `<Element>: Q, Module.R & S where ...` gives Q, R, S.
+    private static func inheritedNames(_ header: String) -> Set<String> {
+        let words = header.split(whereSeparator: { $0.isWhitespace })
+        var text = Substring(words.prefix(while: { $0 != "where" }).joined(separator: " "))
+        // Primary associated types come before the colon.
+        guard let colon = text.firstIndex(of: ":") else { return [] }
+        text = text[text.index(after: colon)...]
+        var names: Set<String> = []
+        var depth = 0, current = ""
+        func flush() {
+            let name = current.split(separator: ".").last.map { $0.trimmingSpaces } ?? ""
+            if !name.isEmpty { names.insert(name) }
+            current = ""
+        }
+        for character in text {
+            switch character {
+            case "<": depth += 1
+            case ">": depth -= 1
+            case "," where depth == 0, "&" where depth == 0: flush()
+            default: if depth == 0 { current.append(character) }
+            }
+        }
+        flush()
+        return names
+    }
+
+    /// Each `@Attribute` in a protocol body, with the name of the `var`, `func` or `subscript` it precedes.
+    private static func attributedRequirements(_ source: [UInt8], _ start: Int, _ end: Int, protocolName: String,
+                                               into found: inout Set<Declarations.Requirement>) {
+        let kinds = ["var", "func", "subscript", "init", "associatedtype", "typealias"].map { Array($0.utf8) }
+        var cursor = start
+        while cursor < end {
+            guard source[cursor] == UInt8(ascii: "@") else { cursor += 1; continue }
+            var nameEnd = cursor + 1
+            while nameEnd < end, isIdentifierByte(source, at: nameEnd) || source[nameEnd] == UInt8(ascii: ".") { nameEnd += 1 }
+            let attribute = String(decoding: source[cursor + 1 ..< nameEnd], as: UTF8.self)
+            cursor = nameEnd
+            // The declaration the attribute belongs to: the next declaration keyword.
+            var scan = nameEnd
+            while scan < end {
+                if !isIdentifierByte(source, at: scan - 1), let kind = kinds.first(where: { matches($0, in: source, at: scan) }),
+                   !isIdentifierByte(source, at: scan + kind.count) {
+                    let keyword = String(decoding: kind, as: UTF8.self)
+                    if keyword == "subscript" {
+                        found.insert(.init(protocolName: protocolName, name: "subscript", attribute: attribute))
+                    } else if keyword == "var" || keyword == "func" {
+                        var nameStart = scan + kind.count
+                        while nameStart < end, isSpace(source[nameStart]) { nameStart += 1 }
+                        var stop = nameStart
+                        while isIdentifierByte(source, at: stop) { stop += 1 }
+                        if stop > nameStart, !attribute.isEmpty {
+                            found.insert(.init(protocolName: protocolName, name: String(decoding: source[nameStart ..< stop], as: UTF8.self),
+                                               attribute: attribute))
+                        }
+                    }
+                    break
+                }
+                scan += 1
+            }
+        }
+    }
+
+    /// The offset of the `}` that closes the `{` at `open` (or the end of the text).
+    private static func matchingBrace(_ source: [UInt8], from open: Int) -> Int {
+        var depth = 0, cursor = open
+        while cursor < source.count {
+            switch source[cursor] {
+            case UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 { return cursor }
+            default: break
+            }
+            cursor += 1
+        }
+        return source.count
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+    }
+
     private static func isArrowBefore(_ position: Int, _ source: [UInt8]) -> Bool {
         var back = position - 1
         while back > 0, source[back] == UInt8(ascii: " ") { back -= 1 }
@@ -102,5 +283,11 @@ enum DeclarationScan {
             index += 1
         }
         return nil
+    }
+}
+
+private extension Substring {
+    var trimmingSpaces: String {
+        String(drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
     }
 }

@@ -26,7 +26,8 @@ enum ImplicitReturn {
         }
     }
 
-    private static func isValue(_ expr: ExprSyntax, _ never: Set<String>) -> Bool {
+    /// An expression a body can give back: not an assignment, a `Never` call, or an `if`/`switch` statement.
+    static func isValue(_ expr: ExprSyntax, _ never: Set<String>) -> Bool {
         if let ifExpr = expr.as(IfExprSyntax.self) { return branchesAreValues(ifExpr, never) == .value }
         if let switchExpr = expr.as(SwitchExprSyntax.self) { return branchesAreValues(switchExpr, never) == .value }
         if expr.is(AssignmentExprSyntax.self) { return false }

@@ -15,23 +15,23 @@ public enum Marker {
 
     /// Only the `Trail` type: a whole-module import would put the runtime's `Logger` beside, say, swift-log's,
     /// and make the name ambiguous in the user's file.
-    static let importTrail = wrap("import enum Trail.Trail; ")
+    static let importTrail = wrap(importCode + " ")
+    static let importCode = "import enum Trail.Trail;"
 
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
     /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which
     /// can end on another thread, pass a span.
     /// `mayBeEmpty`: the body may be empty once `#if` is resolved, and a `defer` that ends a scope draws a
     /// compiler warning (an error with warnings-as-errors), so an empty `do {}` follows it.
-    static func entry(site: String, async: Bool, mayBeEmpty: Bool = false) -> String {
+    static func entryCode(site: String, async: Bool, mayBeEmpty: Bool = false) -> String {
         let tail = mayBeEmpty ? " do {};" : ""
-        return async ? wrap("let __trail = Trail.enterAsync(\(literal(site))); defer { Trail.exit(__trail) };" + tail)
-                     : wrap("Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail)
+        return async ? "let __trail = Trail.enterAsync(\(literal(site))); defer { Trail.exit(__trail) };" + tail
+                     : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
     }
 
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
-    static func emptyBody(site: String, async: Bool) -> String {
-        async ? wrap("Trail.exit(Trail.enterAsync(\(literal(site))));")
-              : wrap("Trail.enter(\(literal(site))); Trail.exit();")
+    static func emptyBodyCode(site: String, async: Bool) -> String {
+        async ? "Trail.exit(Trail.enterAsync(\(literal(site))));" : "Trail.enter(\(literal(site))); Trail.exit();"
     }
 
     /// Makes an implicit single-expression return explicit once statements precede it.

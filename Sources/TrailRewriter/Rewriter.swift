@@ -1,5 +1,4 @@
 import SwiftDiagnostics
-import SwiftParser
 import SwiftParserDiagnostics
 import SwiftSyntax
 
@@ -16,12 +15,22 @@ public struct InstrumentOptions: Sendable {
     /// Also instrument `@inlinable`, `@_alwaysEmitIntoClient` and `@backDeployed` bodies. Legal only where
     /// `import Trail` is public (not with `InternalImportsByDefault`), and clients then trace those calls.
     public var inlinable = false
+    /// Experimental syntax the file's target enables, by the compiler's names (`BorrowAndMutateAccessors`).
+    /// Without it, features that change no ordinary code are on, and a file that does not parse is parsed again
+    /// with the others.
+    public var experimentalFeatures: [String] = []
+    /// For a build copy that starts with `#sourceLocation(file: lineDirectiveFile, line: 1)`: where code follows
+    /// a body's brace on its line, the line is broken after the inserted text and `#sourceLocation` puts the
+    /// rest back at its line and column. Without it (in place) no line moves, and columns on such lines shift.
+    public var lineDirectiveFile: String?
 
-    public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false) {
+    public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,
+                experimentalFeatures: [String] = []) {
         self.module = module
         self.declarations = declarations
         self.closures = closures
         self.inlinable = inlinable
+        self.experimentalFeatures = experimentalFeatures
     }
 }
 
@@ -35,10 +44,11 @@ public struct SourceText: Sendable {
     public let unmarked: [UInt8]
 
     /// Refuses text that is not UTF-8, or that holds markers and does not parse.
-    public init(_ bytes: [UInt8], path: String) throws(SourceError) {
+    public init(_ bytes: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError) {
         try Rewriter.checkUTF8(bytes, path: path)
         var unmarked = bytes
-        if Rewriter.contains(bytes, Marker.openBytes), case .changed(let stripped, _) = try Rewriter.strip(bytes, path: path) {
+        if Rewriter.contains(bytes, Marker.openBytes),
+           case .changed(let stripped, _) = try Rewriter.strip(bytes, path: path, experimentalFeatures: experimentalFeatures) {
             unmarked = stripped
         }
         self.path = path
@@ -80,26 +90,26 @@ public enum Rewriter {
     public static func instrument(_ text: SourceText, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome {
         let path = text.path, source = text.bytes
         return try text.unmarked.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
-            let tree = Parser.parse(source: buffer)
+            let tree = Parsing.parse(buffer, features: options.experimentalFeatures)
             try rejectSyntaxErrors(tree, path: path)
             if contains(source, Array(Marker.ignoreFile.utf8)), hasComment(tree, containing: Marker.ignoreFile) {
                 return .skipped("marked \(Marker.ignoreFile)")
             }
-            let lines = LineTable(buffer)
+            let lines = LineTable(buffer, keepingText: options.lineDirectiveFile != nil)
             let collector = BodyCollector(options: options, lines: lines, fileID: fileID(path: path, module: options.module))
             collector.walk(tree)
             var edits = collector.edits
-            if !edits.isEmpty { edits.append(Edit(offset: importOffset(tree, buffer), text: Marker.importTrail)) }
+            if !edits.isEmpty { edits.append(importEdit(tree, buffer, lines, file: options.lineDirectiveFile)) }
             let result = Edit.apply(edits, to: buffer)
             return result == source ? .unchanged : .changed(result, bodies: collector.bodies)
         }
     }
 
-    public static func strip(_ source: [UInt8], path: String) throws(SourceError) -> RewriteOutcome {
+    public static func strip(_ source: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError) -> RewriteOutcome {
         try checkUTF8(source, path: path)
         guard contains(source, Marker.openBytes) else { return .unchanged }
         return try source.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
-            let tree = Parser.parse(source: buffer)
+            let tree = Parsing.parse(buffer, features: experimentalFeatures)
             try rejectSyntaxErrors(tree, path: path)
             var edits: [Edit] = []
             var open: Int?
@@ -107,7 +117,8 @@ public enum Rewriter {
                 switch (comment.isOpen, open) {
                 case (true, nil): open = comment.start
                 case (false, let start?):
-                    edits.append(Edit(offset: start, length: comment.end - start, text: ""))
+                    let end = try stripExtent(buffer, open: start, close: comment, path: path)
+                    edits.append(Edit(offset: start, length: end - start, text: ""))
                     open = nil
                 default:
                     let line = LineTable(buffer).line(of: comment.start)
@@ -120,6 +131,38 @@ public enum Rewriter {
             if edits.isEmpty { return .unchanged }
             return .changed(Edit.apply(edits, to: buffer), bodies: edits.count)
         }
+    }
+
+    /// Whether the parser knows an experimental feature by this compiler name.
+    public static func isExperimentalFeature(_ name: String) -> Bool { Parsing.feature(named: name) != nil }
+
+    /// Where an insertion ends: at its closing marker, or in build copies (`Columns`) past the line break and
+    /// padding that follow it: after `return` on a line of its own, the line break; after
+    /// `/*trail>*/#sourceLocation(...)`, that line and the padding of the next, which is as wide as the text
+    /// before the opening marker (7 columns of it may be `return `, or a line `return` may come first).
+    private static func stripExtent(_ buffer: UnsafeBufferPointer<UInt8>, open: Int, close: MarkerComment,
+                                    path: String) throws(SourceError) -> Int {
+        func has(_ text: String, at offset: Int) -> Bool {
+            let bytes = Array(text.utf8)
+            return offset >= 0 && offset + bytes.count <= buffer.count && buffer[offset ..< offset + bytes.count].elementsEqual(bytes)
+        }
+        func spaces(_ count: Int, at offset: Int) -> Bool {
+            offset + count <= buffer.count && buffer[offset ..< offset + count].allSatisfy { $0 == UInt8(ascii: " ") }
+        }
+        let inner = close.start
+        if (has("\nreturn", at: inner - 7) || has("\n return", at: inner - 8)), has("\n", at: close.end) { return close.end + 1 }
+        guard has("#sourceLocation(", at: close.end),
+              let lineEnd = buffer[close.end...].firstIndex(of: UInt8(ascii: "\n")) else { return close.end }
+        var lineStart = open
+        while lineStart > 0, buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+        let padding = open - lineStart
+        var end = lineEnd + 1
+        if has("return\n", at: end) { end += 7 }
+        if spaces(padding, at: end) || (padding >= 7 && spaces(padding - 7, at: end) && has("return ", at: end + padding - 7)) {
+            return end + padding
+        }
+        let line = LineTable(buffer).line(of: end)
+        throw SourceError(path: path, line: line, message: "trail marker followed by unexpected text; file left unchanged")
     }
 
     /// `Module/File.swift`, the form of `#fileID`.
@@ -158,6 +201,18 @@ public enum Rewriter {
                           message: (first?.message ?? "syntax error") + "; file left unchanged")
     }
 
+    /// The import of `Trail`; in a build copy, a line of its own when code follows it.
+    private static func importEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>, _ lines: LineTable,
+                                   file: String?) -> Edit {
+        let offset = importOffset(tree, buffer)
+        guard let file, let first = tree.firstToken(viewMode: .sourceAccurate),
+              first.tokenKind != .endOfFile else { return Edit(offset: offset, text: Marker.importTrail) }
+        let entry = Columns(file: file, lines: lines).entry(Marker.importCode, at: offset,
+                                                            firstToken: first.positionAfterSkippingLeadingTrivia.utf8Offset,
+                                                            returnsFirst: false)
+        return Edit(offset: offset, text: entry.text)
+    }
+
     /// Where the import of `Trail` goes: before the first top-level import, else at the start of the file
     /// (after a `#!` line). Either way it shares a line with existing text, so no line moves.
     private static func importOffset(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
@@ -172,7 +227,7 @@ public enum Rewriter {
         return 0
     }
 
-    private struct MarkerComment {
+    struct MarkerComment {
         var start: Int
         var end: Int
         var isOpen: Bool

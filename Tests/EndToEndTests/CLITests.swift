@@ -50,6 +50,36 @@ import TrailTestSupport
         #expect(Transcript.read(output + "/App/Generated.swift").contains("Trail.enter"))
     }
 
+    @Test func buildCopyOfAFileThatDoesNotParseIsTheFileAsWritten() throws {
+        let directory = try tree()
+        let broken = directory + "/Sources/App/Broken.swift"
+        let copy = directory + "/copy/Broken.trail.swift"
+        let plugin = try run(Paths.trail, ["instrument", "--line-directive", "--module", "App", "--output-file", copy, broken])
+        #expect(plugin.status == 0)
+        #expect(plugin.stderr.contains("\(broken):1:"))
+        #expect(plugin.stderr.contains("note: compiled without tracing"))
+        #expect(Transcript.read(copy) == "#sourceLocation(file: \"\(broken)\", line: 1)\nfunc broken( {\n")
+        // In place, the error stands and the file stays as it was.
+        let inPlace = try run(Paths.trail, ["instrument", "--in-place", broken])
+        #expect(inPlace.status == 1)
+        #expect(inPlace.stderr.contains(": error: "))
+    }
+
+    @Test func experimentalFeaturesAreCheckedByName() throws {
+        let directory = try tree()
+        let file = directory + "/Sources/App/Sub/S.swift"
+        let bad = try run(Paths.trail, ["instrument", "--experimental-feature", "NoSuchFeature", file])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("unknown experimental feature 'NoSuchFeature'"))
+        let fromEnvironment = try run(Paths.trail, ["instrument", file], environment: ["TRAIL_EXPERIMENTAL_FEATURES": "Bogus"])
+        #expect(fromEnvironment.status == 2)
+        #expect(fromEnvironment.stderr.contains("'Bogus'"))
+        let good = try run(Paths.trail, ["instrument", "--experimental-feature", "CoroutineAccessors", file],
+                           environment: ["TRAIL_EXPERIMENTAL_FEATURES": "DoExpressions,ThenStatements"])
+        #expect(good.status == 0)
+        #expect(good.stdout.contains("Trail.enter"))
+    }
+
     @Test func helpForEveryVerbAndUsageErrors() throws {
         let top = try run(Paths.trail, ["--help"])
         #expect(top.status == 0)

@@ -6,11 +6,13 @@ import TrailTestSupport
 @Suite struct ZooTests {
     static let zoo = Paths.fixture("Zoo")
 
-    /// ZooLog, a module the zoo imports, whose `Logger` and `LogSink` are also names in Trail.
+    /// ZooLog, a module the zoo imports, whose `Logger` and `LogSink` are also names in Trail, and whose `Card`
+    /// protocol carries a result builder to its conformers, as SwiftUI's `View` does.
     static func compileLogModule(into directory: String) throws {
+        let sources = try FileManager.default.contentsOfDirectory(atPath: Paths.fixture("ZooLog")).filter { $0.hasSuffix(".swift") }
         try run("swiftc", ["-module-name", "ZooLog", "-parse-as-library", "-emit-module", "-emit-library", "-static",
-                           "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a",
-                           Paths.fixture("ZooLog") + "/Logger.swift"], check: true)
+                           "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a"]
+                    + sources.sorted().map { Paths.fixture("ZooLog") + "/" + $0 }, check: true)
     }
 
     /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced.
@@ -52,6 +54,31 @@ import TrailTestSupport
         let actual = Transcript.maskTrace(traced.stderr)
         let expected = Transcript.read(Self.zoo + "/expected-trace.txt")
         #expect(Transcript.firstDifference(actual, expected) == nil)
+    }
+
+    /// The build plugin's copies (`--line-directive`): lines are added where code follows a brace, and the
+    /// zoo still compiles without warnings and traces the same.
+    @Test func pluginCopiesCompileAndTraceTheSame() throws {
+        let directory = Paths.temporaryDirectory("zoo-copies")
+        let copies = directory + "/src"
+        try run(Paths.trail, ["instrument", "--closures", "--module", "Zoo", "--line-directive", "--output", copies, Self.zoo], check: true)
+        // As the plugin names them, so that a copy's #fileID differs from the original's it names; main.swift,
+        // top-level code only, is compiled as written.
+        for name in try FileManager.default.contentsOfDirectory(atPath: copies) where name.hasSuffix(".swift") {
+            let path = copies + "/" + name
+            if name == "main.swift" {
+                try FileManager.default.removeItem(atPath: path)
+                try FileManager.default.copyItem(atPath: Self.zoo + "/main.swift", toPath: path)
+            } else {
+                try FileManager.default.moveItem(atPath: path, toPath: copies + "/" + name.dropLast(6) + ".trail.swift")
+            }
+        }
+        try Self.compileLogModule(into: directory)
+        let binary = try Self.compile(copies, traced: true, into: directory)
+        let traced = try run(binary, [], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(traced.stdout == (try run(Self.built.plain, [], check: true)).stdout)
+        let expected = Transcript.read(Self.zoo + "/expected-trace.txt")
+        #expect(Transcript.firstDifference(Transcript.maskTrace(traced.stderr), expected) == nil)
     }
 
     @Test func instrumentedCopyKeepsEveryLine() throws {

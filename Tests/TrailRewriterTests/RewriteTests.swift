@@ -125,7 +125,8 @@ import TrailTestSupport
     }
 
     @Test func idempotentAndStripIsExact() throws {
-        for name in ["main.swift", "Shelf.swift", "Types.swift", "Effects.swift", "Skips.swift", "Closures.swift", "Logging.swift"] {
+        for name in ["main.swift", "Shelf.swift", "Types.swift", "Effects.swift", "Skips.swift", "Closures.swift", "Logging.swift",
+                     "Builders.swift"] {
             let path = "/x/Zoo/" + name
             let source = try String(contentsOfFile: Paths.fixture("Zoo/" + name), encoding: .utf8)
             let once = try instrumented(source, module: "Zoo", path: path, closures: true)

@@ -1,3 +1,4 @@
+import Foundation
 import TrailCommandLine
 import TrailDriver
 import TrailRewriter
@@ -10,8 +11,10 @@ let instrumentVerb = Verb(
         Folders are searched for .swift files. Each function-like body gets, on the line of its opening
         brace, `Trail.enter("Module.Type.name(x:) @ Module/File.swift:LINE"); defer { Trail.exit() };`, and
         the file gets `import enum Trail.Trail;`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
-        'trail strip' removes exactly that. Instrumenting an instrumented file changes nothing.
-        Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies,
+        'trail strip' removes exactly that. With --line-directive, code after a brace on its line moves to a
+        line of its own, put back at its line and column by #sourceLocation. Instrumenting an instrumented file changes nothing.
+        Skipped: @inlinable, @_alwaysEmitIntoClient, @_transparent, @backDeployed and result-builder bodies
+        (attributes, witnesses of builder requirements, bodies that only compile with a builder),
         declarations after a '// trail:ignore' comment, and files containing '// trail:ignore-file'.
         With a single file and no destination, the result is printed.
         """,
@@ -22,11 +25,20 @@ let instrumentVerb = Verb(
         .value("--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).", repeatable: true),
         .value("--never", placeholder: "NAME", help: "A function returning Never, defined elsewhere (repeatable).", repeatable: true),
         .value("--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
+        .value("--experimental-feature", placeholder: "NAME",
+               help: "Parse this experimental syntax, by the compiler's feature name (repeatable; also TRAIL_EXPERIMENTAL_FEATURES=A,B).",
+               repeatable: true),
     ],
     run: { arguments in
         var settings = InstrumentSettings(
             closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
             declared: [Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))])
+        let features = InstrumentSettings.features(named: arguments.all("experimental-feature"),
+                                                   environment: ProcessInfo.processInfo.environment)
+        if let unknown = features.unknown.first {
+            throw UsageError(description: "unknown experimental feature '\(unknown)' (in --experimental-feature or \(InstrumentSettings.featuresVariable))")
+        }
+        settings.experimentalFeatures = features.features
         if let path = arguments.value("declarations") {
             settings.declared.append(try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })
         }
