@@ -7,12 +7,14 @@ import PackagePlugin
 @main
 struct TrailPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
-        guard let target = target as? SourceModuleTarget else { return [] }
+        // A C target, or a Swift target whose files the build compiles itself, has nothing to instrument.
+        guard let target = target as? SwiftSourceModuleTarget else { return [] }
+        let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
+        guard !files.isEmpty else { return [] }
         let trail = try context.tool(named: "trail").url
         let output = context.pluginWorkDirectoryURL
         // Copies trace in debug builds only, unless TRAIL_RELEASE=1 asks for traced release builds too.
         let guardFlag = ProcessInfo.processInfo.environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
-        let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
         // What the whole target declares (Never functions, result builders), rewritten only when it changes.
         // A Swift file of comments: any other kind of output would become a resource of the target.
         let declarations = output.appendingPathComponent("TrailDeclarations.swift")

@@ -50,6 +50,15 @@ import TrailTestSupport
         #expect(Transcript.read(output + "/App/Generated.swift").contains("Trail.enter"))
     }
 
+    @Test func scanWithNoPathWritesAnEmptyList() throws {
+        let list = Paths.temporaryDirectory("scan") + "/Declarations.swift"
+        let result = try run(Paths.trail, ["scan", "--output", list])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = Transcript.read(list)
+        #expect(text.hasPrefix("// Written by `trail scan`"))
+        #expect(!text.contains("// never") && !text.contains("// builder"))
+    }
+
     @Test func helpForEveryVerbAndUsageErrors() throws {
         let top = try run(Paths.trail, ["--help"])
         #expect(top.status == 0)
