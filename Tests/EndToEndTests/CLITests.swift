@@ -80,7 +80,7 @@ import TrailTestSupport
         let top = try run(Paths.trail, ["--help"])
         #expect(top.status == 0)
         #expect(top.stdout.contains("instrument"))
-        for verb in ["instrument", "strip"] {
+        for verb in ["instrument", "strip", "setup"] {
             let help = try run(Paths.trail, [verb, "--help"])
             #expect(help.status == 0)
             #expect(help.stdout.contains("Usage: trail \(verb)"))
