@@ -93,8 +93,8 @@ let package = Package(
         .plugin(
             name: "TrailCommand",
             capability: .command(
-                intent: .custom(verb: "trail", description: "Instrument or strip this package's Swift sources in place"),
-                permissions: [.writeToPackageDirectory(reason: "trail instrument/strip rewrites source files in place")]),
+                intent: .custom(verb: "trail", description: "Set up TRAIL=1 tracing (setup), or instrument or strip Swift sources in place"),
+                permissions: [.writeToPackageDirectory(reason: "trail setup edits Package.swift; instrument/strip rewrite sources in place")]),
             dependencies: ["trail"]),
 
         .executableTarget(name: "trail-bench", dependencies: ["TrailDriver", "Trail"], path: "Benchmarks/TrailBench",

@@ -7,12 +7,18 @@ import PackagePlugin
 @main
 struct TrailPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
-        guard let target = target as? SourceModuleTarget else { return [] }
+        // A C target, or a Swift target whose files the build compiles itself, has nothing to instrument.
+        guard let target = target as? SwiftSourceModuleTarget else { return [] }
+        let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
+        guard !files.isEmpty else { return [] }
         let trail = try context.tool(named: "trail").url
         let output = context.pluginWorkDirectoryURL
         // Copies trace in debug builds only, unless TRAIL_RELEASE=1 asks for traced release builds too.
-        let guardFlag = ProcessInfo.processInfo.environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
-        let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
+        let environment = ProcessInfo.processInfo.environment
+        let guardFlag = environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
+        // A plugin cannot see the target's swiftSettings: experimental syntax the target enables is named here.
+        let features = (environment["TRAIL_EXPERIMENTAL_FEATURES"] ?? "").split(separator: ",")
+            .flatMap { ["--experimental-feature", String($0)] }
         // What the whole target declares (Never functions, result builders), rewritten only when it changes.
         // A Swift file of comments: any other kind of output would become a resource of the target.
         let declarations = output.appendingPathComponent("TrailDeclarations.swift")
@@ -32,7 +38,7 @@ struct TrailPlugin: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Trail instrumenting \(relative)",
                 executable: trail,
-                arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
+                arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag + features
                     + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
                 inputFiles: [file.url, declarations],
                 outputFiles: [copy])

@@ -25,7 +25,8 @@ public struct BatchOptions: Sendable {
     public var destination: Destination
     public var jobs: Int
     /// Starts the output with `#sourceLocation(file: <input>, line: 1)` so that diagnostics, `#fileID` and
-    /// debug info name the original file, for copies compiled in its place.
+    /// debug info name the original file, for copies compiled in its place (`Batch.directiveFile` decides
+    /// the file named: a copy named `main.swift` names itself).
     public var lineDirective = false
     /// With `lineDirective`: the copy is `#if DEBUG <instrumented> #else <original> #endif`, so that
     /// release builds compile the user's code unchanged.
@@ -110,13 +111,16 @@ public enum Batch {
             switch operation {
             case .instrument(let settings):
                 outcome = try settings.instrument(original, path: file.path, module: file.module,
-                                                  lineDirectiveFile: options.lineDirective ? absolutePath(file.path) : nil)
+                                                  lineDirectiveFile: options.lineDirective ? directiveFile(for: file, destination: options.destination) : nil)
             case .strip:
                 outcome = try Rewriter.strip(original, path: file.path)
             }
             var result = original
             if case .changed(let bytes, _) = outcome { result = bytes }
-            if options.lineDirective { result = buildCopy(of: file.path, original: original, result: result, debugOnly: options.debugOnly) }
+            if options.lineDirective {
+                result = buildCopy(naming: directiveFile(for: file, destination: options.destination), original: original,
+                                   result: result, debugOnly: options.debugOnly)
+            }
 
             switch options.destination {
             case .inPlace:
@@ -141,7 +145,8 @@ public enum Batch {
             // or reports the problem at the original file and line, as it would without tracing.
             if options.lineDirective, let target = copyTarget(file, options.destination), let original = try? FileIO.read(file.path),
                (try? FileIO.makeParents(of: target)) != nil,
-               (try? FileIO.writeAtomically(buildCopy(of: file.path, original: original, result: original, debugOnly: false), to: target)) != nil {
+               (try? FileIO.writeAtomically(buildCopy(naming: directiveFile(for: file, destination: options.destination),
+                                                                          original: original, result: original, debugOnly: false), to: target)) != nil {
                 let note = "\(error.path):\(error.line):\(error.column): note: compiled without tracing: \(error.message)"
                 return FileResult(outcome: .success(.skipped(error.description)), output: nil, note: note)
             }
@@ -158,15 +163,27 @@ public enum Batch {
         }
     }
 
-    /// The name a build copy's `#sourceLocation` gives its original.
-    static func absolutePath(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    /// The file that the `#sourceLocation` directives of `file`'s build copy name (absolute): the input, so that
+    /// diagnostics, `#fileID` and debug info name the user's file. But a copy written as `main.swift` names
+    /// itself: it keeps that name to hold top-level code, and a directive naming another `main.swift` gives the
+    /// module two paths with the `#fileID` `Module/main.swift`, which the compiler warns about (a warning no
+    /// flag silences). Naming itself, the copy keeps its `#fileID`, lines and columns; only `#filePath`, debug
+    /// info and diagnostics name the copy. The name is the output path as given, which must be the path the
+    /// compiler is given (the build plugin declares the same path as the command's output).
+    public static func directiveFile(for file: SourceFile, destination: BatchOptions.Destination) -> String {
+        let named = copyTarget(file, destination).flatMap { isEntryPoint($0) ? $0 : nil } ?? file.path
+        return named.hasPrefix("/") ? named : FileManager.default.currentDirectoryPath + "/" + named
     }
 
-    /// A copy compiled in place of `path`: diagnostics, `#fileID` and debug info name the original file and
-    /// line. A `#!` line becomes blank, since it is only legal as a file's first line.
-    static func buildCopy(of path: String, original: [UInt8], result: [UInt8], debugOnly: Bool) -> [UInt8] {
-        let directive = Array("#sourceLocation(file: \(Marker.literal(absolutePath(path))), line: 1)\n".utf8)
+    /// The compiler takes a file named `main.swift` as the module's top-level code, whatever its folder.
+    static func isEntryPoint(_ path: String) -> Bool {
+        path == "main.swift" || path.hasSuffix("/main.swift")
+    }
+
+    /// A copy compiled in place of the input: its `#sourceLocation` names `file` (see `directiveFile`) and
+    /// restores the input's lines. A `#!` line becomes blank, since it is only legal as a file's first line.
+    static func buildCopy(naming file: String, original: [UInt8], result: [UInt8], debugOnly: Bool) -> [UInt8] {
+        let directive = Array("#sourceLocation(file: \(Marker.literal(file)), line: 1)\n".utf8)
         func body(_ text: [UInt8]) -> [UInt8] {
             var text = text
             if text.starts(with: [UInt8(ascii: "#"), UInt8(ascii: "!")]) {

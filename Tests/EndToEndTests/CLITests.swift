@@ -80,11 +80,37 @@ import TrailTestSupport
         #expect(good.stdout.contains("Trail.enter"))
     }
 
+    @Test func scanWithNoPathWritesAnEmptyList() throws {
+        let list = Paths.temporaryDirectory("scan") + "/Declarations.swift"
+        let result = try run(Paths.trail, ["scan", "--output", list])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = Transcript.read(list)
+        #expect(text.hasPrefix("// Written by `trail scan`"))
+        #expect(!text.contains("// never") && !text.contains("// builder"))
+    }
+
+    /// A build copy names its input in `#sourceLocation`, except a copy named main.swift: naming another
+    /// main.swift would give the module two paths for the `#fileID` `App/main.swift`, a warning.
+    @Test func buildCopyOfMainNamesItself() throws {
+        let directory = try tree()
+        let copies = directory + "/copies"
+        for (input, output) in [("main.swift", "main/main.swift"), ("Sub/S.swift", "Sub+S.trail.swift")] {
+            let result = try run(Paths.trail, ["instrument", "--module", "App", "--line-directive", "--debug-only",
+                                               "--output-file", copies + "/" + output, directory + "/Sources/App/" + input])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let main = Transcript.read(copies + "/main/main.swift")
+        #expect(main.hasPrefix("#if DEBUG\n#sourceLocation(file: \"\(copies)/main/main.swift\", line: 1)\n"))
+        #expect(!main.contains("Sources/App/main.swift"))
+        #expect(Transcript.read(copies + "/Sub+S.trail.swift")
+            .hasPrefix("#if DEBUG\n#sourceLocation(file: \"\(directory)/Sources/App/Sub/S.swift\", line: 1)\n"))
+    }
+
     @Test func helpForEveryVerbAndUsageErrors() throws {
         let top = try run(Paths.trail, ["--help"])
         #expect(top.status == 0)
         #expect(top.stdout.contains("instrument"))
-        for verb in ["instrument", "strip"] {
+        for verb in ["instrument", "strip", "setup"] {
             let help = try run(Paths.trail, [verb, "--help"])
             #expect(help.status == 0)
             #expect(help.stdout.contains("Usage: trail \(verb)"))

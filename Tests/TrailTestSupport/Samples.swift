@@ -22,14 +22,15 @@ public struct SampleCopy: Sendable {
         directory + "/.build/" + scratch + "/" + configuration
     }
 
-    /// `swift build` in the copy. `traced` sets TRAIL=1; `scratch` names a separate build folder.
+    /// `swift build` in the copy. `traced` sets TRAIL=1; `scratch` names a separate build folder. Warnings are
+    /// errors: tracing must add none, in any configuration.
     @discardableResult
     public func build(scratch: String, traced: Bool, configuration: String = "debug", extra: [String] = [],
                       environment: [String: String] = [:], check: Bool = true) throws -> ProcessResult {
         var env = environment
         if traced { env["TRAIL"] = "1" }
         return try run("swift", ["build", "--package-path", directory, "--scratch-path", directory + "/.build/" + scratch,
-                                 "-c", configuration] + extra, environment: env, check: check)
+                                 "-c", configuration, "-Xswiftc", "-warnings-as-errors"] + extra, environment: env, check: check)
     }
 
     static func sync(from source: String, to destination: String) throws {

@@ -13,7 +13,8 @@ let pathOptions: [OptionSpec] = [
     .flag("--dry-run", "-n", help: "Print a unified diff of what would change; write nothing."),
     .value("--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).", repeatable: true),
     .value("--jobs", "-j", placeholder: "N", help: "Files processed at once (default: the number of cores)."),
-    .flag("--line-directive", help: "Start each output with #sourceLocation naming the input (for build copies)."),
+    .flag("--line-directive", help: "Start each output with #sourceLocation naming the input (for build copies);"
+              + " an output named main.swift names itself, so #fileID has one path."),
     .flag("--debug-only", help: "With --line-directive: trace only when DEBUG is set; release compiles the original."),
 ]
 

@@ -5,11 +5,11 @@ import TrailRewriter
 let scanVerb = Verb(
     name: "scan",
     summary: "List the Never functions, result builders and builder requirements declared in files, for 'instrument --declarations'.",
-    usage: "--output FILE PATH...",
+    usage: "--output FILE [PATH...]",
     details: """
         The build plugin rewrites each file in a command of its own; this command gives each of them what the
         whole target declares. FILE is rewritten only when the list changes, so that an edit which declares
-        nothing new re-instruments only the edited file.
+        nothing new re-instruments only the edited file. With no PATH the list is empty.
         """,
     options: [
         .value("--output", "-o", placeholder: "FILE", help: "Where the list goes."),
@@ -17,7 +17,6 @@ let scanVerb = Verb(
     ],
     run: { arguments in
         guard let output = arguments.value("output") else { throw UsageError(description: "--output FILE is required") }
-        guard !arguments.positionals.isEmpty else { throw UsageError(description: "no PATH given (see 'trail scan --help')") }
         try reportingInputErrors { () throws(SourceError) in
             let files = try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: nil)
             try Declarations.scan(files.map(\.path), jobs: BatchOptions.defaultJobs).write(to: output)

@@ -1,0 +1,468 @@
+import Foundation
+import SwiftParser
+import SwiftSyntax
+import TrailRewriter
+
+/// `trail setup`: gives a package's manifest the TRAIL=1 pattern of README ("Tracing a package") and each traced
+/// target its placeholder `_Trail.swift`; `--undo` removes exactly that. The manifest is edited as text at places
+/// found by parsing it, so every other byte stays; a manifest that cannot be read that way is refused, with the
+/// lines to add by hand.
+public enum PackageSetup {
+    public static let placeholder = "_Trail.swift"
+    static let tracedDeclaration = #"let traced = Context.environment["TRAIL"] == "1""#
+    static let tracedInsertion = "\n\n// Added by `trail setup`: `TRAIL=1 swift build --scratch-path .build/trail` traces this package.\n"
+        + tracedDeclaration
+    /// The placeholder's last line says what setup added to the target's arguments, for `--undo`.
+    static let recordPrefix = "// trail setup added: "
+
+    /// What setup (or undo) would do; `apply` does it.
+    public struct Plan: Sendable {
+        public var manifest: String
+        public var original: [UInt8]
+        public var edited: [UInt8]
+        /// Placeholders to write (path, text) and to remove.
+        public var created: [(path: String, text: String)] = []
+        public var removed: [String] = []
+        /// Targets changed, and targets chosen that needed nothing.
+        public var changed: [String] = []
+        public var unchanged: [String] = []
+
+        public var isEmpty: Bool { original == edited && created.isEmpty && removed.isEmpty }
+
+        /// A unified diff of the manifest and the placeholders.
+        public func diff() -> String {
+            var out = UnifiedDiff.make(old: original, new: edited, path: manifest)
+            for file in created {
+                let lines = file.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                out += "--- /dev/null\n+++ b/\(file.path)\n@@ -0,0 +1,\(lines.count) @@\n" + lines.map { "+\($0)\n" }.joined()
+            }
+            for path in removed {
+                let text = String(decoding: (try? FileIO.read(path)) ?? [], as: UTF8.self)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                out += "--- a/\(path)\n+++ /dev/null\n@@ -1,\(lines.count) +0,0 @@\n" + lines.map { "-\($0)\n" }.joined()
+            }
+            return out
+        }
+
+        /// Placeholders first, so that a manifest naming them never lacks them; the manifest through a temporary
+        /// file and a rename.
+        public func apply() throws(SourceError) {
+            for file in created { try FileIO.writeAtomically(Array(file.text.utf8), to: file.path) }
+            if edited != original { try FileIO.writeAtomically(edited, to: manifest) }
+            for path in removed where unlink(path) != 0 && errno != ENOENT {
+                throw SourceError(path: path, message: "cannot remove: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Plans setup (or, with `undo`, its removal) for the targets named, or for every regular and executable
+    /// Swift target (with `undo`: every target setup changed).
+    public static func plan(package: String, targets names: [String], undo: Bool) throws(SourceError) -> Plan {
+        let path = (package.hasSuffix("/") ? String(package.dropLast()) : package) + "/Package.swift"
+        let bytes = try FileIO.read(path)
+        let manifest = try Manifest(bytes, path: path, undo: undo)
+        var plan = Plan(manifest: path, original: bytes, edited: bytes)
+        var edits: [Edit] = []
+        for target in try manifest.chosen(names, undo: undo) {
+            let placeholder = target.folder + "/" + placeholder
+            if undo {
+                guard let record = Self.record(at: placeholder) else {
+                    guard names.isEmpty else { throw manifest.refusal(target.call, "target '\(target.name)' was not set up by 'trail setup'") }
+                    continue
+                }
+                edits += try manifest.removals(target, record: record)
+                plan.removed.append(placeholder)
+                plan.changed.append(target.name)
+            } else if manifest.isSetUp(target) {
+                plan.unchanged.append(target.name)
+            } else {
+                guard !FileManager.default.fileExists(atPath: placeholder) else {
+                    throw manifest.refusal(target.call, "target '\(target.name)' already has \(placeholder)")
+                }
+                let (insertions, added) = try manifest.insertions(target)
+                edits += insertions
+                plan.created.append((placeholder, Self.placeholderText(added: added)))
+                plan.changed.append(target.name)
+            }
+        }
+        guard !plan.changed.isEmpty else { return plan }
+        var text = Edit.apply(edits, to: bytes)
+        // The `traced` declaration: added when missing; removed when setup added it and nothing uses it any more.
+        let rest = try Manifest(text, path: path, undo: undo)
+        if !undo, rest.traced == nil {
+            text = Edit.apply([Edit(offset: rest.afterImports, text: tracedInsertion)], to: text)
+        } else if undo, rest.tracedUses == 0, text.count >= rest.afterImports + tracedInsertion.utf8.count,
+                  Array(text[rest.afterImports ..< rest.afterImports + tracedInsertion.utf8.count]) == Array(tracedInsertion.utf8) {
+            text.removeSubrange(rest.afterImports ..< rest.afterImports + tracedInsertion.utf8.count)
+        }
+        plan.edited = text
+        return plan
+    }
+
+    static func placeholderText(added: [String]) -> String {
+        """
+        // With TRAIL=1 this file is the target's only source: the Trail plugin compiles instrumented copies of the
+        // others in its place. Without it, it is compiled with them and does nothing.
+        \(recordPrefix)\(added.joined(separator: ", ")) (removed by 'trail setup --undo')
+
+        """
+    }
+
+    /// What setup added to the target, from its placeholder; nil when setup did not write it.
+    static func record(at path: String) -> [String]? {
+        guard let bytes = try? FileIO.read(path) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(recordPrefix) {
+            let items = line.dropFirst(recordPrefix.count).prefix { $0 != "(" }
+            return items.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+
+    /// The lines a refused manifest needs, by hand.
+    static func byHand(_ identity: String, undo: Bool) -> String {
+        if undo {
+            return "\nRemove by hand what 'trail setup' added: the `traced` declaration, and in each target the "
+                + ".product(name: \"Trail\", ...) dependency, `sources:` and `plugins:`, and its _Trail.swift."
+        }
+        return """
+
+            Add by hand, as README ("Tracing a package") shows: after the imports
+                \(tracedDeclaration)
+            and in each target to trace
+                dependencies: [.product(name: "Trail", package: "\(identity)")],
+                sources: traced ? ["\(placeholder)"] : nil,
+                plugins: traced ? [.plugin(name: "TrailPlugin", package: "\(identity)")] : []
+            with a file \(placeholder) holding a comment in the target's folder.
+            """
+    }
+}
+
+/// An insertion (or removal) at a UTF-8 offset; edits at one offset keep their order.
+struct Edit {
+    var offset: Int
+    var length = 0
+    var text = ""
+    var order = 0
+
+    static func apply(_ edits: [Edit], to bytes: [UInt8]) -> [UInt8] {
+        var result = bytes
+        for edit in edits.sorted(by: { ($0.offset, $0.order) > ($1.offset, $1.order) }) {
+            result.replaceSubrange(edit.offset ..< edit.offset + edit.length, with: Array(edit.text.utf8))
+        }
+        return result
+    }
+}
+
+/// A target literal in `targets: [...]`.
+struct ManifestTarget {
+    var name: String
+    var kind: String
+    var call: FunctionCallExprSyntax
+    var folder: String
+
+    func argument(_ label: String) -> LabeledExprSyntax? { call.argument(label) }
+}
+
+/// The parts of a manifest setup reads, found by parsing; anything else stays text.
+struct Manifest {
+    let path: String
+    let undo: Bool
+    let tree: SourceFileSyntax
+    let converter: SourceLocationConverter
+    /// Where the `traced` declaration goes: the end of the last top-level import.
+    var afterImports = 0
+    var traced: VariableDeclSyntax?
+    var tracedUses = 0
+    var package: FunctionCallExprSyntax!
+    var targets: [ManifestTarget] = []
+    /// The `package:` name of swift-trail: the dependency's `name:`, else its identity.
+    var identity = "swift-trail"
+
+    init(_ bytes: [UInt8], path: String, undo: Bool) throws(SourceError) {
+        self.path = path
+        self.undo = undo
+        tree = Parser.parse(source: String(decoding: bytes, as: UTF8.self))
+        converter = SourceLocationConverter(fileName: path, tree: tree)
+        guard !tree.hasError else { throw refusal(tree, "Package.swift does not parse") }
+        if let first = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+            .split(separator: ":").last?.split(separator: ".").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+           first.count >= 1, (first[0], first.count > 1 ? first[1] : 0) < (5, 6) {
+            throw refusal(tree, "Context.environment needs swift-tools-version 5.6 or later")
+        }
+        var lastImport: ImportDeclSyntax?
+        for item in tree.statements {
+            if let declaration = item.item.as(ImportDeclSyntax.self) { lastImport = declaration }
+            if let variable = item.item.as(VariableDeclSyntax.self) {
+                for binding in variable.bindings {
+                    let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+                    if name == "traced" { traced = variable }
+                    if name == "package", let call = binding.initializer?.value.as(FunctionCallExprSyntax.self),
+                       call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Package" {
+                        package = call
+                    }
+                }
+            }
+        }
+        guard let lastImport else { throw refusal(tree, "Package.swift has no import") }
+        afterImports = lastImport.endPositionBeforeTrailingTrivia.utf8Offset
+        guard package != nil else { throw refusal(tree, "no `let package = Package(...)`") }
+        let references = References(viewMode: .sourceAccurate)
+        references.walk(tree)
+        tracedUses = references.traced
+        if let added = references.targetsByCode { throw refusal(added, "targets are added by code") }
+        if let traced, traced.bindings.first?.initializer?.value.tokenText != Self.tokens(#"Context.environment["TRAIL"] == "1""#) {
+            throw refusal(traced, "`traced` is not `Context.environment[\"TRAIL\"] == \"1\"`")
+        }
+        if !undo {
+            identity = try findTrail()
+        }
+        let array = try packageArray("targets", missing: "Package(...) has no `targets:`",
+                                     notLiteral: "`targets:` is not an array literal: the targets are built by code")
+        for element in array.elements {
+            guard let call = element.expression.as(FunctionCallExprSyntax.self),
+                  let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+                  member.base == nil || member.base?.tokenText == "Target" else {
+                throw refusal(element, "a target that is not a `.target(...)` literal: built by code")
+            }
+            let kind = member.declName.baseName.text
+            guard let nameArgument = call.argument("name"), let name = Self.literal(nameArgument.expression) else {
+                throw refusal(element, "a target whose name is not a string literal")
+            }
+            var folder = ""
+            if let pathArgument = call.argument("path") {
+                guard let relative = Self.literal(pathArgument.expression) else {
+                    throw refusal(pathArgument, "target '\(name)': `path:` is not a string literal")
+                }
+                folder = self.folder + "/" + relative
+            } else {
+                let roots = kind == "testTarget" ? ["Tests", "Sources", "Source", "src", "srcs"] : ["Sources", "Source", "src", "srcs"]
+                folder = roots.map { self.folder + "/" + $0 + "/" + name }.first { FileManager.default.fileExists(atPath: $0) }
+                    ?? self.folder + "/" + roots[0] + "/" + name
+            }
+            targets.append(ManifestTarget(name: name, kind: kind, call: call, folder: folder))
+        }
+    }
+
+    /// The targets to set up: those named, or every regular and executable target with Swift sources (to undo:
+    /// every target, of which those setup changed are undone).
+    func chosen(_ names: [String], undo: Bool) throws(SourceError) -> [ManifestTarget] {
+        let traceable = ["target", "executableTarget", "testTarget"]
+        guard !names.isEmpty else {
+            let kinds = undo ? traceable : ["target", "executableTarget"]
+            return targets.filter { kinds.contains($0.kind) && $0.name != "Trail" && Self.hasSwift($0.folder) }
+        }
+        var result: [ManifestTarget] = []
+        for name in names {
+            guard let target = targets.first(where: { $0.name == name }) else {
+                throw SourceError(path: path, message: "no target '\(name)' in the manifest")
+            }
+            guard traceable.contains(target.kind), Self.hasSwift(target.folder) else {
+                throw refusal(target.call, "target '\(name)' is not a Swift target the plugin can trace")
+            }
+            result.append(target)
+        }
+        return result
+    }
+
+    static func hasSwift(_ folder: String) -> Bool {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return false }
+        while let name = walker.nextObject() as? String {
+            if name.hasSuffix(".swift") { return true }
+        }
+        return false
+    }
+
+    var sourcesPattern: String { Self.tokens(#"traced ? ["_Trail.swift"] : nil"#) }
+    var pluginsPattern: String { Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package: "\#(identity)")] : []"#) }
+
+    func isSetUp(_ target: ManifestTarget) -> Bool {
+        target.argument("sources")?.expression.tokenText == sourcesPattern
+            && target.argument("plugins")?.expression.tokenText == pluginsPattern
+    }
+
+    /// The insertions that set up `target`, and what they add (for the placeholder's record).
+    func insertions(_ target: ManifestTarget) throws(SourceError) -> ([Edit], [String]) {
+        for label in ["sources", "plugins"] {
+            if let argument = target.argument(label) {
+                throw refusal(argument, "target '\(target.name)' already has `\(label):`, which setup would replace")
+            }
+        }
+        let arguments = Array(target.call.arguments)
+        guard target.call.rightParen != nil, arguments.allSatisfy({ $0.label != nil }) else {
+            throw refusal(target.call, "target '\(target.name)' has an unlabeled argument or a trailing closure")
+        }
+        let separator = Self.separator(arguments.map(Syntax.init))
+        func end(_ argument: LabeledExprSyntax) -> Int { argument.expression.endPositionBeforeTrailingTrivia.utf8Offset }
+        var edits: [Edit] = [], added: [String] = []
+        let product = #".product(name: "Trail", package: "\#(identity)")"#
+        if let dependencies = target.argument("dependencies") {
+            guard let array = dependencies.expression.as(ArrayExprSyntax.self) else {
+                throw refusal(dependencies, "target '\(target.name)': `dependencies:` is not an array literal")
+            }
+            let elements = Array(array.elements)
+            if !elements.contains(where: Self.isTrailProduct) {
+                if let last = elements.last {
+                    edits.append(Edit(offset: last.expression.endPositionBeforeTrailingTrivia.utf8Offset,
+                                      text: "," + Self.separator(elements.map(Syntax.init)) + product))
+                } else {
+                    edits.append(Edit(offset: array.leftSquare.endPositionBeforeTrailingTrivia.utf8Offset, text: product))
+                }
+                added.append("dependency")
+            }
+        } else {
+            edits.append(Edit(offset: end(arguments[0]), text: ",\(separator)dependencies: [\(product)]", order: 0))
+            added.append("dependencies")
+        }
+        let before = ["name", "dependencies", "path", "exclude"]
+        let anchor = arguments.last { before.contains($0.label?.text ?? "") } ?? arguments[0]
+        edits.append(Edit(offset: end(anchor), text: ",\(separator)sources: traced ? [\"\(PackageSetup.placeholder)\"] : nil", order: 1))
+        edits.append(Edit(offset: end(arguments.last!), text: ",\(separator)plugins: traced ? [.plugin(name: \"TrailPlugin\", package: \"\(identity)\")] : []", order: 2))
+        return (edits, added + ["sources", "plugins"])
+    }
+
+    /// The removals that undo setup of `target`, which its placeholder says added `record`.
+    func removals(_ target: ManifestTarget, record: [String]) throws(SourceError) -> [Edit] {
+        let arguments = Array(target.call.arguments)
+        func removal(_ label: String) throws(SourceError) -> Edit {
+            guard let index = arguments.firstIndex(where: { $0.label?.text == label }), index > 0 else {
+                throw refusal(target.call, "target '\(target.name)' has no `\(label):` argument, which setup added")
+            }
+            let start = arguments[index - 1].expression.endPositionBeforeTrailingTrivia.utf8Offset
+            return Edit(offset: start, length: arguments[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
+        }
+        guard target.argument("sources")?.expression.tokenText == Self.tokens(#"traced ? ["_Trail.swift"] : nil"#),
+              let plugins = target.argument("plugins")?.expression.tokenText,
+              plugins.hasPrefix(Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package:"#)) else {
+            throw refusal(target.call, "target '\(target.name)' changed since 'trail setup': its `sources:` or `plugins:` is not setup's")
+        }
+        var edits = [try removal("sources"), try removal("plugins")]
+        if record.contains("dependencies") || record.contains("dependency") {
+            guard let array = target.argument("dependencies")?.expression.as(ArrayExprSyntax.self),
+                  let index = array.elements.firstIndex(where: Self.isTrailProduct) else {
+                throw refusal(target.call, "target '\(target.name)' has no Trail product in `dependencies:`, which setup added")
+            }
+            if record.contains("dependencies") {
+                guard array.elements.count == 1 else {
+                    throw refusal(array, "target '\(target.name)': `dependencies:` gained other elements since 'trail setup'")
+                }
+                edits.append(try removal("dependencies"))
+            } else if index == array.elements.startIndex {
+                let element = array.elements[index]
+                let start = element.expression.positionAfterSkippingLeadingTrivia.utf8Offset
+                let next = array.elements.index(after: index)
+                // The only element: setup wrote it alone between the brackets.
+                guard next == array.elements.endIndex else {
+                    throw refusal(array, "target '\(target.name)': the Trail product is no longer last in `dependencies:`")
+                }
+                edits.append(Edit(offset: start, length: element.expression.endPositionBeforeTrailingTrivia.utf8Offset - start))
+            } else {
+                let previous = array.elements[array.elements.index(index, offsetBy: -1)]
+                let start = previous.expression.endPositionBeforeTrailingTrivia.utf8Offset
+                edits.append(Edit(offset: start, length: array.elements[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start))
+            }
+        }
+        return edits
+    }
+
+    /// The swift-trail package in `dependencies:`: named swift-trail, at a URL or path ending in swift-trail, or
+    /// a folder whose manifest names the package swift-trail.
+    func findTrail() throws(SourceError) -> String {
+        let add = """
+            add it to `dependencies:`, e.g. .package(name: "swift-trail", path: "<path to swift-trail>") or \
+            .package(url: "<swift-trail URL>", branch: "main")
+            """
+        let array = try packageArray("dependencies", missing: "Package(...) has no `dependencies:` and so no swift-trail package; \(add)",
+                                     notLiteral: "`dependencies:` is not an array literal")
+        for element in array.elements {
+            guard let call = element.expression.as(FunctionCallExprSyntax.self),
+                  call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "package" else { continue }
+            func value(_ label: String) -> String? { call.argument(label).flatMap { Self.literal($0.expression) } }
+            let name = value("name")
+            let location = value("url") ?? value("path")
+            var last = location.map { ($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString }?.lastPathComponent ?? ""
+            if last.hasSuffix(".git") { last = String(last.dropLast(4)) }
+            var isTrail = name == "swift-trail" || last.lowercased() == "swift-trail"
+            if !isTrail, let local = value("path") {
+                let manifest = local.hasPrefix("/") ? local + "/Package.swift" : folder + "/" + local + "/Package.swift"
+                isTrail = (try? String(contentsOfFile: manifest, encoding: .utf8))?.contains(#"name: "swift-trail""#) == true
+            }
+            if isTrail { return name ?? last }
+        }
+        throw refusal(array, "`dependencies:` has no swift-trail package; \(add)")
+    }
+
+    /// The package folder.
+    var folder: String { (path as NSString).deletingLastPathComponent }
+
+    /// The array literal given as `Package(label: [...])`.
+    func packageArray(_ label: String, missing: String, notLiteral: String) throws(SourceError) -> ArrayExprSyntax {
+        guard let argument = package.argument(label) else { throw refusal(package, missing) }
+        guard let array = argument.expression.as(ArrayExprSyntax.self) else { throw refusal(argument, notLiteral) }
+        return array
+    }
+
+    static func isTrailProduct(_ element: ArrayElementSyntax) -> Bool {
+        guard let call = element.expression.as(FunctionCallExprSyntax.self),
+              call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "product",
+              let name = call.argument("name") else { return false }
+        return literal(name.expression) == "Trail"
+    }
+
+    /// A string literal without interpolation.
+    static func literal(_ expression: ExprSyntax) -> String? {
+        guard let string = expression.as(StringLiteralExprSyntax.self), string.segments.count <= 1 else { return nil }
+        guard let segment = string.segments.first else { return "" }
+        return segment.as(StringSegmentSyntax.self)?.content.text
+    }
+
+    /// Between inserted arguments or elements: a new line at the indentation of the last one that starts a line,
+    /// else a space.
+    static func separator(_ items: [Syntax]) -> String {
+        for item in items.reversed() {
+            let trivia = item.leadingTrivia.description
+            if let newline = trivia.lastIndex(of: "\n") {
+                return "\n" + trivia[trivia.index(after: newline)...].prefix { $0 == " " || $0 == "\t" }
+            }
+        }
+        return " "
+    }
+
+    static func tokens(_ source: String) -> String {
+        Parser.parse(source: source).tokenText
+    }
+
+    func refusal(_ node: some SyntaxProtocol, _ reason: String) -> SourceError {
+        let location = node.startLocation(converter: converter, afterLeadingTrivia: true)
+        return SourceError(path: path, line: location.line, column: location.column,
+                           message: "cannot edit safely: \(reason)" + PackageSetup.byHand(identity, undo: undo))
+    }
+}
+
+/// Uses of `traced`, and code that changes `package.targets`.
+private final class References: SyntaxVisitor {
+    var traced = 0
+    var targetsByCode: Syntax?
+
+    override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
+        if node.baseName.text == "traced" { traced += 1 }
+        return .visitChildren
+    }
+
+    override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+        if node.declName.baseName.text == "targets", node.base?.tokenText == "package", targetsByCode == nil {
+            targetsByCode = Syntax(node)
+        }
+        return .visitChildren
+    }
+}
+
+extension FunctionCallExprSyntax {
+    func argument(_ label: String) -> LabeledExprSyntax? { arguments.first { $0.label?.text == label } }
+}
+
+extension SyntaxProtocol {
+    /// The tokens' text, one space apart: equal for the same code however it is laid out.
+    var tokenText: String {
+        tokens(viewMode: .sourceAccurate).filter { $0.tokenKind != .endOfFile }.map(\.text).joined(separator: " ")
+    }
+}

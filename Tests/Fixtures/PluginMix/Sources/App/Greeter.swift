@@ -1,0 +1,5 @@
+struct Greeter {
+    let name: String
+
+    func greet() -> String { "hello, \(name)" }
+}

@@ -1,0 +1,5 @@
+#include "counter.h"
+
+static int count;
+
+int counter_next(void) { return ++count; }

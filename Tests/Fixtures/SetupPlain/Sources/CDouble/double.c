@@ -1,0 +1,3 @@
+#include "double.h"
+
+int double_it(int value) { return 2 * value; }

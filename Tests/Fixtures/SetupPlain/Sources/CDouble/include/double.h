@@ -1,0 +1,1 @@
+int double_it(int value);
