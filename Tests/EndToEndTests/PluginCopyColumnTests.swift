@@ -73,4 +73,31 @@ import TrailTestSupport
         #expect(plain == "2:37 2:63 3:43 4:31\n")
         #expect(try run(directory + "/traced", [], check: true).stdout == plain)
     }
+
+    /// The frame a crash dies in, as the Swift runtime's backtracer symbolizes it: `line:column` of `function`.
+    static func crashFrame(_ binary: String, _ function: String) throws -> String? {
+        let result = try run(binary, [], environment: ["SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no,output-to=stderr"])
+        let frame = result.stderr.split(separator: "\n").first { $0.contains(function) && $0.contains(" at /") }
+        return frame.flatMap { $0.split(separator: ":").suffix(2).joined(separator: ":") }
+    }
+
+    @Test func aCrashFrameHasTheUntracedLineAndColumn() throws {
+        let directory = Paths.temporaryDirectory("crash-column")
+        let source = directory + "/main.swift"
+        try """
+            func divide(_ a: Int, by b: Int) -> Int { a / b }
+            struct Shelf { var items: [Int]; func item(_ index: Int) -> Int { items[index] } }
+            let zero = CommandLine.arguments.count - 1
+            print(Shelf(items: [divide(10, by: zero)]).item(3))
+
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        try run("swiftc", ["-module-name", "App", "-g", "-Onone", "-o", directory + "/plain", source], check: true)
+        let copy = try Self.pluginCopy(of: source, in: directory)
+        let main = directory + "/copy/main.swift"
+        try FileManager.default.moveItem(atPath: copy, toPath: main)
+        try run("swiftc", ["-module-name", "App", "-g", "-Onone", "-o", directory + "/traced", main] + Self.runtimeFlags, check: true)
+        let plain = try Self.crashFrame(directory + "/plain", "divide")
+        #expect(plain?.hasPrefix("1:") == true, "\(plain ?? "no frame")")
+        #expect(try Self.crashFrame(directory + "/traced", "divide") == plain)
+    }
 }
