@@ -272,11 +272,21 @@ struct Manifest {
         return false
     }
 
-    var sourcesPattern: String { Self.tokens(#"traced ? ["_Trail.swift"] : nil"#) }
+    /// What the traced build compiles itself. A `.target` with a `main.swift` is an executable only while
+    /// SwiftPM sees that file among its sources: it keeps it (untraced), or the module would be built as a
+    /// library, where top-level code is an error. (An `.executableTarget` is one whatever its sources.)
+    static func tracedSources(_ target: ManifestTarget) -> String {
+        let keepsMain = target.kind == "target" && FileManager.default.fileExists(atPath: target.folder + "/main.swift")
+        return keepsMain ? #"traced ? ["\#(PackageSetup.placeholder)", "main.swift"] : nil"# : #"traced ? ["\#(PackageSetup.placeholder)"] : nil"#
+    }
+
+    static func isSetUpSources(_ text: String?) -> Bool {
+        text == tokens(#"traced ? ["_Trail.swift"] : nil"#) || text == tokens(#"traced ? ["_Trail.swift", "main.swift"] : nil"#)
+    }
     var pluginsPattern: String { Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package: "\#(identity)")] : []"#) }
 
     func isSetUp(_ target: ManifestTarget) -> Bool {
-        target.argument("sources")?.expression.tokenText == sourcesPattern
+        Self.isSetUpSources(target.argument("sources")?.expression.tokenText)
             && target.argument("plugins")?.expression.tokenText == pluginsPattern
     }
 
@@ -315,7 +325,7 @@ struct Manifest {
         }
         let before = ["name", "dependencies", "path", "exclude"]
         let anchor = arguments.last { before.contains($0.label?.text ?? "") } ?? arguments[0]
-        edits.append(Edit(offset: end(anchor), text: ",\(separator)sources: traced ? [\"\(PackageSetup.placeholder)\"] : nil", order: 1))
+        edits.append(Edit(offset: end(anchor), text: ",\(separator)sources: \(Self.tracedSources(target))", order: 1))
         edits.append(Edit(offset: end(arguments.last!), text: ",\(separator)plugins: traced ? [.plugin(name: \"TrailPlugin\", package: \"\(identity)\")] : []", order: 2))
         return (edits, added + ["sources", "plugins"])
     }
@@ -330,7 +340,7 @@ struct Manifest {
             let start = arguments[index - 1].expression.endPositionBeforeTrailingTrivia.utf8Offset
             return Edit(offset: start, length: arguments[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
         }
-        guard target.argument("sources")?.expression.tokenText == Self.tokens(#"traced ? ["_Trail.swift"] : nil"#),
+        guard Self.isSetUpSources(target.argument("sources")?.expression.tokenText),
               let plugins = target.argument("plugins")?.expression.tokenText,
               plugins.hasPrefix(Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package:"#)) else {
             throw refusal(target.call, "target '\(target.name)' changed since 'trail setup': its `sources:` or `plugins:` is not setup's")

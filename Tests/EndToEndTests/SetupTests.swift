@@ -57,6 +57,31 @@ import TrailTestSupport
         #expect(Self.placeholders(package).isEmpty)
     }
 
+    /// A `.target` holding main.swift is an executable only while SwiftPM sees main.swift among its sources:
+    /// setup keeps it there (untraced), or the traced build would compile top-level code as a library's.
+    @Test func aLegacyExecutableTargetKeepsItsMainSwift() throws {
+        let package = Paths.temporaryDirectory("legacy-executable")
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        try FileManager.default.createDirectory(atPath: package + "/Sources/App", withIntermediateDirectories: true)
+        try "func greet() -> String { \"hi\" }\nprint(greet())\n".write(toFile: package + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
+        let manifest = """
+            // swift-tools-version:5.9
+            import PackageDescription
+
+            let package = Package(
+                name: "Legacy",
+                dependencies: [.package(path: "\(Paths.packageRoot)")],
+                targets: [.target(name: "App")]
+            )
+
+            """
+        try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        try run(Paths.trail, ["setup", "--package", package], check: true)
+        #expect(Transcript.read(package + "/Package.swift").contains(#"sources: traced ? ["_Trail.swift", "main.swift"] : nil"#))
+        try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
+        #expect(Transcript.read(package + "/Package.swift") == manifest)
+    }
+
     @Test func dryRunPrintsADiffAndUndoRemovesOnlyWhatSetupAdded() throws {
         let package = try Self.plainPackage()
         defer { try? FileManager.default.removeItem(atPath: package) }
