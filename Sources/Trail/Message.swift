@@ -145,18 +145,35 @@ extension Logger {
 func formatDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
     var magnitude = value.magnitude
     var digits = 1
-    var probe = magnitude
-    while probe >= 10 {
-        probe /= 10
+    var bound: UInt = 10
+    while digits < 20, magnitude >= bound {
         digits += 1
+        bound = bound &* 10
     }
     let sign = value < 0 ? 1 : 0
     if sign == 1 { out[0] = 45 }
     var position = sign + digits
-    repeat {
-        position -= 1
-        out[position] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
-        magnitude /= 10
-    } while magnitude > 0
-    return sign + digits
+    // Two digits per division: half the divisions, the pair copied from a table.
+    return decimalPairs.withUnsafeBufferPointer { pairs in
+        while magnitude >= 100 {
+            let pair = Int(magnitude % 100) * 2
+            magnitude /= 100
+            position -= 2
+            out[position] = pairs[pair]
+            out[position + 1] = pairs[pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(magnitude) * 2
+            out[position - 2] = pairs[pair]
+            out[position - 1] = pairs[pair + 1]
+        } else {
+            out[position - 1] = UInt8(truncatingIfNeeded: magnitude) &+ 48
+        }
+        return sign + digits
+    }
+}
+
+/// "00" "01" … "99", back to back.
+private let decimalPairs: [UInt8] = (0 ..< 100).flatMap { (pair: Int) -> [UInt8] in
+    [UInt8(truncatingIfNeeded: 48 + pair / 10), UInt8(truncatingIfNeeded: 48 + pair % 10)]
 }

@@ -154,6 +154,14 @@ case "quota":
     usleep(5000)
     print("largest \(watch.largest)")
 
+case "numbers":
+    // Integers through the logger's own decimal formatter, one per line.
+    try Trail.bootstrap(configuration)
+    for value in [0, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 65535, 1234567, -1, -9, -10, -100, -98765, Int.max, Int.min] {
+        log.info("number \(value)")
+    }
+    LogSink.shared.flush()
+
 case "stderr":
     // Another process writing with C stdio, and this one too, both through the redirected fd 2.
     try Trail.bootstrap(configuration)

@@ -122,4 +122,15 @@ import TrailTestSupport
         let result = try run(Self.probe, ["stderr", directory], check: true)
         #expect(result.stderr.components(separatedBy: "can be written by anyone (mode 777)").count == 2, "\(result.stderr)")
     }
+
+    @Test func integersAreFormattedAsSwiftPrintsThem() throws {
+        let directory = Paths.temporaryDirectory("numbers")
+        try run(Self.probe, ["numbers", directory], check: true)
+        let logged = Transcript.read(directory + "/probe.log").split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "info probe: number ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != " " })
+        }
+        let values = [0, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 65535, 1234567, -1, -9, -10, -100, -98765, Int.max, Int.min]
+        #expect(logged == values.map(String.init))
+    }
 }
