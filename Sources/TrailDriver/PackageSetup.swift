@@ -187,7 +187,8 @@ struct Manifest {
         if let first = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             .split(separator: ":").last?.split(separator: ".").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
            first.count >= 1, (first[0], first.count > 1 ? first[1] : 0) < (5, 6) {
-            throw refusal(tree, "Context.environment needs swift-tools-version 5.6 or later")
+            throw refusal(tree, "Context.environment needs swift-tools-version 5.6 or later; raise the first line to "
+                + "`// swift-tools-version:5.9` (if the package builds with it), then run setup again")
         }
         var lastImport: ImportDeclSyntax?
         for item in tree.statements {
@@ -209,7 +210,7 @@ struct Manifest {
         let references = References(viewMode: .sourceAccurate)
         references.walk(tree)
         tracedUses = references.traced
-        if let added = references.targetsByCode { throw refusal(added, "targets are added by code") }
+        if let added = references.targetsByCode { throw refusal(added, "targets are added or changed by code") }
         if let traced, traced.bindings.first?.initializer?.value.tokenText != Self.tokens(#"Context.environment["TRAIL"] == "1""#) {
             throw refusal(traced, "`traced` is not `Context.environment[\"TRAIL\"] == \"1\"`")
         }
@@ -459,10 +460,37 @@ private final class References: SyntaxVisitor {
     }
 
     override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
-        if node.declName.baseName.text == "targets", node.base?.tokenText == "package", targetsByCode == nil {
+        let name = node.declName.baseName.text
+        // Reading `package.targets` (a loop that adjusts settings, as swift-log's does) is fine; adding or
+        // replacing targets, or setting a target's `sources`/`plugins` in code, is what setup cannot see.
+        if targetsByCode == nil,
+           (name == "targets" && node.base?.tokenText == "package" && Self.isMutated(node))
+            || ((name == "sources" || name == "plugins") && node.base != nil && Self.isAssigned(node)) {
             targetsByCode = Syntax(node)
         }
         return .visitChildren
+    }
+
+    /// `x.append(…)`, `x.insert(…)`, `x.remove…(…)`, `x.replaceSubrange(…)`, or `x = …`, `x += …`.
+    private static func isMutated(_ node: MemberAccessExprSyntax) -> Bool {
+        if let parent = node.parent?.as(MemberAccessExprSyntax.self) {
+            let method = parent.declName.baseName.text
+            return ["append", "insert", "replaceSubrange", "swapAt", "sort", "reverse"].contains(method) || method.hasPrefix("remove")
+        }
+        return isAssigned(node)
+    }
+
+    /// The left side of `=` or a compound assignment (`+=`).
+    private static func isAssigned(_ node: MemberAccessExprSyntax) -> Bool {
+        guard let list = node.parent?.as(ExprListSyntax.self), let index = list.firstIndex(where: { $0.id == node.id }) else {
+            return false
+        }
+        let next = list.index(after: index)
+        guard next < list.endIndex else { return false }
+        let operation = list[next]
+        if operation.is(AssignmentExprSyntax.self) { return true }
+        guard let text = operation.as(BinaryOperatorExprSyntax.self)?.operator.text else { return false }
+        return text.hasSuffix("=") && !["==", "!=", "<=", ">=", "==="].contains(text)
     }
 }
 

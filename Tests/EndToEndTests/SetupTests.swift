@@ -140,6 +140,31 @@ import TrailTestSupport
 
         """
 
+    /// swift-log's manifest adjusts every target's settings in a loop: reading `package.targets` is no reason to refuse.
+    @Test func aLoopThatAdjustsSettingsIsAccepted() throws {
+        let package = Paths.temporaryDirectory("setup-settings-loop")
+        for target in ["A", "B"] {
+            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
+            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
+        }
+        let manifest = Self.header + """
+                targets: [.target(name: "A"), .target(name: "B")]
+            )
+            for target in package.targets where target.type == .regular {
+                var settings = target.swiftSettings ?? []
+                settings.append(.enableUpcomingFeature("ExistentialAny"))
+                target.swiftSettings = settings
+            }
+
+            """
+        try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let result = try run(Paths.trail, ["setup", "--package", package])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Transcript.read(package + "/Package.swift").components(separatedBy: #"sources: traced ? ["_Trail.swift"] : nil"#).count == 3)
+        try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
+        #expect(Transcript.read(package + "/Package.swift") == manifest)
+    }
+
     @Test func refusesManifestsItCannotEditSafely() throws {
         // Targets added by a loop: refused at the line that adds them, with the lines to add by hand.
         let loop = try refused(Self.header + """
@@ -151,7 +176,7 @@ import TrailTestSupport
 
             """)
         #expect(loop.result.status == 1)
-        #expect(loop.result.stderr.hasPrefix("\(loop.path):10:5: error: cannot edit safely: targets are added by code"), "\(loop.result.stderr)")
+        #expect(loop.result.stderr.hasPrefix("\(loop.path):10:5: error: cannot edit safely: targets are added or changed by code"), "\(loop.result.stderr)")
         #expect(loop.result.stderr.contains(#"plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []"#))
 
         let mapped = try refused(Self.header + """
