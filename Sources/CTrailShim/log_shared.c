@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /// The logger's two line buffers live here, on the C side, so that the crash handler can write out what is
@@ -115,7 +114,6 @@ void trail_log_crash_begin(void) {
     }
 }
 
-int trail_log_crashing(void) { return __atomic_load_n(&crashing, __ATOMIC_SEQ_CST); }
 
 static void write_span(int fd, int index) {
     if (index < 0 || !log_buffers.bytes[index]) return;

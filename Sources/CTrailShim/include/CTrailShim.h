@@ -82,7 +82,6 @@ int trail_log_rotation_begin(void);
 void trail_log_rotation_end(void);
 /// The crash handler's first step: no logger write or rotation starts after it, and one under way ends first.
 void trail_log_crash_begin(void);
-int trail_log_crashing(void);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.
 void trail_log_set_fd(int fd);
 int trail_log_fd(void);
