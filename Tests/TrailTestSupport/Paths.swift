@@ -30,9 +30,23 @@ public enum Paths {
         return "/usr"
     }()
 
+    /// This test process's folder of temporary folders: removed when the process exits, and the folders of
+    /// earlier runs that died before they could remove theirs are removed when it is first made.
+    private static let temporaryRoot: String = {
+        let prefix = "trail-tests-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
+            where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + name)
+            }
+        }
+        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "trail-tests-\(getpid())") }
+        return NSTemporaryDirectory() + prefix + "\(getpid())"
+    }()
+
     /// A fresh, empty folder for one test.
     public static func temporaryDirectory(_ name: String) -> String {
-        let path = NSTemporaryDirectory() + "trail-tests-\(getpid())/\(name)-\(UUID().uuidString.prefix(8))"
+        let path = temporaryRoot + "/\(name)-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
