@@ -27,6 +27,14 @@ public struct CrashReport: Sendable {
         if let offset {
             let line = text.utf8.prefix(offset).reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
             chosen = parsed.blocks.first { $0.line == line }
+            // The marker's offset is where the handler began the block, even when raw output to fd 2 left the
+            // line before it unfinished (so the block does not start a line): read it from there, as bootstrap does.
+            if chosen == nil, offset < text.utf8.count,
+               var block = CrashLog.parse(String(decoding: text.utf8.dropFirst(offset), as: UTF8.self)).blocks.first,
+               block.line == 1 {
+                block.line = line
+                chosen = block
+            }
         }
         chosen = chosen ?? parsed.blocks.last { $0.kind == .crash } ?? parsed.blocks.last
         guard let block = chosen else { throw SymbolizerError(description: "\(log): no crash block") }

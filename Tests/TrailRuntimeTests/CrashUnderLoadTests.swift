@@ -90,4 +90,22 @@ import TrailTestSupport
         let first = symbolized.split(separator: "\n").first { $0.hasPrefix("  0 ") }
         #expect(first?.contains("crc32") == true, "\(symbolized.prefix(600))")
     }
+
+    /// Raw output to fd 2 (the runtime's, a child's) can leave a line unfinished just before the handler writes
+    /// the block: the report still finds it at the marker's offset.
+    @Test func aBlockAfterAnUnfinishedLineIsFoundAtTheMarkersOffset() throws {
+        let directory = Paths.temporaryDirectory("unfinished-line")
+        let crash = try run(Self.probe, ["crash", directory, "abort", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(crash.signal == 6)
+        let log = Transcript.read(directory + "/probe.log")
+        guard let begin = log.range(of: "=== TRAIL CRASH BEGIN") else { Issue.record("no block"); return }
+        let prefix = String(log[..<begin.lowerBound]) + "raw output cut short "
+        try (prefix + String(log[begin.lowerBound...])).write(toFile: directory + "/probe.log", atomically: false, encoding: .utf8)
+        let marker = Transcript.read(directory + "/probe.crash")
+            .split(separator: "\n").map { $0.hasPrefix("offset=") ? "offset=\(prefix.utf8.count)" : String($0) }.joined(separator: "\n")
+        try (marker + "\n").write(toFile: directory + "/probe.crash", atomically: false, encoding: .utf8)
+        let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"])
+        #expect(report.status == 0 && report.stdout.contains("**SIGABRT"), "\(report.stderr) \(report.stdout.prefix(300))")
+        #expect(report.stdout.contains("info probe: before crash 2"))
+    }
 }
