@@ -109,6 +109,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport", "TrailFormat"]),
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace", "TrailFormat"]),
         .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
     ]
 )

@@ -1,14 +1,28 @@
 /// The layout of a trace file, as the runtime's recorder writes it (Docs/trace-format.md): a header, then
-/// chunks `u32 type, u32 size, payload`, all little-endian. The C writer spells the same numbers in
+/// fixed-size blocks of chunks `u32 type, u32 size, payload`, all little-endian. The C writer spells the same numbers in
 /// Sources/CTrailShim/trail_format.h; TrailFormatTests checks that the two agree.
 public enum TraceLayout {
     /// The file's first 8 bytes.
     public static var magic: StaticString { "TRAILTRC" }
-    public static var version: UInt32 { 1 }
-    /// The header as version 1 writes it; a reader skips to the size the header itself gives.
-    public static var headerSize: Int { 48 }
+    public static var version: UInt32 { 2 }
+    /// The header as version 2 writes it; blocks start at the size the header itself gives.
+    public static var headerSize: Int { 64 }
+    /// A block's `"TBLK", u32 used, u64 sequence` before its chunks.
+    public static var blockHeaderSize: Int { 16 }
+    public static var blockMagic: StaticString { "TBLK" }
     /// A chunk's type and size before its payload.
     public static var chunkHeaderSize: Int { 8 }
+    /// A RECORDS chunk's `u32 slot, u32 tid, u64 position` before its records.
+    public static var recordsHeaderSize: Int { 16 }
+
+    /// What a full file keeps (`TRAIL_TRACE_KEEP`).
+    public enum Policy: UInt32, Sendable {
+        case unbounded = 0
+        /// The most recent records: blocks wrap, oldest overwritten first.
+        case keepLast = 1
+        /// The first records: writing stops when full.
+        case keepFirst = 2
+    }
 
     /// What the ticks of the file's records count.
     public enum Clock: UInt32, Sendable {
@@ -20,14 +34,16 @@ public enum TraceLayout {
 
     /// Chunk types, and their payloads. Readers skip a type they do not know.
     ///
-    /// - info: `key=value\n` lines: `exe`, `pid`
+    /// - info: `key=value\n` lines: `exe`, `pid`, `host`, `app`
     /// - names: `u64 site address, u32 length, bytes, padding to 4`
     /// - thread: `u32 slot, u32 tid, char name[16], u64 records dropped so far`
-    /// - records: `u32 slot, u32 count`, then `count` records
+    /// - records: `u32 slot, u32 tid, u64 position`, then records to the chunk's end
     /// - clock: `u64 ticks, u64 monotonic ns`
     /// - end: `u64 records, u64 dropped`: the process stopped tracing cleanly
+    /// - cut: `u32 policy, u32 reserved, u64 records, u64 bytes`: what the size limit cut so far
+    /// - watermark: `u64 ticks`: every record in a later chunk is at or after it
     public enum Chunk: UInt32, Sendable {
-        case info = 1, names, thread, records, clock, end
+        case info = 1, names, thread, records, clock, end, cut, watermark
     }
 
     /// Whether `bytes` start with the magic.
@@ -48,6 +64,12 @@ public struct TraceHeader: Sendable {
     public var wallNanoseconds: UInt64
     public var ticks: UInt64
     public var monotonicNanoseconds: UInt64
+    /// Bytes per block, its header included.
+    public var blockSize: Int
+    /// `TraceLayout.Policy`'s raw value.
+    public var policy: UInt32
+    /// 0: unbounded.
+    public var maximumBlocks: UInt64
 
     /// Nil when `bytes` are too short for a header or lack the magic.
     public init?(_ bytes: [UInt8]) {
@@ -65,6 +87,9 @@ public struct TraceHeader: Sendable {
         wallNanoseconds = u64(24)
         ticks = u64(32)
         monotonicNanoseconds = u64(40)
+        blockSize = Int(u32(48))
+        policy = u32(52)
+        maximumBlocks = u64(56)
     }
 }
 
@@ -79,13 +104,14 @@ public struct TraceRecord: Sendable {
         case enter = 1
         /// It returns.
         case exit = 2
-        /// An async call starts; an AUX record follows.
+        /// An async call starts; two AUX records follow: `{token, task}`, `{parent token, 0}`.
         case asyncEnter = 3
-        /// It returns, on whatever thread; an AUX record follows.
+        /// It returns, on whatever thread; an AUX record follows: `{token, task}`.
         case asyncExit = 4
-        /// The next root call on this thread runs in this task (address: the task).
+        /// The next root call on this thread runs in this task (address: the task); an AUX record follows:
+        /// `{parent token, 0}`.
         case task = 5
-        /// Payload of the record before: `time` is the call's token, the address its task.
+        /// Payload of the record before.
         case aux = 6
         /// The ring was full: `address` records were lost just before this one.
         case dropped = 7

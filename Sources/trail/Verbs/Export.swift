@@ -3,12 +3,16 @@ import TrailTrace
 
 let exportVerb = Verb(
     name: "export",
-    summary: "Convert a trace for other viewers (Chrome trace JSON for Perfetto and chrome://tracing).",
-    usage: "--chrome [TRACE] > trace.json",
-    details: traceDetails,
-    options: [.flag("--chrome", help: "Chrome trace event JSON (the only format so far, and the default).")],
+    summary: "Convert traces for other viewers (Chrome trace JSON for Perfetto and chrome://tracing).",
+    usage: "--chrome \(traceArgument) > trace.json",
+    details: traceDetails + " Each process is its own track group, lined up by wall-clock time.",
+    options: [.flag("--chrome", help: "Chrome trace event JSON (the default).")],
     run: { arguments in
-        let (trace, tree) = try loadTree(arguments)
-        printOut(ChromeTrace.render(tree, trace: trace))
+        let files = try openTraces(arguments)
+        let output = TextOutput(descriptor: 1)
+        var chrome = ChromeTrace(output: output, files: files)
+        _ = readTraces(files, into: &chrome)
+        chrome.finish()
+        output.flush()
         return 0
     })
