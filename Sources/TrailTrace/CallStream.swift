@@ -11,12 +11,19 @@ public struct CallStream {
     public init() {}
 
     /// Reads `files` one after another (each is one process) into `visitor`.
-    public func read<V: CallVisitor>(_ files: [TraceFile], into visitor: inout V) {
+    public func stream<V: CallVisitor>(_ files: [TraceFile], into visitor: inout V) {
         for file in files {
             var builder = CallBuilder(process: TraceProcess(file: file, sites: sites))
             builder.run(&visitor)
         }
     }
+
+    // The viewers, specialized here: a generic call from another module would not be, and this loop runs
+    // once per record.
+    public func read(_ files: [TraceFile], into visitor: inout Profile) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout Replay) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout FlameGraph) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout ChromeTrace) { stream(files, into: &visitor) }
 }
 
 /// UInt64 keys (never 0) to Int32 values: open addressing, for the per-record site lookup.
@@ -81,7 +88,7 @@ struct CallBuilder {
         var task: UInt64
     }
 
-    struct ThreadState {
+    final class ThreadState {
         var stack: [Frame] = []
         /// Per site, open calls on this stack (for recursion).
         var open: [Int32] = []
@@ -97,6 +104,8 @@ struct CallBuilder {
         var held = TraceRecord(time: 0, word: 0)
         var heldPosition: UInt64 = 0
         var heldAux = TraceRecord(time: 0, word: 0)
+
+        init(slot: UInt32) { self.slot = slot }
     }
 
     enum Awaiting { case nothing, taskParent, asyncEnterToken, asyncEnterParent, asyncExitToken }
@@ -172,10 +181,15 @@ struct CallBuilder {
             threads[index].pendingHead = 0
             threads[index].position = position
         }
-        let records = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.recordsHeaderSize...])
-        threads[index].pending.reserveCapacity(threads[index].pending.count + count)
-        for offset in stride(from: 0, to: count * TraceRecord.size, by: TraceRecord.size) {
-            threads[index].pending.append(TraceRecord(records, at: offset))
+        let records = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.recordsHeaderSize ..< TraceLayout.recordsHeaderSize + count * TraceRecord.size])
+        let state = threads[index]
+        if Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0, UInt64(1).littleEndian == 1 {
+            state.pending.append(contentsOf: UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count))
+        } else {
+            state.pending.reserveCapacity(state.pending.count + count)
+            for offset in stride(from: 0, to: count * TraceRecord.size, by: TraceRecord.size) {
+                state.pending.append(TraceRecord(records, at: offset))
+            }
         }
         held += count
         process.records += UInt64(count)
@@ -217,25 +231,27 @@ struct CallBuilder {
     /// One thread's held records up to `limit` (and, when `before` is given, strictly before it, so ties
     /// alternate fairly).
     mutating func drain<V: CallVisitor>(_ index: Int, upTo limit: UInt64, before: UInt64?, _ visitor: inout V) {
-        var head = threads[index].pendingHead
-        let end = threads[index].pending.count
-        var position = threads[index].position
+        let state = threads[index]
+        let records = state.pending
+        var head = state.pendingHead
+        let end = records.count
+        var position = state.position
         let start = head
         while head < end {
-            let record = threads[index].pending[head]
+            let record = records[head]
             // AUX records carry tokens in their time field: they go with the record before them.
             if record.word >> TraceRecord.kindShift != UInt64(TraceRecord.Kind.aux.rawValue) {
                 if record.time > limit { break }
                 if let before, record.time >= before, head > start { break }
                 if record.time > process.lastTicks { process.lastTicks = record.time }
             }
-            handle(record, position: position, thread: Int32(index), &visitor)
+            handle(record, position: position, thread: Int32(index), state: state, &visitor)
             head += 1
             position += 1
         }
         held -= head - start
-        threads[index].pendingHead = head
-        threads[index].position = position
+        state.pendingHead = head
+        state.position = position
     }
 
     // MARK: records
@@ -249,50 +265,49 @@ struct CallBuilder {
     }
 
     @inline(__always)
-    mutating func handle<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, _ visitor: inout V) {
-        let index = Int(thread)
-        switch threads[index].awaiting {
+    mutating func handle<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V) {
+        switch state.awaiting {
         case .nothing: break
         case .taskParent:
-            threads[index].awaiting = .nothing
+            state.awaiting = .nothing
             if record.kind == .aux {
-                threads[index].taskParent = record.time
+                state.taskParent = record.time
                 return
             }
         case .asyncEnterToken:
-            threads[index].awaiting = .nothing
+            state.awaiting = .nothing
             if record.kind == .aux {
-                threads[index].heldAux = record
-                threads[index].awaiting = .asyncEnterParent
+                state.heldAux = record
+                state.awaiting = .asyncEnterParent
                 return
             }
         case .asyncEnterParent:
-            threads[index].awaiting = .nothing
-            let enter = threads[index].held, token = threads[index].heldAux
+            state.awaiting = .nothing
+            let enter = state.held, token = state.heldAux
             asyncEnter(enter, token: token.time, task: token.address, parentToken: record.kind == .aux ? record.time : 0,
-                       position: threads[index].heldPosition, thread: thread, &visitor)
+                       position: state.heldPosition, thread: thread, &visitor)
             if record.kind == .aux { return }
         case .asyncExitToken:
-            threads[index].awaiting = .nothing
+            state.awaiting = .nothing
             if record.kind == .aux {
-                asyncExit(threads[index].held, token: record.time, task: record.address, thread: thread, &visitor)
+                asyncExit(state.held, token: record.time, task: record.address, thread: thread, &visitor)
                 return
             }
         }
         switch record.kind {
-        case .enter: enter(record, position: position, thread: thread, &visitor)
-        case .exit: exit(record, thread: thread, &visitor)
+        case .enter: enter(record, position: position, thread: thread, state: state, &visitor)
+        case .exit: exit(record, thread: thread, state: state, &visitor)
         case .task:
-            threads[index].task = record.address
-            threads[index].taskParent = 0
-            threads[index].awaiting = .taskParent
+            state.task = record.address
+            state.taskParent = 0
+            state.awaiting = .taskParent
         case .asyncEnter:
-            threads[index].held = record
-            threads[index].heldPosition = position
-            threads[index].awaiting = .asyncEnterToken
+            state.held = record
+            state.heldPosition = position
+            state.awaiting = .asyncEnterToken
         case .asyncExit:
-            threads[index].held = record
-            threads[index].awaiting = .asyncExitToken
+            state.held = record
+            state.awaiting = .asyncExitToken
         case .dropped:
             process.dropped += record.address
         case .aux, nil:
@@ -314,55 +329,52 @@ struct CallBuilder {
         return nil
     }
 
-    mutating func enter<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, _ visitor: inout V) {
-        let index = Int(thread)
+    mutating func enter<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V) {
         let depth = record.depth
         // Calls whose exits were lost (a gap) end here.
-        while threads[index].stack.count > depth, depth < Int(TraceRecord.depthMax) {
-            endFrame(thread: thread, at: record.time, unfinished: true, &visitor)
+        while state.stack.count > depth, depth < Int(TraceRecord.depthMax) {
+            endFrame(thread: thread, at: record.time, unfinished: true, state: state, &visitor)
         }
         let site = site(record.address)
-        if threads[index].open.count <= Int(site) { threads[index].open.append(contentsOf: repeatElement(0, count: Int(site) + 1 - threads[index].open.count)) }
-        let outermost = threads[index].open[Int(site)] == 0
-        threads[index].open[Int(site)] += 1
-        let spanId = UInt64(threads[index].slot + 1) << 44 | (position & (1 << 44 - 1))
+        if state.open.count <= Int(site) { state.open.append(contentsOf: repeatElement(0, count: Int(site) + 1 - state.open.count)) }
+        let outermost = state.open[Int(site)] == 0
+        state.open[Int(site)] += 1
+        let spanId = UInt64(state.slot + 1) << 44 | (position & (1 << 44 - 1))
         var frame: Frame
-        if let top = threads[index].stack.last {
+        if let top = state.stack.last {
             frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
                           outermost: outermost, crossesThreads: false, parentThread: thread, parentToken: 0)
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: top.tag)
         } else {
-            let parent = parent(task: threads[index].task, parentToken: threads[index].taskParent)
+            let parent = parent(task: state.task, parentToken: state.taskParent)
             frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
                           depth: parent.map { $0.depth + 1 } ?? 0, outermost: outermost,
                           crossesThreads: parent.map { $0.thread >= 0 && $0.thread != thread } ?? false,
                           parentThread: parent?.thread ?? -1, parentToken: parent?.token ?? 0)
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: parent?.tag ?? -1)
         }
-        threads[index].stack.append(frame)
+        state.stack.append(frame)
     }
 
-    mutating func exit<V: CallVisitor>(_ record: TraceRecord, thread: Int32, _ visitor: inout V) {
-        let index = Int(thread)
-        guard !threads[index].stack.isEmpty else { return }  // its entry was cut
+    mutating func exit<V: CallVisitor>(_ record: TraceRecord, thread: Int32, state: ThreadState, _ visitor: inout V) {
+        guard !state.stack.isEmpty else { return }  // its entry was cut
         // Deeper calls whose exits were lost end here too.
-        while threads[index].stack.count > record.depth + 1, record.depth < Int(TraceRecord.depthMax) {
-            endFrame(thread: thread, at: record.time, unfinished: true, &visitor)
+        while state.stack.count > record.depth + 1, record.depth < Int(TraceRecord.depthMax) {
+            endFrame(thread: thread, at: record.time, unfinished: true, state: state, &visitor)
         }
-        endFrame(thread: thread, at: record.time, unfinished: false, &visitor)
-        if threads[index].stack.isEmpty {
-            threads[index].task = 0
-            threads[index].taskParent = 0
+        endFrame(thread: thread, at: record.time, unfinished: false, state: state, &visitor)
+        if state.stack.isEmpty {
+            state.task = 0
+            state.taskParent = 0
         }
     }
 
-    mutating func endFrame<V: CallVisitor>(thread: Int32, at time: UInt64, unfinished: Bool, _ visitor: inout V) {
-        let index = Int(thread)
-        guard let frame = threads[index].stack.popLast() else { return }
-        threads[index].open[Int(frame.site)] -= 1
+    mutating func endFrame<V: CallVisitor>(thread: Int32, at time: UInt64, unfinished: Bool, state: ThreadState, _ visitor: inout V) {
+        guard let frame = state.stack.popLast() else { return }
+        state.open[Int(frame.site)] -= 1
         let end = max(time, frame.start)
-        if let last = threads[index].stack.indices.last {
-            threads[index].stack[last].childTicks &+= end - frame.start
+        if let last = state.stack.indices.last {
+            state.stack[last].childTicks &+= end - frame.start
         } else if frame.parentToken != 0 {
             openAsync[frame.parentToken]?.frame.childTicks &+= end - frame.start
         }
@@ -436,7 +448,7 @@ struct CallBuilder {
     mutating func finishOpenCalls<V: CallVisitor>(_ visitor: inout V) {
         let end = process.lastTicks
         for index in threads.indices {
-            while !threads[index].stack.isEmpty { endFrame(thread: Int32(index), at: end, unfinished: true, &visitor) }
+            while !threads[index].stack.isEmpty { endFrame(thread: Int32(index), at: end, unfinished: true, state: threads[index], &visitor) }
         }
         for (token, open) in openAsync.sorted(by: { $0.value.frame.depth > $1.value.frame.depth }) {
             openAsync.removeValue(forKey: token)

@@ -13,7 +13,7 @@ import TrailTrace
         #expect(result.stdout.contains("done"))
         let trace = try TraceFile(path: file)
         var calls = CollectCalls()
-        CallStream().read([trace], into: &calls)
+        CallStream().stream([trace], into: &calls)
         #expect(trace.complete)
         #expect(trace.endDropped == 0)
 

@@ -31,13 +31,13 @@ import TrailTrace
     func replay(_ paths: [String], _ options: ReplayOptions = ReplayOptions()) throws -> String {
         let output = TextOutput()
         var replay = Replay(options, output: output)
-        CallStream().read(try paths.map { try TraceFile(path: $0) }, into: &replay)
+        CallStream().stream(try paths.map { try TraceFile(path: $0) }, into: &replay)
         return output.text
     }
 
     func folded(_ path: String) throws -> String {
         var graph = FlameGraph()
-        CallStream().read([try TraceFile(path: path)], into: &graph)
+        CallStream().stream([try TraceFile(path: path)], into: &graph)
         return graph.folded(calls: true)
     }
 
@@ -132,7 +132,7 @@ import TrailTrace
         let trace = try TraceFile(path: path)
         #expect(trace.wrapped)
         var profile = Profile()
-        CallStream().read([trace], into: &profile)
+        CallStream().stream([trace], into: &profile)
         let calls = Dictionary(uniqueKeysWithValues: profile.entries(.name).map { ($0.name, $0.calls) })
         #expect(calls == ["M.a()": 1, "M.main()": 1])
         #expect(trace.cut?.records == 5000 && trace.cut?.policy == .keepLast)
@@ -148,7 +148,7 @@ import TrailTrace
         ])
         builder.watermark(2000)
         var profile = Profile()
-        CallStream().read([try TraceFile(path: file(builder))], into: &profile)
+        CallStream().stream([try TraceFile(path: file(builder))], into: &profile)
         let entries = Dictionary(uniqueKeysWithValues: profile.entries(.name).map { ($0.name, $0) })
         #expect(entries["M.a()"]?.calls == 2)
         #expect(entries["M.a()"]?.total == 1000)
@@ -168,7 +168,7 @@ import TrailTrace
         let trace = try TraceFile(path: path)
         let output = TextOutput()
         var replay = Replay(ReplayOptions(), output: output)
-        CallStream().read([trace], into: &replay)
+        CallStream().stream([trace], into: &replay)
         #expect(trace.truncated && !trace.complete)
         #expect(output.text.contains("M.a();") && output.text.contains("} /* M.main() */ (unfinished)"))
         #expect(!output.text.contains("M.b()"))

@@ -11,7 +11,8 @@ let exportVerb = Verb(
         let files = try openTraces(arguments)
         let output = TextOutput(descriptor: 1)
         var chrome = ChromeTrace(output: output, files: files)
-        _ = readTraces(files, into: &chrome)
+        CallStream().read(files, into: &chrome)
+        reportGaps(files)
         chrome.finish()
         output.flush()
         return 0

@@ -14,7 +14,8 @@ let flamegraphVerb = Verb(
     run: { arguments in
         let files = try openTraces(arguments)
         var graph = FlameGraph()
-        _ = readTraces(files, into: &graph)
+        CallStream().read(files, into: &graph)
+        reportGaps(files)
         if arguments.has("folded") {
             printOut(graph.folded(calls: arguments.has("calls")))
             return 0

@@ -35,7 +35,8 @@ let replayVerb = Verb(
         options.showPid = files.count > 1
         let output = TextOutput(descriptor: 1)
         var replay = Replay(options, output: output)
-        _ = readTraces(files, into: &replay)
+        CallStream().read(files, into: &replay)
+        reportGaps(files)
         output.flush()
         return 0
     })

@@ -30,7 +30,8 @@ let reportVerb = Verb(
         guard let order = Profile.Order(rawValue: key) else { throw UsageError(description: "--sort: total, self, calls or name, not '\(key)'") }
         let files = try openTraces(arguments)
         var profile = Profile(byProcess: arguments.has("by-process"))
-        _ = readTraces(files, into: &profile)
+        CallStream().read(files, into: &profile)
+        reportGaps(files)
         printOut(profile.render(order))
         return 0
     })

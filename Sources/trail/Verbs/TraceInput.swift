@@ -37,10 +37,8 @@ func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
     return files.sorted { ($0.startWallNanoseconds, $0.pid) < ($1.startWallNanoseconds, $1.pid) }
 }
 
-/// Reads the traces into `visitor`, then says on stderr what was missing from them.
-func readTraces<V: CallVisitor>(_ files: [TraceFile], into visitor: inout V) -> CallStream {
-    let stream = CallStream()
-    stream.read(files, into: &visitor)
+/// Says on stderr what was missing from traces just read.
+func reportGaps(_ files: [TraceFile]) {
     for file in files {
         if file.truncated { printError("trail: \(file.path) ends early (the process died while writing?); showing what is there") }
         if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
@@ -49,7 +47,6 @@ func readTraces<V: CallVisitor>(_ files: [TraceFile], into visitor: inout V) -> 
             printError("trail: \(file.path): the size limit (TRAIL_TRACE_MAX_SIZE) cut \(cut.records) records (\(cut.bytes >> 20) MiB), \(which)")
         }
     }
-    return stream
 }
 
 private func traces(in folder: String) -> [String] {
