@@ -106,7 +106,7 @@ public struct TraceFile: Sendable {
                 clock.append((chunk.u64(), chunk.u64()))
             case .end:
                 complete = true
-            case nil:
+            case .cut, .watermark, nil:
                 continue  // unknown chunks from a newer writer are skipped
             }
         }
