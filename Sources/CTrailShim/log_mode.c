@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PIPE_BUFFER (1u << 20)
+#define PIPE_RESERVE 8192    // left free in a pipe, so the note about dropped lines always fits
 
 enum { TO_STDERR, TO_FILE, TO_PIPE };
 static int destination = TO_STDERR;
@@ -30,6 +32,20 @@ static pthread_cond_t pipe_ready = PTHREAD_COND_INITIALIZER;
 static char *pipe_bytes;
 static uint64_t pipe_head, pipe_tail;       // bytes put, bytes written
 static uint64_t pipe_dropped;               // lines lost since the last note
+static int stderr_is_fifo;
+
+/// How much of `wanted` fd 2 takes without filling past the reserve; waits (on this thread only) for room.
+static size_t pipe_room(size_t wanted) {
+    if (!stderr_is_fifo) return wanted;
+    for (;;) {
+        int unread = 0, capacity = fcntl(2, F_GETPIPE_SZ);
+        if (capacity <= 0 || ioctl(2, FIONREAD, &unread) != 0) return wanted;
+        long room = (long)capacity - unread - PIPE_RESERVE;
+        if (room > 0) return (size_t)room < wanted ? (size_t)room : wanted;
+        struct timespec pause = { 0, 2000000 };
+        nanosleep(&pause, NULL);
+    }
+}
 
 static trail_log_line_hook log_hook;
 
@@ -56,28 +72,33 @@ static void *pipe_writer(void *unused) {
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    char chunk[65536];
+    char chunk[4096];
     pthread_mutex_lock(&pipe_lock);
     for (;;) {
         while (pipe_head == pipe_tail && !pipe_dropped) pthread_cond_wait(&pipe_ready, &pipe_lock);
         uint64_t start = pipe_tail, length = pipe_head - pipe_tail;
         if (length > sizeof chunk) length = sizeof chunk;
         for (uint64_t i = 0; i < length; i++) chunk[i] = pipe_bytes[(start + i) & (PIPE_BUFFER - 1)];
-        uint64_t dropped = length < pipe_head - pipe_tail ? 0 : pipe_dropped;  // a note once caught up
+        uint64_t dropped = length == pipe_head - pipe_tail ? pipe_dropped : 0;  // a note once caught up
         pipe_dropped -= dropped;
         pthread_mutex_unlock(&pipe_lock);
-        write_all(2, chunk, (size_t)length);  // may block: only this thread waits
+        size_t allowed = pipe_room((size_t)length);  // may wait: only this thread does
+        write_all(2, chunk, allowed);
+        if (allowed < length) dropped = 0;
         if (dropped) {
             char note[128];
-            write_all(2, note, dropped_note(dropped, note, sizeof note));
+            size_t note_length = dropped_note(dropped, note, sizeof note);
+            if (pipe_room(note_length) == note_length) write_all(2, note, note_length);
         }
         pthread_mutex_lock(&pipe_lock);
-        pipe_tail = start + length;
+        pipe_tail = start + allowed;
+        if (allowed < length) pipe_dropped += dropped;
     }
     return NULL;
 }
 
-/// At exit: a short wait for the buffer to drain, then the note if the pipe takes it, never blocking.
+/// At exit: a short wait for the buffer to drain, then the note if the pipe takes it at once (the writer
+/// leaves room for it in a pipe), never blocking.
 static void pipe_at_exit(void) {
     for (int waited = 0; waited < 40; waited++) {
         pthread_mutex_lock(&pipe_lock);
@@ -88,14 +109,13 @@ static void pipe_at_exit(void) {
         nanosleep(&pause, NULL);
     }
     pthread_mutex_lock(&pipe_lock);
-    uint64_t dropped = pipe_dropped + (pipe_head - pipe_tail > 0);
-    uint64_t lost_lines = pipe_dropped;
+    uint64_t lost = pipe_dropped, unwritten = pipe_head - pipe_tail;
     pipe_dropped = 0;
+    pipe_tail = pipe_head;
     pthread_mutex_unlock(&pipe_lock);
-    (void)dropped;
-    char note[160];
-    int length = snprintf(note, sizeof note, "trail: %llu trace lines dropped: stderr is full (and more left unwritten at exit)\n",
-                          (unsigned long long)lost_lines);
+    char note[200];
+    int length = snprintf(note, sizeof note, "trail: %llu trace lines dropped: stderr is full%s\n", (unsigned long long)lost,
+                          unwritten ? " (and the last buffered lines at exit)" : "");
     struct pollfd poller = { 2, POLLOUT, 0 };
     if (length > 0 && poll(&poller, 1, 0) == 1 && (poller.revents & POLLOUT)) write_all(2, note, (size_t)length);
 }
@@ -115,6 +135,7 @@ void trail_log_mode_start(void) {
     }
     struct stat info;
     if (fstat(2, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
+        stderr_is_fifo = S_ISFIFO(info.st_mode);
         pthread_t writer;
         pipe_bytes = malloc(PIPE_BUFFER);
         if (pipe_bytes && pthread_create(&writer, NULL, pipe_writer, NULL) == 0) {

@@ -57,6 +57,14 @@ static uint32_t header_used = UINT32_MAX;    // `used` as the block's header in 
 static struct block_content { uint64_t records, bytes; } *blocks;  // per block slot: what a wrap cuts
 static uint64_t cut_records, cut_bytes;
 static int full, finishing;
+static pthread_t pruner;
+static int pruner_started;
+
+static void *prune_in_background(void *unused) {
+    (void)unused;
+    trail_prune_traces(trace_path, keep_files, keep_total);
+    return NULL;
+}
 
 // Pending bytes of the current block, contiguous in the file from its `flushed_used`: pieces of the staging
 // buffer (chunk headers, names) and of rings (records, written straight from the ring).
@@ -319,13 +327,9 @@ static int open_trace(void) {
     header_used = UINT32_MAX;
     write_block_header();
     put_chunk(CHUNK_INFO, trace_info, trace_info_length);
+    // Deleting large files takes a while: on a thread of its own, joined at exit.
+    if (!crash_flushing) pruner_started = pthread_create(&pruner, NULL, prune_in_background, NULL) == 0;
     return 0;
-}
-
-static void *prune_in_background(void *unused) {
-    (void)unused;
-    trail_prune_traces(trace_path, keep_files, keep_total);
-    return NULL;
 }
 
 // MARK: draining
@@ -438,7 +442,6 @@ static void *writer_main(void *unused) {
     // producer is waiting. Busy rings are then drained at once or every half millisecond, idle ones rarely.
     uint64_t started = trail_monotonic_ns();
     long pause = 1000000;
-    int pruned = 0;
     while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
         if (pause && !__atomic_exchange_n(&writer_wake, 0, __ATOMIC_ACQ_REL)) futex_wait(&writer_wake, 0, pause);
         __atomic_store_n(&writer_wake, 0, __ATOMIC_RELAXED);
@@ -454,12 +457,6 @@ static void *writer_main(void *unused) {
         uint64_t moved = drain_all();
         unlock_drain();
         __atomic_add_fetch(&writer_progress, 1, __ATOMIC_RELEASE);
-        if (!pruned && trace_fd >= 0) {
-            // Deleting large files takes a while: not on the writer's path.
-            pruned = 1;
-            pthread_t pruner;
-            if (pthread_create(&pruner, NULL, prune_in_background, NULL) == 0) pthread_detach(pruner);
-        }
         pause = moved >= ring_capacity / 16 ? 0 : moved ? 500000 : 20000000;
     }
     return NULL;
@@ -598,6 +595,8 @@ static void stop_at_exit(void) {
         (void)ignored;
     }
     unlock_drain();
+    if (pruner_started) pthread_join(pruner, NULL);  // a short run still prunes
+    pruner_started = 0;
 }
 
 static void child_after_fork(void) {
