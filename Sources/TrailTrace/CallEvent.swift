@@ -28,6 +28,10 @@ public struct CallEvent: Sendable {
     public var crossesThreads = false
     /// The thread its parent started on; -1 for a root or a parent that already ended.
     public var parentThread: Int32 = -1
+    /// The task it runs in (the runtime's task address; 0 outside tasks), and whether it is the first call
+    /// of that task: a child task's (under its creator) or a detached or top-level task's (a root).
+    public var task: UInt64 = 0
+    public var startsTask = false
 
     public var duration: UInt64 { end &- start }
 }

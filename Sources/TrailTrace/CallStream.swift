@@ -78,6 +78,9 @@ struct CallBuilder {
         var outermost: Bool
         var crossesThreads: Bool
         var parentThread: Int32 = -1
+        /// The task it runs in (0: none known), and whether it is the first call of that task.
+        var task: UInt64 = 0
+        var startsTask = false
         /// The async call it hangs under when it is a task's root call (0: none).
         var parentToken: UInt64
     }
@@ -317,15 +320,15 @@ struct CallBuilder {
 
     /// The call a new root call or async call hangs under: the task's innermost open async call, else the one
     /// its creator had open (possibly ended since), else none.
-    mutating func parent(task: UInt64, parentToken: UInt64) -> (token: UInt64, spanId: UInt64, depth: Int32, tag: Int32, thread: Int32)? {
+    mutating func parent(task: UInt64, parentToken: UInt64) -> (token: UInt64, spanId: UInt64, depth: Int32, tag: Int32, thread: Int32, task: UInt64)? {
         if task != 0, let token = taskStacks[task]?.last, let open = openAsync[token] {
-            return (token, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread)
+            return (token, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task)
         }
         guard parentToken != 0 else { return nil }
         if let open = openAsync[parentToken] {
-            return (parentToken, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread)
+            return (parentToken, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task)
         }
-        if let ended = endedAsync[parentToken] { return (0, ended.spanId, ended.depth, -1, -1) }
+        if let ended = endedAsync[parentToken] { return (0, ended.spanId, ended.depth, -1, -1, 0) }
         return nil
     }
 
@@ -344,6 +347,7 @@ struct CallBuilder {
         if let top = state.stack.last {
             frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
                           outermost: outermost, crossesThreads: false, parentThread: thread, parentToken: 0)
+            frame.task = top.task
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: top.tag)
         } else {
             let parent = parent(task: state.task, parentToken: state.taskParent)
@@ -351,6 +355,8 @@ struct CallBuilder {
                           depth: parent.map { $0.depth + 1 } ?? 0, outermost: outermost,
                           crossesThreads: parent.map { $0.thread >= 0 && $0.thread != thread } ?? false,
                           parentThread: parent?.thread ?? -1, parentToken: parent?.token ?? 0)
+            frame.task = state.task
+            frame.startsTask = state.task != 0 && parent?.task != state.task
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: parent?.tag ?? -1)
         }
         state.stack.append(frame)
@@ -390,7 +396,9 @@ struct CallBuilder {
         let site = site(record.address)
         var frame: Frame
         var parentTag: Int32 = -1
+        var parentTask: UInt64 = 0
         if let parent = parent(task: task, parentToken: parentToken) {
+            parentTask = parent.task
             frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: parent.spanId,
                           depth: parent.depth + 1, outermost: true, crossesThreads: parent.thread >= 0 && parent.thread != thread,
                           parentThread: parent.thread, parentToken: parent.token)
@@ -399,10 +407,13 @@ struct CallBuilder {
             frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: top.spanId,
                           depth: top.depth + 1, outermost: true, crossesThreads: false, parentThread: thread, parentToken: 0)
             parentTag = top.tag
+            parentTask = top.task
         } else {
             frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: 0, depth: 0,
                           outermost: true, crossesThreads: false, parentToken: 0)
         }
+        frame.task = task
+        frame.startsTask = task != 0 && parentTask != task
         var call = event(frame, thread: thread)
         call.isAsync = true
         frame.tag = visitor.enter(call, parentTag: parentTag)
@@ -463,6 +474,8 @@ struct CallBuilder {
         call.outermost = frame.outermost
         call.crossesThreads = frame.crossesThreads
         call.parentThread = frame.parentThread
+        call.task = frame.task
+        call.startsTask = frame.startsTask
         return call
     }
 }

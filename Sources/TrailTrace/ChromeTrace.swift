@@ -59,7 +59,7 @@ public struct ChromeTrace: CallVisitor {
             let dur = "\(duration / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction)
             event(#"{"name":\#(name),"cat":"function","ph":"X","ts":\#(start),"dur":\#(dur),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
         }
-        if call.crossesThreads, call.parentThread >= 0 {
+        if call.startsTask, call.parentThread >= 0 {
             let id = String(call.spanId, radix: 16), ts = micros(call.start)
             let parentTid = process.threads[Int(call.parentThread)].tid
             event(#"{"name":"child task","cat":"task","ph":"s","id":"\#(id)","ts":\#(ts),"pid":\#(pid),"tid":\#(parentTid)}"#)

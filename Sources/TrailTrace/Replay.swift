@@ -39,6 +39,7 @@ public struct Replay: CallVisitor {
     var lines: [Line] = []
     var free: [Int32] = []
     var minimumTicks: UInt64 = 0
+    var tasks: [UInt64: UInt64] = [:]
 
     public init(_ options: ReplayOptions, output: TextOutput) {
         self.options = options
@@ -48,6 +49,7 @@ public struct Replay: CallVisitor {
 
     public mutating func beginProcess(_ process: TraceProcess) {
         self.process = process
+        tasks.removeAll()
         minimumTicks = options.minDuration.map { UInt64(($0 / process.file.nanosecondsPerTick).rounded(.up)) } ?? 0
     }
 
@@ -121,13 +123,26 @@ public struct Replay: CallVisitor {
         output.append(spaces: Int(indent) * 2)
     }
 
-    func notes(_ call: CallEvent) {
+    mutating func notes(_ call: CallEvent) {
         if call.isAsync { output.append(" [async]") }
-        if call.crossesThreads { output.append(" [child task]") }
+        // A task is named where it starts: under its creator, or at its first root call.
+        if call.startsTask, call.parentSpanId != 0 || tasks[call.task] == nil {
+            output.append(call.parentSpanId != 0 ? " [child task " : " [task ")
+            output.append(taskNumber(call.task))
+            output.append(byte: 0x5D)
+        }
         if options.locations {
             let site = process!.sites[call.site]
             if !site.location.isEmpty { output.append(" (" + site.location + ")") }
         }
+    }
+
+    /// Tasks by number in order of first appearance, per process: addresses say nothing to a reader.
+    mutating func taskNumber(_ task: UInt64) -> UInt64 {
+        if let number = tasks[task] { return number }
+        let number = UInt64(tasks.count + 1)
+        tasks[task] = number
+        return number
     }
 
     func returnedOn(_ call: CallEvent) {

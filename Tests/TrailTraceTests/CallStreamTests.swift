@@ -105,8 +105,8 @@ import TrailTrace
         #expect(try folded(path) == "M.g() 1\nM.g();M.work() 1\n")
         #expect(try replay([path]) == """
             # DURATION     TID     FUNCTION
-                       [     1] | M.g() { [async]
-              0.010 us [     2] |   M.work(); [child task]
+                       [     1] | M.g() { [async] [task 1]
+              0.010 us [     2] |   M.work(); [child task 2]
               0.200 us [     1] | } /* M.g() */
 
             """)
