@@ -176,6 +176,27 @@ case "stderr":
     log.info("after child")
     LogSink.shared.flush()
 
+case "json-lines":
+    // Every kind of line a JSON log holds: metadata (nested, escaped), every level, raw stderr, 4 threads.
+    configuration.level = .trace
+    try Trail.bootstrap(configuration)
+    var tagged = Logger(label: "json \"probe\"", level: .trace)
+    tagged[metadataKey: "request"] = "r-1"
+    for level in Logger.Level.allCases { tagged.log(level: level, "level \(level.rawValue)") }
+    tagged.info("quote \" backslash \\ newline \n tab \t bell \u{7} é", metadata: ["nested": ["list": ["a", "b"], "n": "1"]])
+    fputs("raw stderr line\n", stderr)
+    let group = DispatchGroup()
+    for thread in 0 ..< 4 {
+        group.enter()
+        Thread {
+            let logger = Logger(label: "t\(thread)")
+            for line in 0 ..< number(3, 5000) { logger.info("line \(line) of thread \(thread)") }
+            group.leave()
+        }.start()
+    }
+    group.wait()
+    LogSink.shared.flush()
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 
