@@ -47,12 +47,7 @@ public enum Severity: Int, Sendable {
 extension LogRecord: TelemetryItem {
     public static let signal = TelemetrySignal.logs
 
-    public func appendJSON(to bytes: inout [UInt8]) {
-        var json = OTLPJSON(bytes: bytes)
-        bytes = []
-        encode(into: &json)
-        bytes = json.bytes
-    }
+    public func appendJSON(to bytes: inout [UInt8]) { OTLPJSON.append(to: &bytes, encode) }
 
     func encode(into json: inout OTLPJSON) {
         json.object { json in

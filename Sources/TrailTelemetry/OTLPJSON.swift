@@ -9,6 +9,14 @@ struct OTLPJSON {
 
     init(bytes: [UInt8] = []) { self.bytes = bytes }
 
+    /// Runs `encode` on a writer that appends to `bytes`, without copying them.
+    static func append(to bytes: inout [UInt8], _ encode: (inout OTLPJSON) -> Void) {
+        var json = OTLPJSON(bytes: bytes)
+        bytes = []
+        encode(&json)
+        bytes = json.bytes
+    }
+
     mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -130,10 +138,7 @@ struct OTLPJSON {
                 }
             case .keyValues(let members):
                 json.key("kvlistValue")
-                json.object { json in
-                    json.key("values")
-                    json.keyValues(members)
-                }
+                json.object { json in json.key("values"); json.keyValues(members) }
             }
         }
     }

@@ -70,12 +70,7 @@ public struct SpanStatus: Sendable {
 extension Span: TelemetryItem {
     public static let signal = TelemetrySignal.traces
 
-    public func appendJSON(to bytes: inout [UInt8]) {
-        var json = OTLPJSON(bytes: bytes)
-        bytes = []
-        encode(into: &json)
-        bytes = json.bytes
-    }
+    public func appendJSON(to bytes: inout [UInt8]) { OTLPJSON.append(to: &bytes, encode) }
 
     func encode(into json: inout OTLPJSON) {
         json.object { json in
