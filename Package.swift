@@ -68,7 +68,7 @@ let package = Package(
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
         .target(name: "TrailFormat"),
-        .target(name: "TrailTrace", dependencies: ["TrailFormat"]),
+        .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
         .target(name: "TrailTelemetry", dependencies: ["TrailFormat"]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
@@ -112,6 +112,7 @@ let package = Package(
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace", "TrailFormat"]),
         .testTarget(name: "TrailTelemetryTests", dependencies: ["TrailTelemetry", "TrailTestSupport"]),
         .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
     ]
 )

@@ -2,7 +2,7 @@
 """make bench: swift-trail's benchmarks, each run side by side with what it is compared to.
 
 Commands of one comparison run alternately, round after round, so that a noisy machine affects them alike;
-the figures are medians. Usage: bench.py [rewriter] [trace] [logger] [symbolizer] [--rounds N]
+the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [--rounds N]
 """
 import argparse
 import os
@@ -165,6 +165,82 @@ def trace(rounds):
     dropped = subprocess.run([os.path.join(RELEASE, "trail"), "report", trace_file], capture_output=True, text=True).stderr
     if "dropped" in dropped:
         log(f"  note: {dropped.strip()}")
+
+
+# MARK: viewers
+
+
+def measured(argv, env=None):
+    """Runs argv with output to /dev/null; returns (seconds, peak resident MiB) of that child."""
+    merged = dict(os.environ)
+    merged.update(env or {})
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, env=merged, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    errors = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.stderr.write(errors[-2000:])
+        raise subprocess.CalledProcessError(status, argv)
+    return seconds, usage.ru_maxrss / 1024, errors
+
+
+def viewers(rounds):
+    """trail report (and replay) against uftrace's on the same calls, at four trace sizes."""
+    log("## Viewers: trail report vs uftrace report on recursive fib, same number of calls")
+    _, traced = build_fib()
+    trail = os.path.join(RELEASE, "trail")
+    os.chdir(WORK)
+    rates = {}
+    for n, label in [(26, "10 MB"), (30, "100 MB"), (35, "1 GB"), (40, "10 GB")]:
+        calls = 2 * fib(n + 1) - 1
+        records = 2 * calls
+        trace_file = os.path.join(WORK, f"fib-{n}.trace")
+        run([traced, str(n)], env={"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace_file, "TRAIL_TRACE_MAX_SIZE": "16G"})
+        size = os.path.getsize(trace_file)
+        tries = max(1, rounds if n < 35 else (3 if n == 35 else 1))
+        runs = [measured([trail, "report", trace_file]) for _ in range(tries)]
+        if any("dropped" in errors or "cut" in errors for _, _, errors in runs):
+            log(f"  FAIL: the fib({n}) trace lost records: {runs[0][2].strip()}")
+        seconds = statistics.median(r[0] for r in runs)
+        resident = max(r[1] for r in runs)
+        rates[label] = records / seconds
+        line = (f"  {label:>6s} ({size / 2**20:7.0f} MiB, {records / 1e6:6.1f} M records): trail report "
+                f"{seconds:7.2f} s, {records / seconds / 1e6:5.1f} M records/s, {resident:5.0f} MiB resident")
+        if n <= 35:
+            data = os.path.join(WORK, f"uftrace-{n}.data")
+            run(["uftrace", "record", "-d", data, os.path.join(WORK, "fib-pg"), str(n)])
+            theirs = [measured(["uftrace", "report", "-d", data]) for _ in range(tries)]
+            their_seconds = statistics.median(r[0] for r in theirs)
+            line += (f"; uftrace report {their_seconds:7.2f} s, {records / their_seconds / 1e6:5.1f} M records/s, "
+                     f"{max(r[1] for r in theirs):5.0f} MiB: {their_seconds / seconds:.2f}x")
+            rates[label + " uftrace"] = records / their_seconds
+            if n == 30:
+                ours_replay = statistics.median(measured([trail, "replay", trace_file])[0] for _ in range(tries))
+                their_replay = statistics.median(measured(["uftrace", "replay", "-d", data])[0] for _ in range(tries))
+                replay_line = (f"  replay at {label}: trail {ours_replay:.2f} s, uftrace {their_replay:.2f} s: "
+                               f"{their_replay / ours_replay:.2f}x")
+            shutil.rmtree(data, ignore_errors=True)
+        log(line)
+        if n == 30:
+            log(replay_line)
+        if n == 40:
+            goal("10 GB report seconds", seconds, 120, higher_is_better=False)
+            goal("10 GB report resident MiB", resident, 256, higher_is_better=False)
+        os.remove(trace_file)
+    os.chdir(ROOT)
+    for label in ["10 MB", "100 MB", "1 GB"]:
+        goal(f"trail / uftrace report records per second at {label}", rates[label] / rates[label + " uftrace"], 2)
+    ours = [rates[label] for label in ["10 MB", "100 MB", "1 GB", "10 GB"]]
+    goal("slowest / fastest trail report rate across sizes", min(ours) / max(ours), 0.8)
+
+
+def fib(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
 
 
 # MARK: logger
@@ -346,7 +422,7 @@ def symbolizer(rounds):
 # MARK: main
 
 
-SECTIONS = {"rewriter": rewriter, "trace": trace, "logger": logger, "symbolizer": symbolizer}
+SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "logger": logger, "symbolizer": symbolizer}
 
 
 def main():

@@ -101,6 +101,39 @@ extern void *swift_task_getCurrent(void) __attribute__((weak));
 
 static void *current_task(void) { return swift_task_getCurrent ? swift_task_getCurrent() : NULL; }
 
+// MARK: task trees. Each recorded async call pushes its token as a task-local value, which child tasks
+// (async let, group children, Task {}) inherit and detached tasks do not: the value seen on entry is the
+// parent token. The runtime keeps the key's address without retaining it, so any static address will do.
+
+__attribute__((swiftcall)) extern void *swift_task_localValueGet(const void *key) __attribute__((weak));
+__attribute__((swiftcall)) extern void swift_task_localValuePush(const void *key, void *value, const void *type) __attribute__((weak));
+__attribute__((swiftcall)) extern void swift_task_localValuePop(void) __attribute__((weak));
+__attribute__((swiftcall)) extern _Bool swift_task_hasTaskGroupStatusRecord(void) __attribute__((weak));
+extern const char uint_metadata __asm__("$sSuN") __attribute__((weak));   // UInt's type metadata
+
+static const uint64_t token_key = 0x7472616c;  // its address is the key
+
+static int task_locals_usable(void) {
+    return swift_task_localValueGet && swift_task_localValuePush && swift_task_localValuePop && &uint_metadata;
+}
+
+/// The innermost recorded async call of the current task, or where the task was created; 0 for none.
+static uint64_t parent_token(void) {
+    if (!task_locals_usable()) return 0;
+    uint64_t *value = swift_task_localValueGet(&token_key);
+    return value ? *value : 0;
+}
+
+/// Pushes `token` for the current task; 0 when it cannot. Inside a task group's body a push would be popped
+/// before children that linked to it end (the runtime forbids it there), so the token is not pushed there.
+static int push_token(uint64_t token) {
+    if (!task_locals_usable() || !current_task()) return 0;
+    if (swift_task_hasTaskGroupStatusRecord && swift_task_hasTaskGroupStatusRecord()) return 0;
+    uint64_t value = token;
+    swift_task_localValuePush(&token_key, &value, &uint_metadata);
+    return 1;
+}
+
 #define TASK_SLOTS 1024
 static struct { void *task; uint32_t depth; } task_depths[TASK_SLOTS];
 static int task_lock;
@@ -134,25 +167,7 @@ static uint32_t task_depth(void *task, int delta) {
     return depth;
 }
 
-// MARK: log mode: one whole line per event, so threads never tear each other's lines.
-
-static trail_log_line_hook log_hook;
-
-void trail_set_log_hook(trail_log_line_hook hook) { __atomic_store_n(&log_hook, hook, __ATOMIC_RELEASE); }
-
-void trail_emit_log_line(const char *line, size_t length) {
-    trail_log_line_hook hook = __atomic_load_n(&log_hook, __ATOMIC_ACQUIRE);
-    if (hook) {
-        hook(line, length);
-        return;
-    }
-    while (length > 0) {
-        ssize_t written = write(2, line, length);
-        if (written <= 0) return;
-        line += written;
-        length -= (size_t)written;
-    }
-}
+// MARK: log mode: one whole line per event, so threads never tear each other's lines (log_mode.c sends it).
 
 static size_t format_duration(char *out, size_t size, uint64_t ns) {
     if (ns < 1000) return (size_t)snprintf(out, size, "%llu ns", (unsigned long long)ns);
@@ -227,7 +242,7 @@ void trail_enter_sync(const char *site) {
     // The common case, kept short: recording a nested call, no filters.
     if (LIKELY(ring && depth && !filters_active && trail_mode_value == TRAIL_MODE_RECORD)) {
         frame->word = address | FRAME_RECORDED;
-        trail_ring_put(ring, trail_ticks(), record_word(address, depth, KIND_ENTER));
+        frame->start = trail_ring_put(ring, trail_ticks(), record_word(address, depth, KIND_ENTER));
         return;
     }
     uint64_t flags = UNLIKELY(filters_active) ? filter_flags(thread, site, depth) : FRAME_RECORDED;
@@ -246,9 +261,12 @@ void trail_enter_sync(const char *site) {
     if (depth == 0 && swift_task_getCurrent) {
         // A root call: say which task runs it, so readers can hang it under that task's async call.
         void *task = swift_task_getCurrent();
-        if (task) trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
+        if (task) {
+            trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
+            trail_ring_put(ring, parent_token(), record_word(0, 0, KIND_AUX));
+        }
     }
-    trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
+    frame->start = trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
 }
 
 void trail_exit_sync(void) {
@@ -285,12 +303,16 @@ trail_span trail_enter_async(const char *site) {
     struct trail_ring *ring = ring_of(thread);
     if (!ring) return (trail_span){ 0, 0 };
     uint64_t token = ((uint64_t)ring->slot << 40) | (++ring->token & ((UINT64_C(1) << 40) - 1));
+    uint64_t parent = parent_token();
     trail_ring_put(ring, trail_ticks(), record_word(address, thread->depth, KIND_ASYNC_ENTER));
     trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+    trail_ring_put(ring, parent, record_word(0, 0, KIND_AUX));
+    if (push_token(token)) word |= SPAN_PUSHED;
     return (trail_span){ word, token };
 }
 
 void trail_exit_async(trail_span span) {
+    if (span.word & SPAN_PUSHED) swift_task_localValuePop();  // only what enter pushed, whatever the mode now
     if (!(span.word & SPAN_RECORDED)) return;
     struct trail_thread *thread = &trail_thread_state;
     const char *site = (const char *)(uintptr_t)(span.word & WORD_ADDRESS_MASK);
@@ -303,6 +325,41 @@ void trail_exit_async(trail_span span) {
     if (!ring) return;
     trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
     trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+}
+
+// MARK: span ids (Docs/trace-format.md, "Span and trace ids"), for log lines
+
+int trail_current_span(uint8_t trace_id[16], uint64_t *span_id) {
+    if (trail_mode_value != TRAIL_MODE_RECORD) return 0;
+    struct trail_thread *thread = &trail_thread_state;
+    uint64_t span = 0;
+    if (thread->ring) {
+        uint32_t depth = thread->depth < thread->capacity ? thread->depth : thread->capacity;
+        while (depth > 0 && !(thread->frames[depth - 1].word & FRAME_RECORDED)) depth--;
+        if (depth > 0) span = ((uint64_t)(trail_ring_slot(thread->ring) + 1) << 44) | (thread->frames[depth - 1].start & ((UINT64_C(1) << 44) - 1));
+    }
+    if (!span && current_task()) {
+        uint64_t token = parent_token();
+        if (token) span = UINT64_C(1) << 63 | token;
+    }
+    if (!span) return 0;
+    static uint8_t cached[16];
+    static int cached_ready;  // written once; a race writes the same bytes
+    if (!__atomic_load_n(&cached_ready, __ATOMIC_ACQUIRE)) {
+        uint64_t wall = trail_recorder_start_wall_ns();
+        uint32_t pid = (uint32_t)getpid(), hash = 2166136261u;  // FNV-1a of the host name
+        char host[256] = "";
+        if (gethostname(host, sizeof host) != 0) host[0] = 0;
+        host[sizeof host - 1] = 0;
+        for (const char *c = host; *c; c++) hash = (hash ^ (uint8_t)*c) * 16777619u;
+        for (int i = 0; i < 8; i++) cached[i] = (uint8_t)(wall >> (56 - 8 * i));
+        for (int i = 0; i < 4; i++) cached[8 + i] = (uint8_t)(pid >> (24 - 8 * i));
+        for (int i = 0; i < 4; i++) cached[12 + i] = (uint8_t)(hash >> (24 - 8 * i));
+        __atomic_store_n(&cached_ready, 1, __ATOMIC_RELEASE);
+    }
+    memcpy(trace_id, cached, 16);
+    *span_id = span;
+    return 1;
 }
 
 // MARK: start-up
@@ -331,6 +388,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
     }
     if (!strcmp(value, "1") || !strcmp(value, "log") || !strcmp(value, "on")) {
         trail_set_mode(TRAIL_MODE_LOG);
+        trail_log_mode_start();
         return;
     }
     trail_setting_warning("TRAIL_TRACE", value, "is not off, log (or 1) or record", "off");

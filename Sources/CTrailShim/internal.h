@@ -23,6 +23,7 @@ static inline uint64_t record_word(uint64_t address, uint32_t depth, enum record
 // MARK: span word (async calls): the site in bits 0-47, flags above.
 
 #define SPAN_ASYNC (UINT64_C(1) << 63)      // entered by enter_async
+#define SPAN_PUSHED (UINT64_C(1) << 62)     // a parent token was pushed as a task-local: exit pops it
 #define SPAN_RECORDED (UINT64_C(1) << 61)   // an exit event is due
 
 // MARK: per-thread ring: written only by its thread, drained by the writer thread.
@@ -45,7 +46,8 @@ struct trail_ring {
 
 enum { RING_FREE = 0, RING_LIVE = 1, RING_RETIRED = 2 };
 
-/// An open synchronous call: its site (bits 0-47) and flags, and in log mode its start time.
+/// An open synchronous call: its site (bits 0-47) and flags; its start time in log mode, its ENTER record's
+/// ring position in record mode (span ids).
 struct trail_frame {
     uint64_t word;
     uint64_t start;
@@ -92,21 +94,28 @@ static inline uint64_t trail_monotonic_ns(void) {
 
 // MARK: recorder (recorder.c)
 
-/// Starts the writer thread and opens the trace file; 0 on success.
+/// Starts the writer thread and prepares the trace file; 0 on success.
 int trail_recorder_start(void);
+/// Where the trace goes, its INFO chunk and its limits, from the settings; again when bootstrap moves it.
+void trail_recorder_prepare(void);
+uint64_t trail_recorder_start_wall_ns(void);
 /// The calling thread's ring, attached on first use; NULL when none can be had.
 struct trail_ring *trail_ring_attach(struct trail_thread *thread);
-/// Appends one record, or counts it as lost when the ring is full. After a loss, a DROPPED record goes first,
-/// so that readers know where the gap is.
-__attribute__((always_inline)) static inline void trail_ring_put(struct trail_ring *ring, uint64_t time, uint64_t word) {
+/// A full ring: waits for the writer to make room for `need` records (1) or gives up (0): no writer (after
+/// fork, at exit), a crash, the writer's own thread, or a writer that made no progress for a second.
+int trail_ring_wait(struct trail_ring *ring, uint64_t need) __attribute__((cold, noinline));
+/// Appends one record and returns its position (the index among all records put in the slot). When the ring
+/// stays full it is counted as lost, and after a loss a DROPPED record goes first, so readers know where the
+/// gap is.
+__attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trail_ring *ring, uint64_t time, uint64_t word) {
     uint64_t head = ring->head;
     uint64_t need = ring->dropped ? 2 : 1;
     if (UNLIKELY(head + need - ring->cached_tail > ring->mask + 1)) {
         ring->cached_tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
-        if (head + need - ring->cached_tail > ring->mask + 1) {
+        if (head + need - ring->cached_tail > ring->mask + 1 && !trail_ring_wait(ring, need)) {
             ring->dropped++;
             __atomic_store_n(&ring->dropped_total, ring->dropped_total + 1, __ATOMIC_RELAXED);
-            return;
+            return head;
         }
     }
     if (UNLIKELY(ring->dropped)) {
@@ -120,7 +129,27 @@ __attribute__((always_inline)) static inline void trail_ring_put(struct trail_ri
     record->time = time;
     record->word = word;
     __atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
+    return head;
 }
+
+// MARK: trace paths (trace_path.c)
+
+/// Notes the working folder and executable name at start, which patterns use.
+void trail_paths_start(void);
+const char *trail_exe_name(void);
+/// Expands %p %e %h %t %% of `pattern` into `out`; a relative pattern goes below `directory` (when given,
+/// else the working folder at start). 0 when the result does not fit.
+int trail_expand_pattern(const char *pattern, const char *directory, char *out, size_t size);
+/// Creates the folders above `path` (0700); 0 on success.
+int trail_make_parent_folders(const char *path);
+/// Creates `path` with O_EXCL (0600), trying `name.1.trace`, `name.2.trace`... while taken, and leaves the name
+/// used in `path`. Async-signal-safe. The descriptor, or -1.
+int trail_open_exclusive(char *path, size_t size, int flags);
+/// Free bytes of the filesystem holding `path`'s folder (UINT64_MAX when unknown).
+uint64_t trail_free_bytes(const char *path);
+/// Deletes the oldest traces beside `trace` (regular files named *.trace that start with the magic, of
+/// processes no longer running) beyond `keep_files` (this one included) or `keep_total` bytes.
+void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_total);
 
 // MARK: the image map of crash blocks (images.c)
 
@@ -133,9 +162,12 @@ extern char trail_exe_path[4096];
 /// /proc/self/maps, objects loaded since. Async-signal-safe.
 void trail_images_put(void (*put)(const char *text, size_t length));
 
-// MARK: log mode (hooks.c): the line goes to the logger when one is bootstrapped, else to fd 2.
+// MARK: log mode (log_mode.c): lines go to TRAIL_TRACE_FILE when set, else to the logger once one is
+// bootstrapped, else to fd 2 (through a bounded buffer and a writer thread when fd 2 is a pipe or socket).
 
+void trail_log_mode_start(void);
 void trail_emit_log_line(const char *line, size_t length);
+uint32_t trail_ring_slot(struct trail_ring *ring);
 
 // MARK: settings (settings.c)
 

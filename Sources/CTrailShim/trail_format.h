@@ -11,8 +11,20 @@
 // MARK: trace files (TraceLayout)
 
 #define TRAIL_TRACE_MAGIC "TRAILTRC"
-#define TRAIL_TRACE_VERSION 1
-#define TRAIL_TRACE_HEADER_SIZE 48
+#define TRAIL_TRACE_VERSION 2
+#define TRAIL_TRACE_HEADER_SIZE 64
+// Blocks: {"TBLK", u32 used, u64 sequence}, then `used` bytes of chunks; chunks never cross a block.
+#define TRAIL_TRACE_BLOCK_MAGIC "TBLK"
+#define TRAIL_TRACE_BLOCK_HEADER_SIZE 16
+#define TRAIL_TRACE_BLOCK_SIZE 1048576
+// A RECORDS chunk's payload starts with u32 slot, u32 tid, u64 position.
+#define TRAIL_RECORDS_HEADER_SIZE 16
+
+enum trail_policy {
+    POLICY_UNBOUNDED = 0,
+    POLICY_KEEP_LAST = 1,       // blocks wrap: the most recent records stay
+    POLICY_KEEP_FIRST = 2,      // records stop when full
+};
 
 enum trail_clock_kind {
     CLOCK_KIND_CYCLES = 1,      // the cycle counter (TSC, cntvct_el0)
@@ -26,6 +38,8 @@ enum chunk_type {
     CHUNK_RECORDS = 4,
     CHUNK_CLOCK = 5,
     CHUNK_END = 6,
+    CHUNK_CUT = 7,              // u32 policy, u32 reserved, u64 records, u64 bytes: totals cut so far
+    CHUNK_WATERMARK = 8,        // u64 ticks: every later record is at or after it
 };
 
 // MARK: records (TraceRecord). 16 bytes: a timestamp and a word. The word holds a site (or task) address in
@@ -41,9 +55,9 @@ enum chunk_type {
 enum record_kind {
     KIND_ENTER = 1,
     KIND_EXIT = 2,
-    KIND_ASYNC_ENTER = 3,   // followed by an AUX record: {token, task}
+    KIND_ASYNC_ENTER = 3,   // followed by two AUX records: {token, task}, {parent token, 0}
     KIND_ASYNC_EXIT = 4,    // followed by an AUX record: {token, task}
-    KIND_TASK = 5,          // a root call on this thread runs in this task (address = task)
+    KIND_TASK = 5,          // a root call on this thread runs in this task (address = task); AUX {parent token, 0}
     KIND_AUX = 6,           // payload of the record before it
     KIND_DROPPED = 7,       // {time, count}: records lost before this one because the buffer was full
 };

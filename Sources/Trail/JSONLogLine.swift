@@ -5,7 +5,9 @@ internal import CTrailShim
 ///
 ///     {"time":"2026-12-02T11:36:51.123456789Z","level":"info","label":"store","message":"added X",
 ///      "metadata":{"value":"40"},"source":{"file":"App/Store.swift","function":"add(_:)","line":42},
-///      "pid":4242,"thread_id":4243}
+///      "pid":4242,"thread_id":4243,"trace_id":"…","span_id":"…"}
+///
+/// The ids are the current traced call's when recording, as OTLP spans name it, so logs join spans.
 ///
 /// Raw output to fd 2 (other code's writes, the Swift runtime's messages, crash blocks) is not the logger's and
 /// stays as it was written: readers take a line that does not start with `{` as raw text.
@@ -53,6 +55,7 @@ extension LogSink {
             line.append(Int(trail_log_process_id()))
             line.append(#","thread_id":"#)
             line.append(Int(trail_log_thread_id()))
+            line.appendCurrentSpan()
             line.append("}\n")
             line.withBytes { deliver($0, urgent: urgent) }
         }
@@ -60,6 +63,30 @@ extension LogSink {
 }
 
 extension LineBuilder {
+    /// `,"trace_id":"<32 hex>","span_id":"<16 hex>"` when a traced call is open on this thread or task.
+    mutating func appendCurrentSpan() {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { traceID in
+            var spanID: UInt64 = 0
+            guard trail_current_span(traceID.baseAddress!, &spanID) == 1 else { return }
+            append(#","trace_id":""#)
+            for byte in traceID { appendHex(UInt64(byte), digits: 2) }
+            append(#"","span_id":""#)
+            appendHex(spanID, digits: 16)
+            append("\"")
+        }
+    }
+
+    /// `value`'s low `digits` hex digits, lowercase, most significant first.
+    mutating func appendHex(_ value: UInt64, digits: Int) {
+        let alphabet: StaticString = "0123456789abcdef"
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { out in
+            for index in 0 ..< digits {
+                out[index] = alphabet.utf8Start[Int(value >> (4 * UInt64(digits - 1 - index)) & 15)]
+            }
+            append(out.baseAddress!, digits)
+        }
+    }
+
     /// `"…"`: what `body` appends, escaped.
     @inline(__always)
     mutating func appendJSONString(_ body: (inout LineBuilder) -> Void) {

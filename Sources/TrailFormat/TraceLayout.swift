@@ -1,14 +1,33 @@
-/// The layout of a trace file, as the runtime's recorder writes it (Docs/trace-format.md): a header, then
-/// chunks `u32 type, u32 size, payload`, all little-endian. The C writer spells the same numbers in
+/// The layout of a trace file, as the runtime's recorder writes it (Docs/trace-format.md): a 64-byte header,
+/// then fixed-size blocks (`"TBLK", u32 used, u64 sequence`, then `used` bytes of chunks), each chunk
+/// `u32 type, u32 size, payload`, all little-endian. The C writer spells the same numbers in
 /// Sources/CTrailShim/trail_format.h; TrailFormatTests checks that the two agree.
 public enum TraceLayout {
     /// The file's first 8 bytes.
     public static var magic: StaticString { "TRAILTRC" }
-    public static var version: UInt32 { 1 }
-    /// The header as version 1 writes it; a reader skips to the size the header itself gives.
-    public static var headerSize: Int { 48 }
+    public static var version: UInt32 { 2 }
+    /// The header as version 2 writes it; the first block starts at the size the header itself gives.
+    public static var headerSize: Int { 64 }
+    /// A block's first 4 bytes.
+    public static var blockMagic: StaticString { "TBLK" }
+    /// `magic, u32 used, u64 sequence` before a block's chunks.
+    public static var blockHeaderSize: Int { 16 }
+    /// The writer's block size unless a small size limit asks for smaller ones (always a power of two).
+    public static var defaultBlockSize: Int { 1 << 20 }
     /// A chunk's type and size before its payload.
     public static var chunkHeaderSize: Int { 8 }
+    /// `u32 slot, u32 tid, u64 position` before a RECORDS chunk's records.
+    public static var recordsHeaderSize: Int { 16 }
+
+    /// What the writer does when the file reaches its size limit (the header's policy field).
+    public enum Policy: UInt32, Sendable {
+        /// No limit.
+        case unbounded = 0
+        /// Blocks wrap: the file holds the most recent records (a flight recorder).
+        case keepLast = 1
+        /// Records stop when the file is full; the first ones stay.
+        case keepFirst = 2
+    }
 
     /// What the ticks of the file's records count.
     public enum Clock: UInt32, Sendable {
@@ -20,14 +39,23 @@ public enum TraceLayout {
 
     /// Chunk types, and their payloads. Readers skip a type they do not know.
     ///
-    /// - info: `key=value\n` lines: `exe`, `pid`
-    /// - names: `u64 site address, u32 length, bytes, padding to 4`
+    /// - info: `key=value\n` lines: `exe`, `pid`, `host`, `app`
+    /// - names: `u64 site address, u32 length, bytes, padding to 4`; every name again at each lap of a
+    ///   wrapping file
     /// - thread: `u32 slot, u32 tid, char name[16], u64 records dropped so far`
-    /// - records: `u32 slot, u32 count`, then `count` records
+    /// - records: `u32 slot, u32 tid, u64 position`, then `(size - 16) / 16` records; `position` is the
+    ///   index of the first among all records ever put in that slot
     /// - clock: `u64 ticks, u64 monotonic ns`
     /// - end: `u64 records, u64 dropped`: the process stopped tracing cleanly
+    /// - cut: `u32 policy, u32 reserved, u64 records, u64 bytes`: totals so far of what the size limit cut
+    /// - watermark: `u64 ticks`: every record in a later chunk has a time at or after it
     public enum Chunk: UInt32, Sendable {
-        case info = 1, names, thread, records, clock, end
+        case info = 1, names, thread, records, clock, end, cut, watermark
+    }
+
+    /// Where block `index` starts in a file whose header has `headerSize` and `blockSize`.
+    public static func blockOffset(_ index: Int, headerSize: Int, blockSize: Int) -> Int {
+        headerSize + index * blockSize
     }
 
     /// Whether `bytes` start with the magic.
@@ -40,7 +68,7 @@ public enum TraceLayout {
 /// The header at the start of a trace file.
 public struct TraceHeader: Sendable {
     public var version: UInt32
-    /// Where the first chunk starts.
+    /// Where the first block starts.
     public var size: Int
     public var pid: UInt32
     /// `TraceLayout.Clock`'s raw value.
@@ -48,6 +76,12 @@ public struct TraceHeader: Sendable {
     public var wallNanoseconds: UInt64
     public var ticks: UInt64
     public var monotonicNanoseconds: UInt64
+    /// Bytes per block, its header included.
+    public var blockSize: Int
+    /// `TraceLayout.Policy`'s raw value.
+    public var policy: UInt32
+    /// The most blocks the file holds (0: unbounded).
+    public var maxBlocks: UInt64
 
     /// Nil when `bytes` are too short for a header or lack the magic.
     public init?(_ bytes: [UInt8]) {
@@ -65,6 +99,9 @@ public struct TraceHeader: Sendable {
         wallNanoseconds = u64(24)
         ticks = u64(32)
         monotonicNanoseconds = u64(40)
+        blockSize = Int(u32(48))
+        policy = u32(52)
+        maxBlocks = u64(56)
     }
 }
 
@@ -79,13 +116,14 @@ public struct TraceRecord: Sendable {
         case enter = 1
         /// It returns.
         case exit = 2
-        /// An async call starts; an AUX record follows.
+        /// An async call starts; two AUX records follow: `{token, task}`, then `{parent token, 0}`.
         case asyncEnter = 3
-        /// It returns, on whatever thread; an AUX record follows.
+        /// It returns, on whatever thread; one AUX record follows: `{token, task}`.
         case asyncExit = 4
-        /// The next root call on this thread runs in this task (address: the task).
+        /// The next root call on this thread runs in this task (address: the task); one AUX record follows:
+        /// `{parent token, 0}`, the innermost async call open in the task (or where it was created).
         case task = 5
-        /// Payload of the record before: `time` is the call's token, the address its task.
+        /// Payload of the record before: `time` is a token, the address a task (or 0).
         case aux = 6
         /// The ring was full: `address` records were lost just before this one.
         case dropped = 7

@@ -1,35 +1,82 @@
-import Foundation
 import TrailFormat
 
-/// The Chrome trace event format (JSON object form), which Perfetto and chrome://tracing load.
-/// Synchronous calls are complete ("X") events on their thread; async calls are async ("b"/"e") events keyed
-/// by call, since they may start and end on different threads.
-public enum ChromeTrace {
-    public static func render(_ tree: CallTree, trace: TraceFile) -> String {
-        let pid = Int(trace.pid)
-        var events: [String] = []
-        let process = (trace.info["exe"] ?? "process").split(separator: "/").last.map(String.init) ?? "process"
-        events.append(#"{"name":"process_name","ph":"M","pid":\#(pid),"tid":0,"args":{"name":\#(JSONString.quote(process))}}"#)
-        for thread in tree.threads {
-            events.append(#"{"name":"thread_name","ph":"M","pid":\#(pid),"tid":\#(thread.tid),"args":{"name":\#(JSONString.quote(thread.name))}}"#)
+/// The Chrome trace event format (JSON object form), which Perfetto and chrome://tracing load, streamed as the
+/// calls end. Each process is its own track group (its pid), each thread its own track. Synchronous calls are
+/// complete ("X") events on their thread; async calls are async ("b"/"e") events keyed by call, since they may
+/// start and end on different threads; a child task's first call is tied to the call that created it with a
+/// flow ("s"/"f") event. Times are microseconds since the earliest process started, so processes line up.
+public struct ChromeTrace: CallVisitor {
+    let output: TextOutput
+    let origin: UInt64
+    var process: TraceProcess?
+    var first = true
+    var dropped: UInt64 = 0
+    var cut: UInt64 = 0
+    /// The process's start, in nanoseconds after `origin`.
+    var offset: Double = 0
+
+    public init(output: TextOutput, files: [TraceFile]) {
+        self.output = output
+        origin = files.map(\.startWallNanoseconds).min() ?? 0
+        output.append("{\"traceEvents\":[\n")
+    }
+
+    mutating func event(_ text: String) {
+        if !first { output.append(",\n") }
+        first = false
+        output.append(text)
+    }
+
+    public mutating func beginProcess(_ process: TraceProcess) {
+        self.process = process
+        offset = Double(process.file.startWallNanoseconds &- origin)
+        event(#"{"name":"process_name","ph":"M","pid":\#(process.pid),"tid":0,"args":{"name":\#(JSONString.quote(process.file.executableName))}}"#)
+    }
+
+    /// Microseconds with three decimals, rounded to whole nanoseconds first so children never poke out.
+    func micros(_ ticks: UInt64) -> String {
+        let ns = UInt64(max(0, (offset + process!.nanoseconds(ticks)).rounded()))
+        let fraction = ns % 1000
+        return "\(ns / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction)
+    }
+
+    public mutating func exit(_ call: CallEvent, tag: Int32) {
+        let process = process!
+        let site = process.sites[call.site]
+        let pid = process.pid, tid = process.threads[Int(call.thread)].tid
+        let name = JSONString.quote(site.name)
+        let args = #"{"location":\#(JSONString.quote(site.location))\#(call.unfinished ? #","unfinished":true"# : "")}"#
+        if call.isAsync {
+            let endTid = process.threads[Int(call.exitThread >= 0 ? call.exitThread : call.thread)].tid
+            let id = String(call.spanId, radix: 16)
+            event(#"{"name":\#(name),"cat":"async","ph":"b","id":"\#(id)","ts":\#(micros(call.start)),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
+            event(#"{"name":\#(name),"cat":"async","ph":"e","id":"\#(id)","ts":\#(micros(call.end)),"pid":\#(pid),"tid":\#(endTid)}"#)
+        } else {
+            let start = micros(call.start)
+            let ns = (offset + process.nanoseconds(call.end)).rounded() - (offset + process.nanoseconds(call.start)).rounded()
+            let duration = UInt64(max(0, ns))
+            let fraction = duration % 1000
+            let dur = "\(duration / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction)
+            event(#"{"name":\#(name),"cat":"function","ph":"X","ts":\#(start),"dur":\#(dur),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
         }
-        // Rounded to whole nanoseconds before the spans are cut, so children never poke out of parents.
-        func micros(_ nanoseconds: Double) -> String { String(format: "%.3f", nanoseconds.rounded() / 1000) }
-        tree.walk { index in
-            let call = tree.calls[index]
-            let site = tree.sites[call.site]
-            let tid = tree.threads[call.thread].tid
-            let end = (call.end ?? tree.endTime).rounded()
-            let start = call.start.rounded()
-            let args = #"{"location":\#(JSONString.quote(site.location))\#(call.end == nil ? #","unfinished":true"# : "")}"#
-            if call.isAsync {
-                let endTid = tree.threads[call.exitThread ?? call.thread].tid
-                events.append(#"{"name":\#(JSONString.quote(site.name)),"cat":"async","ph":"b","id":"\#(index)","ts":\#(micros(start)),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
-                events.append(#"{"name":\#(JSONString.quote(site.name)),"cat":"async","ph":"e","id":"\#(index)","ts":\#(micros(end)),"pid":\#(pid),"tid":\#(endTid)}"#)
-            } else {
-                events.append(#"{"name":\#(JSONString.quote(site.name)),"cat":"function","ph":"X","ts":\#(micros(start)),"dur":\#(micros(end - start)),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
-            }
+        if call.crossesThreads, call.parentThread >= 0 {
+            let id = String(call.spanId, radix: 16), ts = micros(call.start)
+            let parentTid = process.threads[Int(call.parentThread)].tid
+            event(#"{"name":"child task","cat":"task","ph":"s","id":"\#(id)","ts":\#(ts),"pid":\#(pid),"tid":\#(parentTid)}"#)
+            event(#"{"name":"child task","cat":"task","ph":"f","bp":"e","id":"\#(id)","ts":\#(ts),"pid":\#(pid),"tid":\#(tid)}"#)
         }
-        return "{\"traceEvents\":[\n" + events.joined(separator: ",\n") + "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"dropped\":\(tree.dropped)}}\n"
+    }
+
+    public mutating func endProcess(_ process: TraceProcess) {
+        for thread in process.threads {
+            event(#"{"name":"thread_name","ph":"M","pid":\#(process.pid),"tid":\#(thread.tid),"args":{"name":\#(JSONString.quote(thread.name))}}"#)
+        }
+        dropped += process.dropped
+        cut += process.file.cut?.records ?? 0
+    }
+
+    /// Closes the JSON; call once after reading.
+    public mutating func finish() {
+        output.append("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"dropped\":\(dropped),\"cut\":\(cut)}}\n")
     }
 }

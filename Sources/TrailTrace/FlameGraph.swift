@@ -3,10 +3,11 @@ import Foundation
 /// A self-contained, interactive SVG flame graph: stacks merged by name, widths by time. Click a frame to
 /// zoom into it, click the root or press Escape to zoom out, and search names with the Search button or
 /// Ctrl-F; hovering shows each frame's time and share.
-public enum FlameGraph {
+public struct FlameGraph: CallVisitor {
     final class Node {
         let name: String
         var total: Double = 0
+        var calls = 0
         var children: [String: Node] = [:]
         var order: [String] = []
         init(_ name: String) { self.name = name }
@@ -20,19 +21,76 @@ public enum FlameGraph {
         }
     }
 
-    public static func render(_ tree: CallTree, title: String = "Flame graph") -> String {
+    /// Stacks merged as they stream by: one node per distinct path of sites, keyed by parent and site.
+    struct PathNode {
+        var site: Int32
+        var parent: Int32
+        var nanoseconds: Double = 0
+        var calls = 0
+    }
+
+    var paths: [PathNode] = [PathNode(site: -1, parent: -1)]
+    var childOf: [UInt64: Int32] = [:]
+    var process: TraceProcess?
+    var sites: SiteTable?
+
+    public init() {}
+
+    public mutating func beginProcess(_ process: TraceProcess) {
+        self.process = process
+        sites = process.sites
+    }
+
+    public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 {
+        let parent = parentTag >= 0 ? parentTag : 0
+        let key = UInt64(UInt32(bitPattern: parent)) << 32 | UInt64(UInt32(bitPattern: call.site))
+        if let node = childOf[key] { return node }
+        let node = Int32(paths.count)
+        paths.append(PathNode(site: call.site, parent: parent))
+        childOf[key] = node
+        return node
+    }
+
+    public mutating func exit(_ call: CallEvent, tag: Int32) {
+        paths[Int(tag)].nanoseconds += process!.nanoseconds(duration: call.duration)
+        paths[Int(tag)].calls += 1
+    }
+
+    /// The merged stacks as a tree of names, each node's total its calls' time at that path.
+    func tree() -> Node {
         let root = Node("all")
-        // Each call adds its own duration at its path; the tree is walked without recursion.
-        var pending: [(index: Int, node: Node)] = tree.roots.reversed().map { ($0, root) }
-        while let (index, parent) = pending.popLast() {
-            let call = tree.calls[index]
-            let node = parent.child(tree.sites[call.site].name)
-            let duration = (call.end ?? tree.endTime) - call.start
-            node.total += duration
-            for child in call.children.reversed() { pending.append((child, node)) }
+        var nodes: [Node] = [root]
+        nodes.reserveCapacity(paths.count)
+        for path in paths.dropFirst() {
+            let node = nodes[Int(path.parent)].child(sites![path.site].name)
+            node.total += path.nanoseconds
+            node.calls += path.calls
+            nodes.append(node)
         }
         root.total = root.order.reduce(0) { $0 + root.children[$1]!.total }
+        return root
+    }
 
+    /// Folded stacks, one line per path (`a;b;c value`), sorted: the input of flamegraph.pl and speedscope.
+    /// The value is the path's self time in whole microseconds, or its number of calls.
+    public func folded(calls: Bool) -> String {
+        var lines: [String] = []
+        func visit(_ node: Node, _ prefix: String) {
+            for name in node.order {
+                let child = node.children[name]!
+                let path = prefix.isEmpty ? name : prefix + ";" + name
+                let childTime = child.children.values.reduce(0) { $0 + $1.total }
+                let value = calls ? child.calls : Int((max(0, child.total - childTime) / 1000).rounded())
+                lines.append("\(path) \(value)")
+                visit(child, path)
+            }
+        }
+        visit(tree(), "")
+        return lines.sorted().map { $0 + "\n" }.joined()
+    }
+
+    public func render(title: String = "Flame graph") -> String {
+        let root = tree()
         let width = 1200.0, frameHeight = 17.0, top = 60.0
         var frames: [String] = []
         var maxDepth = 0
@@ -50,8 +108,8 @@ public enum FlameGraph {
             let textPosition = String(format: "x=\"%.2f\" y=\"%.1f\"", pixelX + 3, y + frameHeight - 5)
             frames.append("""
                 <g class="f\(pixelWidth < 0.5 ? " hidden" : "")" data-x="\(x)" data-w="\(fraction)" data-d="\(depth)">\
-                <title>\(escape(label))</title><rect \(geometry) rx="2" ry="2" fill="\(color(node.name, depth: depth))"/>\
-                <text \(textPosition)>\(escape(fitted(node.name, pixelWidth)))</text></g>
+                <title>\(Self.escape(label))</title><rect \(geometry) rx="2" ry="2" fill="\(Self.color(node.name, depth: depth))"/>\
+                <text \(textPosition)>\(Self.escape(Self.fitted(node.name, pixelWidth)))</text></g>
                 """)
             var cursor = x
             for name in node.order.sorted() {
@@ -74,7 +132,7 @@ public enum FlameGraph {
             .button { cursor: pointer; fill: #555; }
             </style>
             <rect width="100%" height="100%" fill="#f8f8f8"/>
-            <text id="title" x="\(Int(width / 2))" y="24">\(escape(title))</text>
+            <text id="title" x="\(Int(width / 2))" y="24">\(Self.escape(title))</text>
             <text id="details" x="10" y="\(Int(height - 10))"> </text>
             <text id="reset" class="button hidden" x="10" y="24">Reset Zoom</text>
             <text id="search" class="button" x="\(Int(width - 110))" y="24">Search</text>
@@ -83,7 +141,7 @@ public enum FlameGraph {
             \(frames.joined(separator: "\n"))
             </g>
             <script type="text/ecmascript"><![CDATA[
-            \(script)
+            \(Self.script)
             ]]></script>
             </svg>
 

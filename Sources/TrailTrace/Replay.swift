@@ -1,4 +1,6 @@
-/// The call tree as uftrace's `replay` prints it: one line per call, nested by depth, with durations.
+/// The calls as uftrace's `replay` prints them, streamed: one line per call, nested by depth, with durations,
+/// threads interleaved by time. A call's opening line is printed when its first shown child is, so a call
+/// with no shown children prints as one line, and what the options hide costs no memory.
 ///
 ///     # DURATION     TID     FUNCTION
 ///                 [  4242] | ItemStore.Store.create(name:value:) {
@@ -15,62 +17,125 @@ public struct ReplayOptions: Sendable {
     public var threads: Set<UInt32>?
     /// Print source locations after entries.
     public var locations = false
+    /// Add a PID column (several processes).
+    public var showPid = false
 
     public init() {}
 }
 
-public enum Replay {
-    public static func render(_ tree: CallTree, _ options: ReplayOptions = ReplayOptions()) -> String {
-        var out = "# DURATION     TID     FUNCTION\n"
-        var emitted = 0
-        func tid(_ thread: Int) -> String {
-            let text = String(tree.threads[thread].tid)
-            return "[" + String(repeating: " ", count: max(0, 6 - text.count)) + text + "]"
+public struct Replay: CallVisitor {
+    struct Line {
+        var call: CallEvent
+        var parent: Int32
+        var indent: Int32
+        var shown: Bool
+        var inScope: Bool
+        var printed = false
+    }
+
+    let options: ReplayOptions
+    let output: TextOutput
+    var process: TraceProcess?
+    var lines: [Line] = []
+    var free: [Int32] = []
+    var minimumTicks: UInt64 = 0
+
+    public init(_ options: ReplayOptions, output: TextOutput) {
+        self.options = options
+        self.output = output
+        output.append(options.showPid ? "# DURATION      PID      TID     FUNCTION\n" : "# DURATION     TID     FUNCTION\n")
+    }
+
+    public mutating func beginProcess(_ process: TraceProcess) {
+        self.process = process
+        minimumTicks = options.minDuration.map { UInt64(($0 / process.file.nanosecondsPerTick).rounded(.up)) } ?? 0
+    }
+
+    public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 {
+        let process = process!
+        let parent = parentTag >= 0 ? lines[Int(parentTag)] : nil
+        let startsScope = options.filter.map { $0.matches(process.sites[call.site].name) } ?? (parent == nil)
+        let inScope = (parent?.inScope ?? false) || startsScope
+        let indent: Int32 = if let parent, parent.inScope { parent.indent + 1 } else { options.filter == nil ? call.depth : 0 }
+        var shown = inScope && (parent.map { $0.shown || startsScope } ?? true)
+        if let maxDepth = options.maxDepth, indent >= maxDepth { shown = false }
+        if let threads = options.threads, !threads.contains(process.threads[Int(call.thread)].tid) { shown = false }
+        let line = Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope)
+        if let slot = free.popLast() {
+            lines[Int(slot)] = line
+            return slot
         }
-        func visible(_ index: Int) -> Bool {
-            let call = tree.calls[index]
-            if let threads = options.threads, !threads.contains(tree.threads[call.thread].tid) { return false }
-            if let minimum = options.minDuration, (call.duration ?? .infinity) < minimum { return false }
-            return true
-        }
-        func show(_ index: Int, depth: Int) {
-            guard visible(index) else { return }
-            if let maxDepth = options.maxDepth, depth >= maxDepth { return }
-            let call = tree.calls[index]
-            let site = tree.sites[call.site]
-            let indent = String(repeating: "  ", count: depth)
-            let children = call.children.filter { child in
-                visible(child) && (options.maxDepth.map { depth + 1 < $0 } ?? true)
-            }
-            var note = call.isAsync ? " [async]" : ""
-            if let exit = call.exitThread { note += " [returned on \(tree.threads[exit].tid)]" }
-            if options.locations, !site.location.isEmpty { note += " (\(site.location))" }
-            let duration = call.duration.map(DurationFormat.format) ?? "  (running)"
-            if children.isEmpty {
-                out += "\(duration) \(tid(call.thread)) | \(indent)\(site.name);\(note)\n"
-            } else {
-                out += "           \(tid(call.thread)) | \(indent)\(site.name) {\(note)\n"
-                for child in children { show(child, depth: depth + 1) }
-                out += "\(duration) \(tid(call.thread)) | \(indent)} /* \(site.name) */\n"
-            }
-            emitted += 1
-        }
-        // With a filter, each matching call starts a subtree of its own.
-        if let filter = options.filter {
-            var covered = Set<Int>()
-            tree.walk { index in
-                guard filter.matches(tree.sites[tree.calls[index].site].name) else { return }
-                var ancestor = tree.calls[index].parent
-                while let current = ancestor {
-                    if covered.contains(current) { return }
-                    ancestor = tree.calls[current].parent
-                }
-                covered.insert(index)
-                show(index, depth: 0)
-            }
+        lines.append(line)
+        return Int32(lines.count - 1)
+    }
+
+    public mutating func exit(_ call: CallEvent, tag: Int32) {
+        defer { free.append(tag) }
+        let line = lines[Int(tag)]
+        guard line.shown, line.printed || call.duration >= minimumTicks else { return }
+        let process = process!
+        if line.printed {
+            prefix(duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
+            output.append("} /* ")
+            output.append(process.sites[call.site].name)
+            output.append(" */")
+            returnedOn(call)
         } else {
-            for root in tree.roots { show(root, depth: 0) }
+            openAncestors(of: line.parent)
+            prefix(duration: process.nanoseconds(duration: call.duration), thread: call.thread, indent: line.indent)
+            output.append(process.sites[call.site].name)
+            output.append(byte: 0x3B)
+            notes(call)
+            returnedOn(call)
         }
-        return out
+        output.append(byte: 0x0A)
+    }
+
+    /// Prints the opening lines of the calls above a line about to be printed, outermost first.
+    mutating func openAncestors(of tag: Int32) {
+        var chain: [Int32] = []
+        var current = tag
+        while current >= 0, lines[Int(current)].shown, !lines[Int(current)].printed {
+            chain.append(current)
+            current = lines[Int(current)].parent
+        }
+        for index in chain.reversed() {
+            lines[Int(index)].printed = true
+            let line = lines[Int(index)]
+            prefix(duration: nil, thread: line.call.thread, indent: line.indent)
+            output.append(process!.sites[line.call.site].name)
+            output.append(" {")
+            notes(line.call)
+            output.append(byte: 0x0A)
+        }
+    }
+
+    func prefix(duration: Double?, thread: Int32, indent: Int32) {
+        let process = process!
+        if let duration { output.append(duration: duration) } else { output.append(spaces: 10) }
+        output.append(byte: 0x20)
+        if options.showPid { output.append(UInt64(process.pid), width: 8); output.append(byte: 0x20) }
+        output.append(byte: 0x5B)
+        output.append(UInt64(process.threads[Int(thread)].tid), width: 6)
+        output.append("] | ")
+        output.append(spaces: Int(indent) * 2)
+    }
+
+    func notes(_ call: CallEvent) {
+        if call.isAsync { output.append(" [async]") }
+        if call.crossesThreads { output.append(" [child task]") }
+        if options.locations {
+            let site = process!.sites[call.site]
+            if !site.location.isEmpty { output.append(" (" + site.location + ")") }
+        }
+    }
+
+    func returnedOn(_ call: CallEvent) {
+        if call.unfinished { output.append(" (unfinished)") }
+        if call.isAsync, call.exitThread >= 0, call.exitThread != call.thread {
+            output.append(" [returned on ")
+            output.append(UInt64(process!.threads[Int(call.exitThread)].tid))
+            output.append(byte: 0x5D)
+        }
     }
 }

@@ -1,142 +1,229 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TrailFormat
 
-/// A trace file as written by the runtime's recorder (format: Docs/trace-format.md): a header, then chunks.
-/// Reading tolerates a file cut short (a crash, a full disk): everything before the cut is kept.
-public struct TraceFile: Sendable {
-    /// The record and kind types of the format (Sources/TrailFormat).
+/// One trace file as the runtime's recorder writes it (Docs/trace-format.md): a header, then blocks of chunks
+/// read in sequence order. Opening reads the header, the block directory and what a one-pass reader needs
+/// first (the clock rate; every name, when the file wrapped); `readChunks` then streams the chunks a block at a
+/// time, so memory never grows with the file. A file cut short is read up to its last whole chunk.
+public final class TraceFile {
     public typealias Record = TraceRecord
     public typealias Kind = TraceRecord.Kind
-
-    public struct Thread: Sendable {
-        public var slot: UInt32
-        public var tid: UInt32
-        public var name: String
-        public var dropped: UInt64
-        /// Records in the order they were written.
-        public var records: [Record] = []
-    }
-
-    public var pid: UInt32
-    public var startWallNanoseconds: UInt64
-    public var info: [String: String] = [:]
-    /// Site address -> "Module.Type.f(x:) @ File.swift:12".
-    public var names: [UInt64: String] = [:]
-    public var threads: [UInt32: Thread] = [:]
-    /// (ticks, monotonic ns) pairs, the first from the header.
-    public var clock: [(ticks: UInt64, nanoseconds: UInt64)] = []
-    /// True when the END chunk was read: the process stopped tracing cleanly.
-    public var complete = false
-    /// Set when the file ends inside a chunk.
-    public var truncated = false
-    public var droppedTotal: UInt64 { threads.values.reduce(0) { $0 + $1.dropped } }
 
     public struct FormatError: Error, CustomStringConvertible {
         public var description: String
     }
 
-    public init(path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FormatError(description: "\(path): cannot read the trace file")
-        }
-        try self.init(data: data, path: path)
+    struct Block {
+        var sequence: UInt64
+        var offset: Int
+        var used: Int
     }
 
-    public init(data: Data, path: String = "trace") throws {
-        let bytes = [UInt8](data)
-        guard let header = TraceHeader(bytes) else {
+    /// What the size limit cut (Docs/trace-format.md, CUT).
+    public struct Cut: Sendable {
+        public var policy: TraceLayout.Policy
+        public var records: UInt64
+        public var bytes: UInt64
+    }
+
+    public let path: String
+    public let header: TraceHeader
+    public var pid: UInt32 { header.pid }
+    public var startWallNanoseconds: UInt64 { header.wallNanoseconds }
+    public private(set) var info: [String: String] = [:]
+    /// Site address -> "Module.Type.f(x:) @ File.swift:12"; complete after opening a wrapped file, else
+    /// filled as the chunks are read (a name always comes before the records that use it).
+    public private(set) var names: [UInt64: String] = [:]
+    /// True when the file wrapped (policy keep-last): its oldest blocks were overwritten.
+    public let wrapped: Bool
+    /// Nanoseconds per clock tick.
+    public let nanosecondsPerTick: Double
+
+    // Learnt while reading.
+    public private(set) var complete = false
+    public private(set) var truncated = false
+    public private(set) var cut: Cut?
+    public private(set) var endDropped: UInt64 = 0
+
+    private let descriptor: Int32
+    private let blocks: [Block]
+    private var buffer: UnsafeMutableRawBufferPointer
+
+    public init(path: String) throws {
+        self.path = path
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        self.descriptor = descriptor
+        guard descriptor >= 0 else {
+            throw FormatError(description: "\(path): cannot read the trace file: \(String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        fstat(descriptor, &status)
+        let fileSize = Int(status.st_size)
+        var headerBytes = [UInt8](repeating: 0, count: TraceLayout.headerSize)
+        let got = headerBytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard got >= 16, TraceLayout.hasMagic(headerBytes) else {
+            close(descriptor)
             throw FormatError(description: "\(path): not a trail trace file (no \(TraceLayout.magic) header)")
         }
-        guard header.version == TraceLayout.version else {
-            throw FormatError(description: "\(path): trace format version \(header.version) is not supported")
+        guard let header = TraceHeader(headerBytes), header.version == TraceLayout.version else {
+            close(descriptor)
+            let version = headerBytes[8 ..< 12].reversed().reduce(0) { $0 << 8 | Int($1) }
+            throw FormatError(description: "\(path): trace format version \(version) is not supported (this trail reads version \(TraceLayout.version); record it again)")
         }
-        pid = header.pid
-        startWallNanoseconds = header.wallNanoseconds
-        clock.append((header.ticks, header.monotonicNanoseconds))
-        var reader = ByteReader(bytes: bytes, offset: header.size)
+        guard header.blockSize >= 4096, header.blockSize <= 1 << 30, header.blockSize & (header.blockSize - 1) == 0,
+              header.size >= TraceLayout.headerSize else {
+            close(descriptor)
+            throw FormatError(description: "\(path): the header is damaged (block size \(header.blockSize), header size \(header.size))")
+        }
+        self.header = header
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.blockSize, alignment: 16)
+        self.buffer = buffer
 
-        while reader.offset + TraceLayout.chunkHeaderSize <= bytes.count {
-            let type = reader.u32(), size = Int(reader.u32())
-            guard reader.offset + size <= bytes.count else {
+        // The block directory: every slot's 16-byte header, in sequence order.
+        var blocks: [Block] = []
+        var truncated = false
+        var offset = header.size
+        var blockHeader = [UInt8](repeating: 0, count: TraceLayout.blockHeaderSize)
+        while offset + TraceLayout.blockHeaderSize <= fileSize {
+            let read = blockHeader.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            guard read == TraceLayout.blockHeaderSize, Self.isBlockMagic(blockHeader) else {
                 truncated = true
                 break
             }
-            var chunk = ByteReader(bytes: bytes, offset: reader.offset)
-            reader.offset += size
-            switch TraceLayout.Chunk(rawValue: type) {
-            case .info:
-                let text = String(decoding: bytes[chunk.offset ..< chunk.offset + size], as: UTF8.self)
-                for line in text.split(separator: "\n") {
-                    if let equals = line.firstIndex(of: "=") {
-                        info[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            var used = Int(Self.u32(blockHeader, 4))
+            let sequence = Self.u64(blockHeader, 8)
+            if used > header.blockSize - TraceLayout.blockHeaderSize || offset + TraceLayout.blockHeaderSize + used > fileSize {
+                used = min(header.blockSize - TraceLayout.blockHeaderSize, fileSize - offset - TraceLayout.blockHeaderSize)
+                truncated = true
+            }
+            blocks.append(Block(sequence: sequence, offset: offset + TraceLayout.blockHeaderSize, used: used))
+            offset += header.blockSize
+        }
+        blocks.sort { $0.sequence < $1.sequence }
+        self.blocks = blocks
+        self.truncated = truncated
+        wrapped = blocks.first.map { $0.sequence > 0 } ?? false
+
+        // The clock rate from the header's sample and the last CLOCK chunk.
+        var rate = 1.0
+        if header.clockKind == TraceLayout.Clock.cycles.rawValue {
+            var last: (ticks: UInt64, nanoseconds: UInt64)?
+            for block in blocks.reversed() where last == nil {
+                Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
+                    if type == TraceLayout.Chunk.clock.rawValue, payload.count >= 16 {
+                        last = (payload.loadUnaligned(as: UInt64.self), payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
                     }
                 }
-            case .names:
-                let site = chunk.u64(), length = Int(chunk.u32())
-                guard length <= size - 12 else { continue }
-                names[site] = String(decoding: bytes[chunk.offset ..< chunk.offset + length], as: UTF8.self)
-            case .thread:
-                let slot = chunk.u32(), tid = chunk.u32()
-                let nameBytes = bytes[chunk.offset ..< chunk.offset + 16].prefix { $0 != 0 }
-                chunk.offset += 16
-                let dropped = chunk.u64()
-                var thread = threads[slot] ?? Thread(slot: slot, tid: tid, name: "", dropped: 0)
-                // A reused slot is a new thread: keep the records under a fresh slot key.
-                if thread.tid != tid, !thread.records.isEmpty {
-                    threads[slot | 0x8000_0000 &+ UInt32(threads.count)] = thread
-                    thread = Thread(slot: slot, tid: tid, name: "", dropped: 0)
-                }
-                thread.tid = tid
-                thread.name = String(decoding: nameBytes, as: UTF8.self)
-                thread.dropped = max(thread.dropped, dropped)
-                threads[slot] = thread
-            case .records:
-                let slot = chunk.u32(), count = Int(chunk.u32())
-                guard 8 + count * TraceRecord.size <= size else { continue }
-                var thread = threads[slot] ?? Thread(slot: slot, tid: 0, name: "", dropped: 0)
-                let start = chunk.offset
-                bytes.withUnsafeBytes { raw in
-                    thread.records.reserveCapacity(thread.records.count + count)
-                    for index in 0 ..< count {
-                        thread.records.append(Record(raw, at: start + index * TraceRecord.size))
-                    }
-                }
-                threads[slot] = thread
-            case .clock:
-                clock.append((chunk.u64(), chunk.u64()))
-            case .end:
-                complete = true
-            case nil:
-                continue  // unknown chunks from a newer writer are skipped
+            }
+            if let last, last.ticks > header.ticks, last.nanoseconds > header.monotonicNanoseconds {
+                rate = Double(last.nanoseconds - header.monotonicNanoseconds) / Double(last.ticks - header.ticks)
             }
         }
-        if reader.offset < bytes.count, !truncated { truncated = true }
+        nanosecondsPerTick = rate
+
+        // A wrapped file's names may sit after the records that use them: gather them all first.
+        if wrapped {
+            for block in blocks {
+                Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
+                    if type == TraceLayout.Chunk.names.rawValue { addName(payload) }
+                    if type == TraceLayout.Chunk.info.rawValue { addInfo(payload) }
+                }
+            }
+        } else if let first = blocks.first {
+            Self.chunks(in: first, descriptor: descriptor, buffer: buffer) { type, payload in
+                if type == TraceLayout.Chunk.info.rawValue { addInfo(payload) }
+            }
+        }
     }
 
-    /// Nanoseconds since the trace started, for a tick count.
-    public func nanoseconds(_ ticks: UInt64) -> Double {
-        let first = clock[0]
-        guard let last = clock.last, last.ticks > first.ticks else { return Double(ticks &- first.ticks) }
-        let rate = Double(last.nanoseconds - first.nanoseconds) / Double(last.ticks - first.ticks)
-        return (Double(Int64(bitPattern: ticks &- first.ticks))) * rate
-    }
-}
-
-struct ByteReader {
-    let bytes: [UInt8]
-    var offset: Int
-
-    mutating func u32() -> UInt32 {
-        var value: UInt32 = 0
-        for index in 0 ..< 4 { value |= UInt32(bytes[offset + index]) << (8 * index) }
-        offset += 4
-        return value
+    deinit {
+        buffer.deallocate()
+        close(descriptor)
     }
 
-    mutating func u64() -> UInt64 {
-        var value: UInt64 = 0
-        for index in 0 ..< 8 { value |= UInt64(bytes[offset + index]) << (8 * index) }
-        offset += 8
-        return value
+    /// The executable's file name, from the INFO chunk.
+    public var executableName: String {
+        let exe = info["exe"] ?? info["app"] ?? "process"
+        return exe.split(separator: "/").last.map(String.init) ?? exe
+    }
+
+    /// Nanoseconds since recording started, for a tick count.
+    @inlinable public func nanoseconds(_ ticks: UInt64) -> Double {
+        Double(Int64(bitPattern: ticks &- header.ticks)) * nanosecondsPerTick
+    }
+
+    /// Every chunk in sequence order: `visit(type, payload)`. The payload is valid only during the call.
+    /// NAMES, INFO, END and CUT are also kept here as they pass.
+    public func readChunks(_ visit: (UInt32, UnsafeRawBufferPointer) -> Void) {
+        for block in blocks {
+            let whole = Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
+                switch TraceLayout.Chunk(rawValue: type) {
+                case .names: addName(payload)
+                case .end:
+                    complete = true
+                    if payload.count >= 16 { endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+                case .cut:
+                    if payload.count >= 24, let policy = TraceLayout.Policy(rawValue: payload.loadUnaligned(as: UInt32.self)) {
+                        cut = Cut(policy: policy, records: payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                                  bytes: payload.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+                    }
+                default: break
+                }
+                visit(type, payload)
+            }
+            if !whole { truncated = true }
+        }
+    }
+
+    private func addName(_ payload: UnsafeRawBufferPointer) {
+        guard payload.count >= 12 else { return }
+        let site = payload.loadUnaligned(as: UInt64.self)
+        let length = Int(payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        guard length <= payload.count - 12, names[site] == nil else { return }
+        names[site] = String(decoding: UnsafeRawBufferPointer(rebasing: payload[12 ..< 12 + length]), as: UTF8.self)
+    }
+
+    private func addInfo(_ payload: UnsafeRawBufferPointer) {
+        for line in String(decoding: payload, as: UTF8.self).split(separator: "\n") {
+            if let equals = line.firstIndex(of: "=") { info[String(line[..<equals])] = String(line[line.index(after: equals)...]) }
+        }
+    }
+
+    /// Reads one block and walks its chunks; false when a chunk runs past the block's end.
+    @discardableResult
+    private static func chunks(in block: Block, descriptor: Int32, buffer: UnsafeMutableRawBufferPointer,
+                               _ visit: (UInt32, UnsafeRawBufferPointer) -> Void) -> Bool {
+        var filled = 0
+        while filled < block.used {
+            let read = pread(descriptor, buffer.baseAddress! + filled, block.used - filled, off_t(block.offset + filled))
+            if read <= 0 { break }
+            filled += read
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< filled])
+        var offset = 0
+        while offset + TraceLayout.chunkHeaderSize <= filled {
+            let type = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            let size = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+            let start = offset + TraceLayout.chunkHeaderSize
+            guard start + size <= filled else { return false }
+            visit(type, UnsafeRawBufferPointer(rebasing: bytes[start ..< start + size]))
+            offset = start + size
+        }
+        return offset == filled && filled == block.used
+    }
+
+    private static func isBlockMagic(_ bytes: [UInt8]) -> Bool {
+        let magic = TraceLayout.blockMagic
+        return (0 ..< 4).allSatisfy { bytes[$0] == magic.utf8Start[$0] }
+    }
+
+    private static func u32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+        (0 ..< 4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
+    }
+
+    private static func u64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
+        UInt64(u32(bytes, offset)) | UInt64(u32(bytes, offset + 4)) << 32
     }
 }

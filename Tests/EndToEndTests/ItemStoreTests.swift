@@ -87,6 +87,24 @@ import TrailTestSupport
         #expect(svg.stdout.contains("ItemStore.Store.create(name:value:)"))
     }
 
+    /// Task trees: the survey's task-group children, its `async let` and its `Task {}` hang under
+    /// `Survey.run(_:)`, whichever threads ran them; the detached task starts a tree of its own. Folded stacks
+    /// with call counts pin the nesting whatever the timing.
+    @Test func surveyTaskTreeMatchesTheTranscript() throws {
+        let directory = Paths.temporaryDirectory("survey")
+        let store = directory + "/items.json"
+        for (name, value) in [("lamp", "100"), ("desk", "250"), ("chair", "80")] {
+            _ = try run(Self.plain, ["--store", store, "add", name, value], check: true)
+        }
+        let trace = directory + "/survey.trace"
+        let surveyed = try run(Self.traced, ["--store", store, "survey"],
+                               environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        #expect(surveyed.stdout == "surveyed 3 item(s) at $473; audit clean; 3 items\n")
+        let folded = try run(Paths.trail, ["flamegraph", "--folded", "--calls", trace], check: true)
+        let expected = Transcript.read(Paths.fixture("ItemStore/survey-folded.txt"))
+        #expect(Transcript.firstDifference(folded.stdout, expected) == nil)
+    }
+
     @Test func tracingIsOffUnlessAskedFor() throws {
         #expect(try demo(Self.traced, trace: false).stderr.isEmpty)
     }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Trail
+import CTrailShim
 
 /// Programs the runtime tests run as real processes: logging under load, dying in various ways, and async
 /// calls that hop threads. `trail-probe <mode> <log dir> [arguments]`.
@@ -197,6 +198,16 @@ case "json-lines":
     group.wait()
     LogSink.shared.flush()
 
+case "json-spans":
+    // Lines outside any traced call, inside a synchronous one, and inside an async one (TRAIL_TRACE=record).
+    try Trail.bootstrap(configuration)
+    log.info("outside")
+    Trail.enter("Probe.outer() @ Probe/main.swift:1")
+    log.info("inside sync")
+    Trail.exit()
+    await spanned()
+    LogSink.shared.flush()
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 
@@ -222,6 +233,24 @@ case "async":
     }
     print("done")
 
+case "calls":
+    // COUNT traced synchronous calls: a known number of records (two per call).
+    for _ in 0 ..< number(3, 1000) { nothing() }
+    print("done")
+
+case "tasks":
+    // Child tasks of every kind, each running a traced async call: which parent token each inherits.
+    await family()
+    print("done")
+
+case "span":
+    // The span ids the logger would write: inside a synchronous call, then inside an async one.
+    Trail.enter("Probe.spanned() @ Probe/main.swift:200")
+    printSpan("sync")
+    Trail.exit()
+    await asyncSpan()
+    printSpan("none")
+
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)
@@ -237,6 +266,13 @@ func hop(_ round: Int) async {
     work()
 }
 
+func spanned() async {
+    let span = Trail.enterAsync("Probe.spanned() @ Probe/main.swift:2")
+    defer { Trail.exit(span) }
+    await Task.yield()
+    log.info("inside async")
+}
+
 func leaf() async {
     let span = Trail.enterAsync("Probe.leaf() @ Probe/main.swift:110")
     defer { Trail.exit(span) }
@@ -244,10 +280,57 @@ func leaf() async {
     work()
 }
 
-func work() {
+func nothing() {
+    Trail.enter("Probe.nothing() @ Probe/main.swift:120")
+    defer { Trail.exit() }
+}
+
+@Sendable func work() {
     Trail.enter("Probe.work() @ Probe/main.swift:116")
     defer { Trail.exit() }
     _ = (0 ..< 100).reduce(0, +)
+}
+
+func family() async {
+    let span = Trail.enterAsync("Probe.family() @ Probe/main.swift:130")
+    defer { Trail.exit(span) }
+    async let first: Void = child("asyncLet")
+    await first
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask { await child("group") }
+    }
+    await Task { await child("task") }.value
+    await Task.detached { await child("detached") }.value
+}
+
+@Sendable func child(_ kind: String) async {
+    // One site per kind, so the test can tell them apart.
+    let site: StaticString = switch kind {
+    case "asyncLet": "Probe.child.asyncLet() @ Probe/main.swift:140"
+    case "group": "Probe.child.group() @ Probe/main.swift:141"
+    case "task": "Probe.child.task() @ Probe/main.swift:142"
+    default: "Probe.child.detached() @ Probe/main.swift:143"
+    }
+    let span = Trail.enterAsync(site)
+    defer { Trail.exit(span) }
+    await Task.yield()
+    work()
+}
+
+func asyncSpan() async {
+    let span = Trail.enterAsync("Probe.asyncSpan() @ Probe/main.swift:150")
+    defer { Trail.exit(span) }
+    await Task.yield()
+    printSpan("async")
+}
+
+func printSpan(_ label: String) {
+    var trace = [UInt8](repeating: 0, count: 16), span: UInt64 = 0
+    if trail_current_span(&trace, &span) == 1 {
+        print("\(label) span \(span) trace \(trace.map { String($0, radix: 16) }.joined(separator: ","))")
+    } else {
+        print("\(label) none")
+    }
 }
 
 /// Waits for a crash on another thread. A plain sleep would end early: the Swift backtracer signals every

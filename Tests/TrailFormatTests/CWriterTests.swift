@@ -31,6 +31,15 @@ import TrailTestSupport
         "TRAIL_TRACE_MAGIC": quoted(TraceLayout.magic.description),
         "TRAIL_TRACE_VERSION": String(TraceLayout.version),
         "TRAIL_TRACE_HEADER_SIZE": String(TraceLayout.headerSize),
+        "TRAIL_TRACE_BLOCK_MAGIC": quoted(TraceLayout.blockMagic.description),
+        "TRAIL_TRACE_BLOCK_HEADER_SIZE": String(TraceLayout.blockHeaderSize),
+        "TRAIL_TRACE_BLOCK_SIZE": String(TraceLayout.defaultBlockSize),
+        "TRAIL_RECORDS_HEADER_SIZE": String(TraceLayout.recordsHeaderSize),
+        "POLICY_UNBOUNDED": String(TraceLayout.Policy.unbounded.rawValue),
+        "POLICY_KEEP_LAST": String(TraceLayout.Policy.keepLast.rawValue),
+        "POLICY_KEEP_FIRST": String(TraceLayout.Policy.keepFirst.rawValue),
+        "CHUNK_CUT": String(TraceLayout.Chunk.cut.rawValue),
+        "CHUNK_WATERMARK": String(TraceLayout.Chunk.watermark.rawValue),
         "CLOCK_KIND_CYCLES": String(TraceLayout.Clock.cycles.rawValue),
         "CLOCK_KIND_MONOTONIC": String(TraceLayout.Clock.monotonic.rawValue),
         "CHUNK_INFO": String(TraceLayout.Chunk.info.rawValue),
@@ -110,6 +119,22 @@ import TrailTestSupport
         #expect(CrashMarker(parsing: marker.text) == marker)
         #expect(CrashMarker(parsing: "log=x\nsignal=0\noffset=y\nnoise") == CrashMarker(log: "x", offset: nil, signal: nil, pid: nil, time: nil))
         #expect(CrashMarker(parsing: "offset=1\n") == nil)
+    }
+
+    @Test func headerParsesTheBlockFields() {
+        var bytes = Array("TRAILTRC".utf8)
+        func put32(_ value: UInt32) { for index in 0 ..< 4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * index))) } }
+        func put64(_ value: UInt64) { put32(UInt32(truncatingIfNeeded: value)); put32(UInt32(value >> 32)) }
+        put32(2); put32(64); put32(4242); put32(1)
+        put64(1_700_000_000_000_000_000); put64(123); put64(456)
+        put32(1 << 20); put32(TraceLayout.Policy.keepLast.rawValue); put64(1024)
+        #expect(bytes.count == TraceLayout.headerSize)
+        let header = try! #require(TraceHeader(bytes))
+        #expect(header.version == 2 && header.size == 64 && header.pid == 4242 && header.clockKind == 1)
+        #expect(header.ticks == 123 && header.monotonicNanoseconds == 456)
+        #expect(header.blockSize == 1 << 20 && header.policy == 1 && header.maxBlocks == 1024)
+        #expect(TraceLayout.blockOffset(3, headerSize: 64, blockSize: 1 << 20) == 64 + 3 << 20)
+        #expect(TraceHeader(Array(bytes.prefix(63))) == nil)
     }
 
     @Test func recordWordsDecodeAsTheWriterPacksThem() {

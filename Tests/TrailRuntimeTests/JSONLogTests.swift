@@ -51,6 +51,37 @@ import TrailTestSupport
         }
     }
 
+    @Test func linesInsideTracedCallsCarryTheirSpanAndTraceIds() throws {
+        let directory = Paths.temporaryDirectory("json-spans")
+        let result = try run(Self.probe, ["json-spans", directory], environment: Self.json.merging(["TRAIL_TRACE": "record"]) { $1 })
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = objects(Transcript.read(directory + "/probe.log")).objects
+        func line(_ message: String) -> [String: Any]? { lines.first { $0["message"] as? String == message } }
+        #expect(line("outside")?["trace_id"] == nil && line("outside")?["span_id"] == nil)
+        let sync = try #require(line("inside sync")), async = try #require(line("inside async"))
+        let traceID = try #require(sync["trace_id"] as? String)
+        #expect(async["trace_id"] as? String == traceID, "one trace per process")
+        // Docs/trace-format.md: wall-clock start (8 bytes), pid (4), FNV-1a of the host name (4), big-endian.
+        let pid = try #require(sync["pid"] as? Int)
+        #expect(traceID.count == 32 && traceID.dropFirst(16).prefix(8) == String(format: "%08x", pid))
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, 255)
+        let hash = String(cString: host).utf8.reduce(UInt32(0x811c_9dc5)) { ($0 ^ UInt32($1)) &* 0x0100_0193 }
+        #expect(traceID.suffix(8) == String(format: "%08x", hash))
+        // A synchronous call: (slot + 1) << 44 | position, bit 63 clear; an async call: 1 << 63 | token.
+        let syncSpan = try #require(UInt64(sync["span_id"] as? String ?? "", radix: 16))
+        let asyncSpan = try #require(UInt64(async["span_id"] as? String ?? "", radix: 16))
+        #expect(syncSpan >> 63 == 0 && syncSpan >> 44 >= 1, "\(String(syncSpan, radix: 16))")
+        #expect(asyncSpan >> 63 == 1, "\(String(asyncSpan, radix: 16))")
+        #expect((sync["span_id"] as? String)?.count == 16 && (async["span_id"] as? String)?.count == 16)
+        // The OTLP records carry the same ids, so a backend joins them to the spans.
+        let output = directory + "/logs.ndjson"
+        try run(Paths.trail, ["export", "--otlp-logs", directory + "/probe.log", "-o", output], check: true)
+        let exported = Transcript.read(output)
+        #expect(exported.contains(#""traceId":"\#(traceID)","spanId":"\#(sync["span_id"] as? String ?? "")""#))
+        #expect(try otlpCheck(output, ["--logs", "3"]).hasPrefix("ok=1"))
+    }
+
     @Test(arguments: ["segv", "fatal"])
     func crashBlocksStayTextAndAreFoundInAJSONLog(method: String) throws {
         let directory = Paths.temporaryDirectory("json-crash-\(method)")

@@ -1,49 +1,139 @@
 import Foundation
 import Testing
+import TrailFormat
 import TrailTestSupport
-import TrailTrace
 
-/// Record mode: the trace file the runtime writes, read back by the viewers' library.
+/// Record mode: the v2 trace file the runtime writes, walked by TraceDump (independent of the viewers).
 @Suite struct RecorderTests {
-    @Test func asyncCallsThatHopThreadsHaveMatchedExits() throws {
-        let directory = Paths.temporaryDirectory("async")
-        let file = directory + "/probe.trace"
-        let result = try run(Paths.buildDirectory + "/trail-probe", ["async", directory, "20"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file], check: true)
-        #expect(result.stdout.contains("done"))
-        let trace = try TraceFile(path: file)
-        #expect(trace.complete)
-        #expect(trace.droppedTotal == 0)
+    static var probe: String { Paths.buildDirectory + "/trail-probe" }
 
-        // Raw records: every async entry token has exactly one exit with the same token.
+    /// Runs the probe in record mode and reads the one trace it wrote into `file`.
+    static func record(_ arguments: [String], _ environment: [String: String] = [:], file: String) throws -> TraceDump {
+        let directory = (file as NSString).deletingLastPathComponent
+        try run(probe, arguments.first.map { [$0, directory] + arguments.dropFirst() } ?? [],
+                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file].merging(environment) { $1 }, check: true)
+        let dump = try TraceDump(path: file)
+        #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
+        return dump
+    }
+
+    @Test func asyncCallsThatHopThreadsHaveMatchedExits() throws {
+        let dump = try Self.record(["async", "20"], file: Paths.temporaryDirectory("async") + "/probe.trace")
+        #expect(dump.end?.dropped == 0)
+        // Every async entry token has exactly one exit with the same token; some resumed on another thread.
         var entries: [UInt64: UInt32] = [:], exits: [UInt64: UInt32] = [:]
-        for (slot, thread) in trace.threads {
-            var records = thread.records.makeIterator()
-            while let record = records.next() {
-                guard record.kind == .asyncEnter || record.kind == .asyncExit, let aux = records.next() else { continue }
-                #expect(aux.kind == .aux)
-                if record.kind == .asyncEnter { entries[aux.time] = slot } else { exits[aux.time] = slot }
+        for chunk in dump.chunks.map(\.slot).uniqued() {
+            let records = dump.records(slot: chunk)
+            for (index, record) in records.enumerated() where record.kind == .asyncEnter || record.kind == .asyncExit {
+                #expect(records[index + 1].kind == .aux)
+                if record.kind == .asyncEnter {
+                    #expect(records[index + 2].kind == .aux)
+                    entries[records[index + 1].time] = chunk
+                } else {
+                    exits[records[index + 1].time] = chunk
+                }
             }
         }
-        #expect(entries.count == 20 + 40)
+        #expect(entries.count == 60)
         #expect(Set(entries.keys) == Set(exits.keys))
         #expect(entries.contains { exits[$0.key] != $0.value }, "some async call resumed on another thread")
+        #expect(dump.watermarks.count >= 1)
+    }
 
-        // The call tree: every call ended, and each synchronous work() hangs under the async call of its task,
-        // whichever thread ran it. Child tasks (the task group's) start trees of their own.
-        let tree = CallTree(trace)
-        let hops = tree.calls.filter { $0.isAsync }
-        #expect(hops.count == 60)
-        #expect(hops.allSatisfy { $0.end != nil })
-        #expect(hops.contains { $0.exitThread != nil })
-        let names = { (index: Int) in tree.sites[tree.calls[index].site].name }
-        let rounds = tree.roots.filter { names($0) == "Probe.hop(_:)" }
-        let leaves = tree.roots.filter { names($0) == "Probe.leaf()" }
-        #expect(rounds.count == 20)
-        #expect(leaves.count == 40)
-        #expect(tree.roots.count == 60)
-        for call in rounds + leaves {
-            #expect(tree.calls[call].children.map(names) == ["Probe.work()"])
+    /// fib(30) makes 2,692,537 calls: as many, at default settings, lose nothing.
+    @Test func aFibSizedRunDropsNothingAtDefaults() throws {
+        let calls = 2_692_537
+        let dump = try Self.record(["calls", "\(calls)"], file: Paths.temporaryDirectory("fib") + "/fib.trace")
+        #expect(dump.allRecords.filter { $0.kind == .enter }.count == calls)
+        #expect(dump.recordCount == 4 * calls)  // TASK, AUX, ENTER, EXIT: the probe's top level runs in a task
+        #expect(dump.end?.records == UInt64(4 * calls))
+        #expect(dump.end?.dropped == 0)
+        #expect(dump.cut?.records == 0)
+        #expect(dump.threads.values.allSatisfy { $0.dropped == 0 })
+    }
+
+    @Test func keepLastHoldsTheLastRecordsAndSaysWhatWasCut() throws {
+        let calls = 500_000, put = UInt64(4 * calls)
+        let dump = try Self.record(["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M"], file: Paths.temporaryDirectory("last") + "/last.trace")
+        #expect(dump.fileSize <= 4 << 20)
+        #expect(dump.header.policy == TraceLayout.Policy.keepLast.rawValue && dump.header.maxBlocks > 0)
+        let kept = UInt64(dump.recordCount), cut = try #require(dump.cut)
+        #expect(cut.policy == 1 && cut.records > 0)
+        #expect(cut.records + kept == put, "cut \(cut.records) + kept \(kept)")
+        #expect(dump.end?.records == put)
+        // The kept records are the last ones: contiguous positions up to the last record put.
+        let main = try #require(dump.chunks.first?.slot)
+        let chunks = dump.chunks.filter { $0.slot == main }
+        #expect(chunks.last.map { $0.position + UInt64($0.records.count) } == put)
+        #expect((chunks.first?.position ?? 0) > 0)
+        #expect(dump.names.values.contains("Probe.nothing() @ Probe/main.swift:120"), "names written again after a wrap")
+        #expect(dump.info["pid"] != nil && dump.sequences.first ?? 0 > 0)
+    }
+
+    @Test func keepFirstHoldsTheFirstRecords() throws {
+        let calls = 500_000, put = UInt64(4 * calls)
+        let dump = try Self.record(["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M", "TRAIL_TRACE_KEEP": "first"],
+                                   file: Paths.temporaryDirectory("first") + "/first.trace")
+        #expect(dump.fileSize <= 4 << 20)
+        #expect(dump.header.policy == TraceLayout.Policy.keepFirst.rawValue)
+        let kept = UInt64(dump.recordCount), cut = try #require(dump.cut)
+        #expect(cut.policy == 2 && cut.records + kept == put)
+        #expect(dump.chunks.first?.position == 0)
+        #expect(dump.sequences == Array(0 ..< UInt64(dump.sequences.count)))
+        #expect(dump.end != nil, "room kept for the final chunks")
+    }
+
+    /// Parent tokens: async let, group children and Task {} inherit the creating call's token; detached starts anew.
+    @Test func childTasksNameTheAsyncCallThatCreatedThem() throws {
+        let dump = try Self.record(["tasks"], file: Paths.temporaryDirectory("tasks") + "/tasks.trace")
+        var calls: [String: (token: UInt64, parent: UInt64)] = [:]
+        var taskParents: [UInt64] = []
+        for slot in Set(dump.chunks.map(\.slot)) {
+            let records = dump.records(slot: slot)
+            for (index, record) in records.enumerated() {
+                if record.kind == .asyncEnter, let name = dump.names[record.address] {
+                    calls[String(name.split(separator: " ")[0])] = (records[index + 1].time, records[index + 2].time)
+                } else if record.kind == .task {
+                    #expect(records[index + 1].kind == .aux)
+                    taskParents.append(records[index + 1].time)
+                }
+            }
         }
+        let family = try #require(calls["Probe.family()"])
+        #expect(family.parent == 0)
+        #expect(calls["Probe.child.asyncLet()"]?.parent == family.token)
+        #expect(calls["Probe.child.group()"]?.parent == family.token)
+        #expect(calls["Probe.child.task()"]?.parent == family.token)
+        #expect(calls["Probe.child.detached()"]?.parent == 0)
+        // Each child's synchronous work hangs under that child's call.
+        let children = Set(calls.filter { $0.key.hasPrefix("Probe.child") }.map(\.value.token))
+        #expect(taskParents.count == 4 && Set(taskParents) == children)
+    }
+
+    /// trail_current_span: a synchronous call's span is its slot and ENTER position; an async call's, its token.
+    @Test func spanIdsNameTheInnermostCall() throws {
+        let directory = Paths.temporaryDirectory("span")
+        let result = try run(Self.probe, ["span", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/span.trace"], check: true)
+        let dump = try TraceDump(path: directory + "/span.trace")
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ") }
+        let sync = try #require(lines.first { $0.first == "sync" }), async = try #require(lines.first { $0.first == "async" })
+        let enter = try #require(dump.chunks.flatMap { chunk in chunk.records.enumerated().map { (chunk, $0.offset, $0.element) } }
+            .first { $0.2.kind == .enter })
+        #expect(UInt64(sync[2]) == UInt64(enter.0.slot + 1) << 44 | (enter.0.position + UInt64(enter.1)))
+        let token = try #require(dump.allRecords.indices.first { dump.allRecords[$0].kind == .asyncEnter }.map { dump.allRecords[$0 + 1].time })
+        #expect(UInt64(async[2]) == 1 << 63 | token)
+        // The trace id: wall-clock start, then pid, big-endian.
+        let id = sync[4].split(separator: ",").map { UInt8($0, radix: 16)! }
+        #expect(id.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } == dump.header.wallNanoseconds)
+        #expect(id[8 ..< 12].reduce(0) { $0 << 8 | UInt32($1) } == dump.header.pid)
+        #expect(sync[4] == async[4])
+        #expect(lines.contains { $0 == ["none", "none"] })
+    }
+}
+
+extension Sequence where Element: Hashable {
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
     }
 }

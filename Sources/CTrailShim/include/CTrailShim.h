@@ -56,8 +56,12 @@ void trail_trace_set_directory(const char *directory, const char *stem);
 const char *trail_trace_path(void);
 /// Drains every ring to the file now.
 void trail_trace_flush(void);
-/// Records lost so far because a ring was full.
+/// Records lost so far because a ring stayed full.
 uint64_t trail_trace_dropped(void);
+/// The innermost traced call (record mode), as exporters and log lines name it (Docs/trace-format.md, "Span
+/// and trace ids"): this thread's innermost synchronous call, else the current task's innermost async call.
+/// Fills both ids and returns 1, or returns 0 when there is none.
+int trail_current_span(uint8_t trace_id[_Nonnull 16], uint64_t *span_id);
 
 // MARK: logger state shared with the crash handler (log_shared.c)
 

@@ -3,11 +3,11 @@ import TrailTrace
 
 let exportVerb = Verb(
     name: "export",
-    summary: "Convert a trace for other viewers (Chrome trace JSON), or logs into OpenTelemetry (OTLP) log records.",
-    usage: "--chrome [TRACE] > trace.json | --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
-    details: traceDetails + "\n\n" + otlpLogsDetails,
+    summary: "Convert traces for other viewers (Chrome trace JSON), or logs into OpenTelemetry (OTLP) log records.",
+    usage: "--chrome \(traceArgument) > trace.json | --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
+    details: traceDetails + " Each process is its own track group, lined up by wall-clock time.\n\n" + otlpLogsDetails,
     options: [
-        .flag("--chrome", help: "Chrome trace event JSON (the default for a trace)."),
+        .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
         .flag("--otlp-logs", help: "Logs (files or log folders; text or JSON lines, rotated files, crash blocks) as OTLP logs."),
         .value("--endpoint", placeholder: "URL", help: "Post OTLP/HTTP to this http:// receiver (base URL; /v1/logs is appended)."),
         .value("--service", placeholder: "NAME", help: "service.name (default: OTEL_SERVICE_NAME, else the log's app name)."),
@@ -18,7 +18,12 @@ let exportVerb = Verb(
     ],
     run: { arguments in
         if arguments.has("otlp-logs") { return try exportLogs(arguments) }
-        let (trace, tree) = try loadTree(arguments)
-        printOut(ChromeTrace.render(tree, trace: trace))
+        let files = try openTraces(arguments)
+        let output = TextOutput(descriptor: 1)
+        var chrome = ChromeTrace(output: output, files: files)
+        CallStream().read(files, into: &chrome)
+        reportGaps(files)
+        chrome.finish()
+        output.flush()
         return 0
     })

@@ -3,13 +3,24 @@ import TrailTrace
 
 let flamegraphVerb = Verb(
     name: "flamegraph",
-    summary: "Draw a trace as an interactive SVG flame graph.",
-    usage: "[--title TEXT] [TRACE] > flame.svg",
-    details: traceDetails,
-    options: [.value("--title", placeholder: "TEXT", help: "The graph's title.")],
+    summary: "Draw traces as an interactive SVG flame graph, or print folded stacks.",
+    usage: "[--title TEXT] [--folded [--calls]] \(traceArgument) > flame.svg",
+    details: traceDetails + " Several processes merge into one graph. --folded prints `a;b;c value` lines (self time in microseconds, or calls with --calls) for flamegraph.pl or speedscope.",
+    options: [
+        .value("--title", placeholder: "TEXT", help: "The graph's title."),
+        .flag("--folded", help: "Folded stacks instead of SVG."),
+        .flag("--calls", help: "With --folded: count calls instead of time."),
+    ],
     run: { arguments in
-        let (trace, tree) = try loadTree(arguments)
-        let exe = trace.info["exe"].flatMap { $0.split(separator: "/").last.map(String.init) } ?? "trace"
-        printOut(FlameGraph.render(tree, title: arguments.value("title") ?? "\(exe) (pid \(trace.pid))"))
+        let files = try openTraces(arguments)
+        var graph = FlameGraph()
+        CallStream().read(files, into: &graph)
+        reportGaps(files)
+        if arguments.has("folded") {
+            printOut(graph.folded(calls: arguments.has("calls")))
+            return 0
+        }
+        let title = files.count == 1 ? "\(files[0].executableName) (pid \(files[0].pid))" : "\(files.count) processes"
+        printOut(graph.render(title: arguments.value("title") ?? title))
         return 0
     })

@@ -3,9 +3,9 @@ import TrailTrace
 
 let replayVerb = Verb(
     name: "replay",
-    summary: "Print a recorded trace as a call tree with durations.",
+    summary: "Print recorded traces as call trees with durations.",
     usage: "[options] \(traceArgument)",
-    details: traceDetails,
+    details: traceDetails + " With several processes, a PID column says which each line is from.",
     options: [
         .value("--filter", "-F", placeholder: "GLOB", help: "Only calls matching GLOB (comma-separated), with what they call."),
         .value("--depth", "-D", placeholder: "N", help: "Only N levels below each shown root."),
@@ -14,20 +14,29 @@ let replayVerb = Verb(
         .flag("--locations", "-l", help: "Show each function's file and line."),
     ],
     run: { arguments in
-        let (_, tree) = try loadTree(arguments)
         var options = ReplayOptions()
         options.filter = arguments.value("filter").map(NamePattern.init)
         if let depth = arguments.value("depth") {
-            guard let value = Int(depth), value > 0 else { throw UsageError(description: "--depth needs a positive number") }
+            guard let value = Int(depth), value > 0 else { throw UsageError(description: "--depth needs a positive number, not '\(depth)'") }
             options.maxDepth = value
         }
         if let time = arguments.value("min-duration") {
-            guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)'") }
+            guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 10us, 1.5ms)") }
             options.minDuration = value
         }
-        let threads = arguments.all("thread").compactMap { UInt32($0) }
-        if !threads.isEmpty { options.threads = Set(threads) }
+        var threads = Set<UInt32>()
+        for tid in arguments.all("thread") {
+            guard let value = UInt32(tid) else { throw UsageError(description: "--thread needs a thread id, not '\(tid)'") }
+            threads.insert(value)
+        }
+        if !threads.isEmpty { options.threads = threads }
         options.locations = arguments.has("locations")
-        printOut(Replay.render(tree, options))
+        let files = try openTraces(arguments)
+        options.showPid = files.count > 1
+        let output = TextOutput(descriptor: 1)
+        var replay = Replay(options, output: output)
+        CallStream().read(files, into: &replay)
+        reportGaps(files)
+        output.flush()
         return 0
     })

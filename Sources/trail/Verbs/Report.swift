@@ -3,9 +3,10 @@ import TrailTrace
 
 let reportVerb = Verb(
     name: "report",
-    summary: "Rank a trace's functions by time, or report the last crash.",
-    usage: "[--sort total|self|calls|name] [TRACE]\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+    summary: "Rank the functions of one or more traces by time, or report the last crash.",
+    usage: "[--sort total|self|calls|name] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
     details: traceDetails + """
+         Several processes are added up by function, or shown apart with --by-process (a PID column).
 
         With --crash, or given a log folder or log file: a Markdown (or --json) report of the last crash, for a
         user to attach: the symbolized stack, the breadcrumbs, the last 200 log lines before the crash, the app,
@@ -14,6 +15,7 @@ let reportVerb = Verb(
         """,
     options: [
         .value("--sort", "-s", placeholder: "KEY", help: "total (default), self, calls or name."),
+        .flag("--by-process", help: "One row per function and process, with a PID column."),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
         .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
@@ -24,9 +26,12 @@ let reportVerb = Verb(
         if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
             return try crashReport(arguments)
         }
-        let (_, tree) = try loadTree(arguments)
         let key = arguments.value("sort") ?? "total"
-        guard let order = Profile.Order(rawValue: key) else { throw UsageError(description: "--sort: total, self, calls or name") }
-        printOut(Profile(tree, order: order).render())
+        guard let order = Profile.Order(rawValue: key) else { throw UsageError(description: "--sort: total, self, calls or name, not '\(key)'") }
+        let files = try openTraces(arguments)
+        var profile = Profile(byProcess: arguments.has("by-process"))
+        CallStream().read(files, into: &profile)
+        reportGaps(files)
+        printOut(profile.render(order))
         return 0
     })

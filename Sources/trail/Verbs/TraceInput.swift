@@ -2,27 +2,56 @@ import Foundation
 import TrailCommandLine
 import TrailTrace
 
-let traceArgument = "[TRACE]"
-let traceDetails = "TRACE defaults to the newest *.trace file in the current folder."
+let traceArgument = "[TRACE|FOLDER]..."
+let traceDetails = """
+    Give trace files, or folders of them (every *.trace inside), to see several processes together. With none,
+    the newest trace in ./trail-traces (where TRAIL_TRACE=record writes by default) or here.
+    """
 
-/// The trace named on the command line, or the newest `*.trace` here.
-func loadTree(_ arguments: ParsedArguments) throws -> (TraceFile, CallTree) {
-    guard arguments.positionals.count <= 1 else { throw UsageError(description: "give at most one trace file") }
-    let path: String
-    if let given = arguments.positionals.first {
-        path = given
-    } else {
-        let here = FileManager.default.currentDirectoryPath
-        let traces = ((try? FileManager.default.contentsOfDirectory(atPath: here)) ?? []).filter { $0.hasSuffix(".trace") }
-        let newest = traces.max { modified($0) < modified($1) }
-        guard let newest else { throw UsageError(description: "no *.trace file here; record one with TRAIL_TRACE=record or name it") }
-        path = newest
+/// The traces named on the command line (files, or folders of `*.trace`), opened and ordered by start time.
+func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
+    var paths: [String] = []
+    for given in arguments.positionals {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: given, isDirectory: &isFolder) else {
+            throw VerbFailure.input("\(given): no such trace file or folder")
+        }
+        if isFolder.boolValue {
+            let found = traces(in: given)
+            guard !found.isEmpty else { throw VerbFailure.input("\(given): no *.trace files in this folder") }
+            paths += found
+        } else {
+            paths.append(given)
+        }
     }
-    let trace = try TraceFile(path: path)
-    if trace.truncated { printError("trail: \(path) ends early (the process died while writing?); showing what is there") }
-    let tree = CallTree(trace)
-    if tree.dropped > 0 { printError("trail: \(tree.dropped) records were dropped while recording (buffers full)") }
-    return (trace, tree)
+    if paths.isEmpty {
+        let newest = (traces(in: "trail-traces") + traces(in: ".")).max { modified($0) < modified($1) }
+        guard let newest else {
+            throw UsageError(description: "no trace here (./trail-traces or *.trace); record one with TRAIL_TRACE=record or name it")
+        }
+        paths = [newest]
+    }
+    let files = try paths.map { path in
+        do { return try TraceFile(path: path) } catch let error as TraceFile.FormatError { throw VerbFailure.input(error.description) }
+    }
+    return files.sorted { ($0.startWallNanoseconds, $0.pid) < ($1.startWallNanoseconds, $1.pid) }
+}
+
+/// Says on stderr what was missing from traces just read.
+func reportGaps(_ files: [TraceFile]) {
+    for file in files {
+        if file.truncated { printError("trail: \(file.path) ends early (the process died while writing?); showing what is there") }
+        if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
+        if let cut = file.cut, cut.records > 0 {
+            let which = cut.policy == .keepFirst ? "the last ones (TRAIL_TRACE_KEEP=first)" : "the oldest ones (TRAIL_TRACE_KEEP=last)"
+            printError("trail: \(file.path): the size limit (TRAIL_TRACE_MAX_SIZE) cut \(cut.records) records (\(cut.bytes >> 20) MiB), \(which)")
+        }
+    }
+}
+
+private func traces(in folder: String) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }
 }
 
 private func modified(_ path: String) -> Date {

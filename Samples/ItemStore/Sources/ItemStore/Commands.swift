@@ -7,6 +7,7 @@ enum Command {
     case remove(serial: String)
     case list(SortOrder)
     case appraise
+    case survey
     case demo
 
     static let usage = """
@@ -16,6 +17,7 @@ enum Command {
           remove SERIAL
           list [name|value|date]
           appraise                        value the inventory (async)
+          survey                          value every item at once (task group, async let, Task {})
           demo                            a fixed script in a fresh store
         """
 
@@ -36,6 +38,7 @@ enum Command {
             guard let order = SortOrder(rawValue: rest[0]) else { throw UsageError() }
             self = .list(order)
         case ("appraise", 0): self = .appraise
+        case ("survey", 0): self = .survey
         case ("demo", 0): self = .demo
         default: throw UsageError()
         }
@@ -64,6 +67,8 @@ enum Command {
             Report.list(store.sorted(by: order), total: store.totalValue)
         case .appraise:
             Report.appraisal(await Appraisal.appraise(store.items))
+        case .survey:
+            Report.survey(await Survey.run(store.items))
         case .demo:
             try await Demo.run(on: store)
         }
@@ -82,6 +87,10 @@ enum Report {
 
     static func appraisal(_ appraisal: Appraisal) {
         print("appraised \(appraisal.count) item(s) at \(appraisal.total.dollars); most valuable: \(appraisal.mostValuable?.name ?? "none")")
+    }
+
+    static func survey(_ survey: Survey) {
+        print("surveyed \(survey.count) item(s) at \(survey.total.dollars); \(survey.audit); \(survey.note)")
     }
 }
 

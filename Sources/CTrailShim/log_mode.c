@@ -1,0 +1,183 @@
+// Log mode's output. A line never blocks the traced program for long: to TRAIL_TRACE_FILE (pattern expanded,
+// bounded by TRAIL_TRACE_MAX_SIZE), to the logger once bootstrapped, or to fd 2. When fd 2 is a pipe or socket,
+// whose reader may not read, lines go through a bounded buffer that a writer thread empties; when it is full
+// they are counted and dropped, and a note says how many once the pipe drains again and at exit.
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PIPE_BUFFER (1u << 20)
+#define PIPE_RESERVE 8192    // left free in a pipe, so the note about dropped lines always fits
+
+enum { TO_STDERR, TO_FILE, TO_PIPE };
+static int destination = TO_STDERR;
+static int file_fd = -1;
+static uint64_t file_limit, file_written;   // TO_FILE: the size limit (0: none), and bytes written
+static int file_full;
+
+// TO_PIPE: a byte ring under a lock; the writer thread writes it to fd 2 without holding the lock.
+static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pipe_ready = PTHREAD_COND_INITIALIZER;
+static char *pipe_bytes;
+static uint64_t pipe_head, pipe_tail;       // bytes put, bytes written
+static uint64_t pipe_dropped;               // lines lost since the last note
+static int stderr_is_fifo;
+
+/// How much of `wanted` fd 2 takes without filling past the reserve; waits (on this thread only) for room.
+static size_t pipe_room(size_t wanted) {
+    if (!stderr_is_fifo) return wanted;
+    for (;;) {
+        int unread = 0, capacity = fcntl(2, F_GETPIPE_SZ);
+        if (capacity <= 0 || ioctl(2, FIONREAD, &unread) != 0) return wanted;
+        long room = (long)capacity - unread - PIPE_RESERVE;
+        if (room > 0) return (size_t)room < wanted ? (size_t)room : wanted;
+        struct timespec pause = { 0, 2000000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
+static trail_log_line_hook log_hook;
+
+void trail_set_log_hook(trail_log_line_hook hook) { __atomic_store_n(&log_hook, hook, __ATOMIC_RELEASE); }
+
+static int write_all(int fd, const char *bytes, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(fd, bytes, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return -1;
+        bytes += written;
+        length -= (size_t)written;
+    }
+    return 0;
+}
+
+static size_t dropped_note(uint64_t count, char *out, size_t size) {
+    int length = snprintf(out, size, "trail: %llu trace lines dropped: stderr is full\n", (unsigned long long)count);
+    return length < 0 ? 0 : (size_t)length < size ? (size_t)length : size - 1;
+}
+
+static void *pipe_writer(void *unused) {
+    (void)unused;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    char chunk[4096];
+    pthread_mutex_lock(&pipe_lock);
+    for (;;) {
+        while (pipe_head == pipe_tail && !pipe_dropped) pthread_cond_wait(&pipe_ready, &pipe_lock);
+        uint64_t start = pipe_tail, length = pipe_head - pipe_tail;
+        if (length > sizeof chunk) length = sizeof chunk;
+        for (uint64_t i = 0; i < length; i++) chunk[i] = pipe_bytes[(start + i) & (PIPE_BUFFER - 1)];
+        uint64_t dropped = length == pipe_head - pipe_tail ? pipe_dropped : 0;  // a note once caught up
+        pipe_dropped -= dropped;
+        pthread_mutex_unlock(&pipe_lock);
+        size_t allowed = pipe_room((size_t)length);  // may wait: only this thread does
+        write_all(2, chunk, allowed);
+        if (allowed < length) dropped = 0;
+        if (dropped) {
+            char note[128];
+            size_t note_length = dropped_note(dropped, note, sizeof note);
+            if (pipe_room(note_length) == note_length) write_all(2, note, note_length);
+        }
+        pthread_mutex_lock(&pipe_lock);
+        pipe_tail = start + allowed;
+        if (allowed < length) pipe_dropped += dropped;
+    }
+    return NULL;
+}
+
+/// At exit: a short wait for the buffer to drain, then the note if the pipe takes it at once (the writer
+/// leaves room for it in a pipe), never blocking.
+static void pipe_at_exit(void) {
+    for (int waited = 0; waited < 40; waited++) {
+        pthread_mutex_lock(&pipe_lock);
+        int empty = pipe_head == pipe_tail && !pipe_dropped;
+        pthread_mutex_unlock(&pipe_lock);
+        if (empty) return;
+        struct timespec pause = { 0, 5000000 };
+        nanosleep(&pause, NULL);
+    }
+    pthread_mutex_lock(&pipe_lock);
+    uint64_t lost = pipe_dropped, unwritten = pipe_head - pipe_tail;
+    pipe_dropped = 0;
+    pipe_tail = pipe_head;
+    pthread_mutex_unlock(&pipe_lock);
+    char note[200];
+    int length = snprintf(note, sizeof note, "trail: %llu trace lines dropped: stderr is full%s\n", (unsigned long long)lost,
+                          unwritten ? " (and the last buffered lines at exit)" : "");
+    struct pollfd poller = { 2, POLLOUT, 0 };
+    if (length > 0 && poll(&poller, 1, 0) == 1 && (poller.revents & POLLOUT)) write_all(2, note, (size_t)length);
+}
+
+void trail_log_mode_start(void) {
+    const char *pattern = getenv("TRAIL_TRACE_FILE");
+    if (pattern && *pattern) {
+        trail_paths_start();
+        char path[4096];
+        if (trail_expand_pattern(pattern, NULL, path, sizeof path) && trail_make_parent_folders(path) == 0
+            && (file_fd = trail_open_exclusive(path, sizeof path, O_WRONLY | O_APPEND)) >= 0) {
+            file_limit = trail_setting_number("TRAIL_TRACE_MAX_SIZE", 0, UINT64_C(1) << 50, UINT64_C(1) << 30, 1);
+            destination = TO_FILE;
+            return;
+        }
+        trail_setting_warning("TRAIL_TRACE_FILE", pattern, "cannot be created", "stderr");
+    }
+    struct stat info;
+    if (fstat(2, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
+        stderr_is_fifo = S_ISFIFO(info.st_mode);
+        pthread_t writer;
+        pipe_bytes = malloc(PIPE_BUFFER);
+        if (pipe_bytes && pthread_create(&writer, NULL, pipe_writer, NULL) == 0) {
+            pthread_detach(writer);
+            destination = TO_PIPE;
+            atexit(pipe_at_exit);
+        }
+    }
+}
+
+static void put_in_pipe_buffer(const char *line, size_t length) {
+    pthread_mutex_lock(&pipe_lock);
+    if (pipe_head - pipe_tail + length > PIPE_BUFFER) {
+        pipe_dropped++;
+    } else {
+        for (size_t i = 0; i < length; i++) pipe_bytes[(pipe_head + i) & (PIPE_BUFFER - 1)] = line[i];
+        pipe_head += length;
+        pthread_cond_signal(&pipe_ready);
+    }
+    pthread_mutex_unlock(&pipe_lock);
+}
+
+void trail_emit_log_line(const char *line, size_t length) {
+    if (destination == TO_FILE) {
+        if (__atomic_load_n(&file_full, __ATOMIC_RELAXED)) return;
+        uint64_t after = __atomic_add_fetch(&file_written, length, __ATOMIC_RELAXED);
+        if (file_limit && after > file_limit) {
+            if (!__atomic_exchange_n(&file_full, 1, __ATOMIC_RELAXED)) {
+                static const char note[] = "trail: trace file full (TRAIL_TRACE_MAX_SIZE); later lines are not written\n";
+                write_all(file_fd, note, sizeof note - 1);
+            }
+            return;
+        }
+        write_all(file_fd, line, length);  // O_APPEND: one write per line keeps lines whole
+        return;
+    }
+    trail_log_line_hook hook = __atomic_load_n(&log_hook, __ATOMIC_ACQUIRE);
+    if (hook) {
+        hook(line, length);
+    } else if (destination == TO_PIPE) {
+        put_in_pipe_buffer(line, length);
+    } else {
+        write_all(2, line, length);
+    }
+}

@@ -1,0 +1,122 @@
+import TrailFormat
+
+/// A call as the stream reports it: at its start (`enter`, with `end` still 0) and at its end (`exit`).
+/// Times are clock ticks of the call's process; `TraceProcess` converts them.
+public struct CallEvent: Sendable {
+    /// Index into `SiteTable.sites`, shared by every process of a run.
+    public var site: Int32
+    /// Index into the process's `threads`.
+    public var thread: Int32
+    public var start: UInt64
+    public var end: UInt64 = 0
+    /// Docs/trace-format.md, "Span and trace ids".
+    public var spanId: UInt64
+    /// 0 for a root.
+    public var parentSpanId: UInt64
+    /// Nesting below the root of its tree, across threads and tasks.
+    public var depth: Int32
+    public var isAsync = false
+    /// The thread an async call returned on.
+    public var exitThread: Int32 = -1
+    /// Ticks spent in the calls it made directly (known at exit).
+    public var childTicks: UInt64 = 0
+    /// No call of the same function encloses it (recursion counts once in totals).
+    public var outermost = true
+    /// It never returned in the trace (the process died, or the size limit cut its exit).
+    public var unfinished = false
+    /// Its parent ran on another thread (a child task's work).
+    public var crossesThreads = false
+    /// The thread its parent started on; -1 for a root or a parent that already ended.
+    public var parentThread: Int32 = -1
+
+    public var duration: UInt64 { end &- start }
+}
+
+/// What a viewer does with the calls of one or more processes, in one pass. `enter` returns a tag the stream
+/// keeps with the open call (a flame-graph node, a pending replay line) and hands back at `exit` and to the
+/// call's children; -1 means none.
+public protocol CallVisitor {
+    mutating func beginProcess(_ process: TraceProcess)
+    mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32
+    mutating func exit(_ call: CallEvent, tag: Int32)
+    mutating func endProcess(_ process: TraceProcess)
+}
+
+public extension CallVisitor {
+    mutating func beginProcess(_ process: TraceProcess) {}
+    mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 { -1 }
+    mutating func endProcess(_ process: TraceProcess) {}
+}
+
+/// A function, once per name across every file read.
+public struct Site: Sendable, Hashable {
+    public var name: String
+    /// `Module/File.swift:12`, or empty when the site string has none.
+    public var location: String
+
+    /// "Name @ File.swift:12" -> name and location; the split is at the last " @ ".
+    public init(_ text: String) {
+        if let range = text.range(of: " @ ", options: .backwards) {
+            name = String(text[..<range.lowerBound])
+            location = String(text[range.upperBound...])
+        } else {
+            name = text
+            location = ""
+        }
+    }
+}
+
+/// Sites by index, shared by the processes of one reading so that totals merge by function.
+public final class SiteTable {
+    public private(set) var sites: [Site] = []
+    private var byText: [String: Int32] = [:]
+
+    public init() {}
+
+    func index(_ text: String) -> Int32 {
+        if let index = byText[text] { return index }
+        let index = Int32(sites.count)
+        sites.append(Site(text))
+        byText[text] = index
+        return index
+    }
+
+    public subscript(index: Int32) -> Site { sites[Int(index)] }
+}
+
+/// One process being read: its file, its threads so far, and its clock.
+public final class TraceProcess {
+    public struct Thread: Sendable {
+        public var slot: UInt32
+        public var tid: UInt32
+        public var name: String = ""
+        public var dropped: UInt64 = 0
+    }
+
+    public let file: TraceFile
+    public let sites: SiteTable
+    public internal(set) var threads: [Thread] = []
+    /// The last record's time, for calls that never returned.
+    public internal(set) var lastTicks: UInt64 = 0
+    public internal(set) var records: UInt64 = 0
+    public internal(set) var calls: UInt64 = 0
+    /// Records the writer lost (buffers full) and records the reader could not place.
+    public internal(set) var dropped: UInt64 = 0
+
+    init(file: TraceFile, sites: SiteTable) {
+        self.file = file
+        self.sites = sites
+        lastTicks = file.header.ticks
+    }
+
+    public var pid: UInt32 { file.pid }
+
+    /// Nanoseconds since this process started recording.
+    @inlinable public func nanoseconds(_ ticks: UInt64) -> Double { file.nanoseconds(ticks) }
+    /// Nanoseconds for a tick count.
+    @inlinable public func nanoseconds(duration ticks: UInt64) -> Double { Double(ticks) * file.nanosecondsPerTick }
+    /// Unix time in nanoseconds.
+    public func wallNanoseconds(_ ticks: UInt64) -> UInt64 {
+        UInt64(max(0, Double(file.startWallNanoseconds) + file.nanoseconds(ticks)))
+    }
+}

@@ -1,0 +1,468 @@
+import TrailFormat
+
+/// Reads trace files in one pass and hands a visitor every call at its start and end. Threads of a process
+/// are merged by time with the writer's watermarks, so only the records since the last watermark are held;
+/// what is kept beyond that is bounded by the sites, threads, call depth and open async calls, never by the
+/// number of records. Synchronous calls nest by thread, async calls by task, and a child task's calls hang
+/// under the async call that created it (Docs/trace-format.md, "Task trees").
+public struct CallStream {
+    public let sites = SiteTable()
+
+    public init() {}
+
+    /// Reads `files` one after another (each is one process) into `visitor`.
+    public func stream<V: CallVisitor>(_ files: [TraceFile], into visitor: inout V) {
+        for file in files {
+            var builder = CallBuilder(process: TraceProcess(file: file, sites: sites))
+            builder.run(&visitor)
+        }
+    }
+
+    // The viewers, specialized here: a generic call from another module would not be, and this loop runs
+    // once per record.
+    public func read(_ files: [TraceFile], into visitor: inout Profile) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout Replay) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout FlameGraph) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout ChromeTrace) { stream(files, into: &visitor) }
+}
+
+/// UInt64 keys (never 0) to Int32 values: open addressing, for the per-record site lookup.
+struct AddressMap {
+    private var keys: [UInt64] = Array(repeating: 0, count: 1024)
+    private var values: [Int32] = Array(repeating: 0, count: 1024)
+    private var count = 0
+
+    @inline(__always) func find(_ key: UInt64) -> Int32? {
+        let mask = keys.count - 1
+        var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while true {
+            let found = keys[slot]
+            if found == key { return values[slot] }
+            if found == 0 { return nil }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    mutating func insert(_ key: UInt64, _ value: Int32) {
+        if (count + 1) * 2 > keys.count { grow() }
+        let mask = keys.count - 1
+        var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while keys[slot] != 0, keys[slot] != key { slot = (slot + 1) & mask }
+        if keys[slot] == 0 { count += 1 }
+        keys[slot] = key
+        values[slot] = value
+    }
+
+    private mutating func grow() {
+        let old = zip(keys, values).filter { $0.0 != 0 }
+        keys = Array(repeating: 0, count: keys.count * 2)
+        values = Array(repeating: 0, count: keys.count)
+        count = 0
+        for (key, value) in old { insert(key, value) }
+    }
+}
+
+/// The state of one process while its records stream by.
+struct CallBuilder {
+    let process: TraceProcess
+    let file: TraceFile
+
+    struct Frame {
+        var site: Int32
+        var start: UInt64
+        var spanId: UInt64
+        var parentSpanId: UInt64
+        var childTicks: UInt64 = 0
+        var depth: Int32
+        var tag: Int32 = -1
+        var outermost: Bool
+        var crossesThreads: Bool
+        var parentThread: Int32 = -1
+        /// The async call it hangs under when it is a task's root call (0: none).
+        var parentToken: UInt64
+    }
+
+    struct AsyncFrame {
+        var frame: Frame
+        var thread: Int32
+        var task: UInt64
+    }
+
+    final class ThreadState {
+        var stack: [Frame] = []
+        /// Per site, open calls on this stack (for recursion).
+        var open: [Int32] = []
+        var pending: [TraceRecord] = []
+        var pendingHead = 0
+        /// The position of `pending[pendingHead]`.
+        var position: UInt64 = 0
+        var slot: UInt32
+        // TASK and ASYNC_ENTER carry AUX records after them.
+        var task: UInt64 = 0
+        var taskParent: UInt64 = 0
+        var awaiting: Awaiting = .nothing
+        var held = TraceRecord(time: 0, word: 0)
+        var heldPosition: UInt64 = 0
+        var heldAux = TraceRecord(time: 0, word: 0)
+
+        init(slot: UInt32) { self.slot = slot }
+    }
+
+    enum Awaiting { case nothing, taskParent, asyncEnterToken, asyncEnterParent, asyncExitToken }
+
+    var threads: [ThreadState] = []
+    var threadIndex: [UInt64: Int32] = [:]
+    var siteOf = AddressMap()
+    var openAsync: [UInt64: AsyncFrame] = [:]
+    /// Per task, its open async calls' tokens, innermost last.
+    var taskStacks: [UInt64: [UInt64]] = [:]
+    /// Async calls that ended, for child tasks that outlive them: token -> (span id, depth). Bounded.
+    var endedAsync: [UInt64: (spanId: UInt64, depth: Int32)] = [:]
+    var endedOrder: [UInt64] = []
+    var endedNext = 0
+    static let endedLimit = 1 << 16
+    /// Records held before a watermark releases them; past this, the oldest are released anyway (a writer
+    /// that never wrote watermarks).
+    var held = 0
+    static let heldLimit = 1 << 23
+
+    init(process: TraceProcess) {
+        self.process = process
+        file = process.file
+    }
+
+    mutating func run<V: CallVisitor>(_ visitor: inout V) {
+        visitor.beginProcess(process)
+        file.readChunks { type, payload in
+            switch TraceLayout.Chunk(rawValue: type) {
+            case .records: addRecords(payload, &visitor)
+            case .watermark:
+                guard payload.count >= 8 else { return }
+                release(upTo: payload.loadUnaligned(as: UInt64.self), &visitor)
+            case .thread: noteThread(payload)
+            default: break
+            }
+        }
+        release(upTo: .max, &visitor)
+        finishOpenCalls(&visitor)
+        if file.endDropped > process.dropped { process.dropped = file.endDropped }
+        visitor.endProcess(process)
+    }
+
+    // MARK: chunks
+
+    mutating func thread(slot: UInt32, tid: UInt32) -> Int32 {
+        let key = UInt64(slot) << 32 | UInt64(tid)
+        if let index = threadIndex[key] { return index }
+        let index = Int32(threads.count)
+        threadIndex[key] = index
+        threads.append(ThreadState(slot: slot))
+        process.threads.append(TraceProcess.Thread(slot: slot, tid: tid))
+        return index
+    }
+
+    mutating func noteThread(_ payload: UnsafeRawBufferPointer) {
+        guard payload.count >= 32 else { return }
+        let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+        let index = Int(thread(slot: slot, tid: tid))
+        let name = UnsafeRawBufferPointer(rebasing: payload[8 ..< 24]).prefix { $0 != 0 }
+        process.threads[index].name = String(decoding: name, as: UTF8.self)
+        process.threads[index].dropped = max(process.threads[index].dropped, payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+    }
+
+    mutating func addRecords<V: CallVisitor>(_ payload: UnsafeRawBufferPointer, _ visitor: inout V) {
+        guard payload.count >= TraceLayout.recordsHeaderSize else { return }
+        let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+        let position = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
+        let index = Int(thread(slot: slot, tid: tid))
+        if threads[index].pendingHead == threads[index].pending.count {
+            threads[index].pending.removeAll(keepingCapacity: true)
+            threads[index].pendingHead = 0
+            threads[index].position = position
+        }
+        let records = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.recordsHeaderSize ..< TraceLayout.recordsHeaderSize + count * TraceRecord.size])
+        let state = threads[index]
+        if Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0, UInt64(1).littleEndian == 1 {
+            state.pending.append(contentsOf: UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count))
+        } else {
+            state.pending.reserveCapacity(state.pending.count + count)
+            for offset in stride(from: 0, to: count * TraceRecord.size, by: TraceRecord.size) {
+                state.pending.append(TraceRecord(records, at: offset))
+            }
+        }
+        held += count
+        process.records += UInt64(count)
+        if held > Self.heldLimit { release(upTo: .max, &visitor) }
+    }
+
+    /// Hands on every held record at or before `watermark`, all threads merged by time.
+    mutating func release<V: CallVisitor>(upTo watermark: UInt64, _ visitor: inout V) {
+        var active: [Int] = []
+        for index in threads.indices where threads[index].pendingHead < threads[index].pending.count {
+            active.append(index)
+        }
+        if active.count == 1 {
+            drain(active[0], upTo: watermark, before: nil, &visitor)
+        } else if !active.isEmpty {
+            // Runs: the thread with the earliest next record goes until another thread's next record is earlier.
+            while true {
+                var first = -1, firstTime = UInt64.max, secondTime = UInt64.max
+                for index in active where threads[index].pendingHead < threads[index].pending.count {
+                    let time = threads[index].pending[threads[index].pendingHead].time
+                    if time < firstTime {
+                        secondTime = firstTime
+                        firstTime = time
+                        first = index
+                    } else if time < secondTime {
+                        secondTime = time
+                    }
+                }
+                guard first >= 0, firstTime <= watermark else { break }
+                drain(first, upTo: min(watermark, secondTime), before: secondTime, &visitor)
+            }
+        }
+        for index in active where threads[index].pendingHead == threads[index].pending.count {
+            threads[index].pending.removeAll(keepingCapacity: threads[index].pending.capacity <= 1 << 16)
+            threads[index].pendingHead = 0
+        }
+    }
+
+    /// One thread's held records up to `limit` (and, when `before` is given, strictly before it, so ties
+    /// alternate fairly).
+    mutating func drain<V: CallVisitor>(_ index: Int, upTo limit: UInt64, before: UInt64?, _ visitor: inout V) {
+        let state = threads[index]
+        let records = state.pending
+        var head = state.pendingHead
+        let end = records.count
+        var position = state.position
+        let start = head
+        while head < end {
+            let record = records[head]
+            // AUX records carry tokens in their time field: they go with the record before them.
+            if record.word >> TraceRecord.kindShift != UInt64(TraceRecord.Kind.aux.rawValue) {
+                if record.time > limit { break }
+                if let before, record.time >= before, head > start { break }
+                if record.time > process.lastTicks { process.lastTicks = record.time }
+            }
+            handle(record, position: position, thread: Int32(index), state: state, &visitor)
+            head += 1
+            position += 1
+        }
+        held -= head - start
+        state.pendingHead = head
+        state.position = position
+    }
+
+    // MARK: records
+
+    mutating func site(_ address: UInt64) -> Int32 {
+        if let index = siteOf.find(address) { return index }
+        let text = file.names[address] ?? "0x" + String(address, radix: 16)
+        let index = process.sites.index(text)
+        siteOf.insert(address, index)
+        return index
+    }
+
+    @inline(__always)
+    mutating func handle<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V) {
+        switch state.awaiting {
+        case .nothing: break
+        case .taskParent:
+            state.awaiting = .nothing
+            if record.kind == .aux {
+                state.taskParent = record.time
+                return
+            }
+        case .asyncEnterToken:
+            state.awaiting = .nothing
+            if record.kind == .aux {
+                state.heldAux = record
+                state.awaiting = .asyncEnterParent
+                return
+            }
+        case .asyncEnterParent:
+            state.awaiting = .nothing
+            let enter = state.held, token = state.heldAux
+            asyncEnter(enter, token: token.time, task: token.address, parentToken: record.kind == .aux ? record.time : 0,
+                       position: state.heldPosition, thread: thread, &visitor)
+            if record.kind == .aux { return }
+        case .asyncExitToken:
+            state.awaiting = .nothing
+            if record.kind == .aux {
+                asyncExit(state.held, token: record.time, task: record.address, thread: thread, &visitor)
+                return
+            }
+        }
+        switch record.kind {
+        case .enter: enter(record, position: position, thread: thread, state: state, &visitor)
+        case .exit: exit(record, thread: thread, state: state, &visitor)
+        case .task:
+            state.task = record.address
+            state.taskParent = 0
+            state.awaiting = .taskParent
+        case .asyncEnter:
+            state.held = record
+            state.heldPosition = position
+            state.awaiting = .asyncEnterToken
+        case .asyncExit:
+            state.held = record
+            state.awaiting = .asyncExitToken
+        case .dropped:
+            process.dropped += record.address
+        case .aux, nil:
+            break
+        }
+    }
+
+    /// The call a new root call or async call hangs under: the task's innermost open async call, else the one
+    /// its creator had open (possibly ended since), else none.
+    mutating func parent(task: UInt64, parentToken: UInt64) -> (token: UInt64, spanId: UInt64, depth: Int32, tag: Int32, thread: Int32)? {
+        if task != 0, let token = taskStacks[task]?.last, let open = openAsync[token] {
+            return (token, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread)
+        }
+        guard parentToken != 0 else { return nil }
+        if let open = openAsync[parentToken] {
+            return (parentToken, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread)
+        }
+        if let ended = endedAsync[parentToken] { return (0, ended.spanId, ended.depth, -1, -1) }
+        return nil
+    }
+
+    mutating func enter<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V) {
+        let depth = record.depth
+        // Calls whose exits were lost (a gap) end here.
+        while state.stack.count > depth, depth < Int(TraceRecord.depthMax) {
+            endFrame(thread: thread, at: record.time, unfinished: true, state: state, &visitor)
+        }
+        let site = site(record.address)
+        if state.open.count <= Int(site) { state.open.append(contentsOf: repeatElement(0, count: Int(site) + 1 - state.open.count)) }
+        let outermost = state.open[Int(site)] == 0
+        state.open[Int(site)] += 1
+        let spanId = UInt64(state.slot + 1) << 44 | (position & (1 << 44 - 1))
+        var frame: Frame
+        if let top = state.stack.last {
+            frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
+                          outermost: outermost, crossesThreads: false, parentThread: thread, parentToken: 0)
+            frame.tag = visitor.enter(event(frame, thread: thread), parentTag: top.tag)
+        } else {
+            let parent = parent(task: state.task, parentToken: state.taskParent)
+            frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
+                          depth: parent.map { $0.depth + 1 } ?? 0, outermost: outermost,
+                          crossesThreads: parent.map { $0.thread >= 0 && $0.thread != thread } ?? false,
+                          parentThread: parent?.thread ?? -1, parentToken: parent?.token ?? 0)
+            frame.tag = visitor.enter(event(frame, thread: thread), parentTag: parent?.tag ?? -1)
+        }
+        state.stack.append(frame)
+    }
+
+    mutating func exit<V: CallVisitor>(_ record: TraceRecord, thread: Int32, state: ThreadState, _ visitor: inout V) {
+        guard !state.stack.isEmpty else { return }  // its entry was cut
+        // Deeper calls whose exits were lost end here too.
+        while state.stack.count > record.depth + 1, record.depth < Int(TraceRecord.depthMax) {
+            endFrame(thread: thread, at: record.time, unfinished: true, state: state, &visitor)
+        }
+        endFrame(thread: thread, at: record.time, unfinished: false, state: state, &visitor)
+        if state.stack.isEmpty {
+            state.task = 0
+            state.taskParent = 0
+        }
+    }
+
+    mutating func endFrame<V: CallVisitor>(thread: Int32, at time: UInt64, unfinished: Bool, state: ThreadState, _ visitor: inout V) {
+        guard let frame = state.stack.popLast() else { return }
+        state.open[Int(frame.site)] -= 1
+        let end = max(time, frame.start)
+        if let last = state.stack.indices.last {
+            state.stack[last].childTicks &+= end - frame.start
+        } else if frame.parentToken != 0 {
+            openAsync[frame.parentToken]?.frame.childTicks &+= end - frame.start
+        }
+        var call = event(frame, thread: thread)
+        call.end = end
+        call.unfinished = unfinished
+        process.calls += 1
+        visitor.exit(call, tag: frame.tag)
+    }
+
+    mutating func asyncEnter<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
+                                             position: UInt64, thread: Int32, _ visitor: inout V) {
+        let site = site(record.address)
+        var frame: Frame
+        var parentTag: Int32 = -1
+        if let parent = parent(task: task, parentToken: parentToken) {
+            frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: parent.spanId,
+                          depth: parent.depth + 1, outermost: true, crossesThreads: parent.thread >= 0 && parent.thread != thread,
+                          parentThread: parent.thread, parentToken: parent.token)
+            parentTag = parent.tag
+        } else if let top = threads[Int(thread)].stack.last {
+            frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: top.spanId,
+                          depth: top.depth + 1, outermost: true, crossesThreads: false, parentThread: thread, parentToken: 0)
+            parentTag = top.tag
+        } else {
+            frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: 0, depth: 0,
+                          outermost: true, crossesThreads: false, parentToken: 0)
+        }
+        var call = event(frame, thread: thread)
+        call.isAsync = true
+        frame.tag = visitor.enter(call, parentTag: parentTag)
+        openAsync[token] = AsyncFrame(frame: frame, thread: thread, task: task)
+        taskStacks[task, default: []].append(token)
+    }
+
+    mutating func asyncExit<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, thread: Int32, _ visitor: inout V) {
+        guard let open = openAsync.removeValue(forKey: token) else { return }  // its entry was cut
+        endAsync(open, token: token, at: record.time, exitThread: thread, unfinished: false, &visitor)
+    }
+
+    mutating func endAsync<V: CallVisitor>(_ open: AsyncFrame, token: UInt64, at time: UInt64, exitThread: Int32,
+                                           unfinished: Bool, _ visitor: inout V) {
+        if var stack = taskStacks[open.task] {
+            if stack.last == token { stack.removeLast() } else { stack.removeAll { $0 == token } }
+            taskStacks[open.task] = stack.isEmpty ? nil : stack
+        }
+        let end = max(time, open.frame.start)
+        if open.frame.parentToken != 0 { openAsync[open.frame.parentToken]?.frame.childTicks &+= end - open.frame.start }
+        rememberEnded(token, spanId: open.frame.spanId, depth: open.frame.depth)
+        var call = event(open.frame, thread: open.thread)
+        call.isAsync = true
+        call.end = end
+        call.exitThread = exitThread
+        call.unfinished = unfinished
+        process.calls += 1
+        visitor.exit(call, tag: open.frame.tag)
+    }
+
+    mutating func rememberEnded(_ token: UInt64, spanId: UInt64, depth: Int32) {
+        if endedOrder.count < Self.endedLimit {
+            endedOrder.append(token)
+        } else {
+            endedAsync.removeValue(forKey: endedOrder[endedNext])
+            endedOrder[endedNext] = token
+            endedNext = (endedNext + 1) % Self.endedLimit
+        }
+        endedAsync[token] = (spanId, depth)
+    }
+
+    /// Calls still open when the trace ends: they end at the last record's time, marked unfinished.
+    mutating func finishOpenCalls<V: CallVisitor>(_ visitor: inout V) {
+        let end = process.lastTicks
+        for index in threads.indices {
+            while !threads[index].stack.isEmpty { endFrame(thread: Int32(index), at: end, unfinished: true, state: threads[index], &visitor) }
+        }
+        for (token, open) in openAsync.sorted(by: { $0.value.frame.depth > $1.value.frame.depth }) {
+            openAsync.removeValue(forKey: token)
+            endAsync(open, token: token, at: end, exitThread: open.thread, unfinished: true, &visitor)
+        }
+    }
+
+    @inline(__always) func event(_ frame: Frame, thread: Int32) -> CallEvent {
+        var call = CallEvent(site: frame.site, thread: thread, start: frame.start, spanId: frame.spanId,
+                             parentSpanId: frame.parentSpanId, depth: frame.depth)
+        call.childTicks = frame.childTicks
+        call.outermost = frame.outermost
+        call.crossesThreads = frame.crossesThreads
+        call.parentThread = frame.parentThread
+        return call
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TrailFormat
+import TrailTestSupport
+
+/// One trace per process: where it goes, that no process replaces another's, and pruning of old ones.
+@Suite struct TracePathTests {
+    static var probe: String { Paths.buildDirectory + "/trail-probe" }
+
+    @Test func patternsExpandRelativeToTheWorkingFolder() throws {
+        let directory = Paths.temporaryDirectory("pattern")
+        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": "made/%e-%p-%h-%t-%%.trace"],
+                directory: directory, check: true)
+        let found = traces(in: directory + "/made")
+        #expect(found.count == 1)
+        let name = try #require(found.first.map { ($0 as NSString).lastPathComponent })
+        let dump = try TraceDump(path: directory + "/made/" + name)
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, 255)
+        let seconds = dump.header.wallNanoseconds / 1_000_000_000
+        #expect(name == "trail-probe-\(dump.header.pid)-\(String(cString: host))-\(seconds)-%.trace")
+        #expect(dump.info["exe"]?.hasSuffix("/trail-probe") == true && dump.info["pid"] == "\(dump.header.pid)")
+        #expect(dump.info["host"] == String(cString: host) && dump.info["app"] == "trail-probe")
+    }
+
+    @Test func byDefaultEachProcessGetsItsOwnTraceInTrailTraces() throws {
+        let directory = Paths.temporaryDirectory("default")
+        for _ in 0 ..< 2 {
+            try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record"], directory: directory, check: true)
+        }
+        let found = traces(in: directory + "/trail-traces")
+        #expect(found.count == 2)
+        #expect(found.allSatisfy { ($0 as NSString).lastPathComponent.hasPrefix("trail-probe-") })
+    }
+
+    @Test func aSecondProcessNeverOverwritesTheFirstsTrace() throws {
+        let directory = Paths.temporaryDirectory("twice")
+        for count in [10, 20] {
+            try run(Self.probe, ["calls", directory, "\(count)"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/same.trace"], check: true)
+        }
+        #expect(try TraceDump(path: directory + "/same.trace").recordCount == 40)
+        #expect(try TraceDump(path: directory + "/same.1.trace").recordCount == 80)
+    }
+
+    /// A fake trace of `pid`, modified `age` seconds ago.
+    static func fakeTrace(_ path: String, pid: UInt32, age: Int) throws {
+        var bytes = Array(TraceLayout.magic.description.utf8) + [2, 0, 0, 0, 64, 0, 0, 0]
+        bytes += withUnsafeBytes(of: pid.littleEndian, Array.init) + [UInt8](repeating: 0, count: 44)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var times = [timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0)]
+        utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    @Test func pruningKeepsTheNewestAndNeverTouchesOthers() throws {
+        let directory = Paths.temporaryDirectory("prune"), elsewhere = Paths.temporaryDirectory("elsewhere")
+        let dead: UInt32 = 0x3FFF_FFF0  // above pid_max: no such process
+        for index in 0 ..< 5 { try Self.fakeTrace(directory + "/old\(index).trace", pid: dead, age: 1000 - index) }
+        try Self.fakeTrace(directory + "/live.trace", pid: UInt32(getpid()), age: 5000)
+        try Data("not a trace".utf8).write(to: URL(fileURLWithPath: directory + "/notes.trace"))
+        try Self.fakeTrace(elsewhere + "/target.trace", pid: dead, age: 9000)
+        symlink(elsewhere + "/target.trace", directory + "/link.trace")
+        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
+                                                                      "TRAIL_TRACE_KEEP_FILES": "3"], check: true)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        // This process's, the live one, and the newest old one: three traces; the rest is not a trace.
+        #expect(left == ["new.trace", "live.trace", "old4.trace", "notes.trace", "link.trace"])
+        #expect(FileManager.default.fileExists(atPath: elsewhere + "/target.trace"))
+    }
+
+    @Test func pruningByTotalSize() throws {
+        let directory = Paths.temporaryDirectory("prune-total")
+        for index in 0 ..< 4 {
+            try Self.fakeTrace(directory + "/old\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/old\(index).trace"))
+            try handle.truncate(atOffset: 100_000)
+            try handle.close()
+            var times = [timespec(tv_sec: time(nil) - 1000 + index, tv_nsec: 0), timespec(tv_sec: time(nil) - 1000 + index, tv_nsec: 0)]
+            utimensat(AT_FDCWD, directory + "/old\(index).trace", &times, 0)
+        }
+        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
+                                                                      "TRAIL_TRACE_KEEP_TOTAL": "250000"], check: true)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["new.trace", "old2.trace", "old3.trace"])
+    }
+
+    @Test func badSettingsAreReported() throws {
+        let directory = Paths.temporaryDirectory("settings")
+        let result = try run(Self.probe, ["calls", directory, "10"], environment: [
+            "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/s.trace", "TRAIL_TRACE_MAX_SIZE": "lots", "TRAIL_TRACE_KEEP": "middle"], check: true)
+        #expect(result.stderr.contains("trail: TRAIL_TRACE_MAX_SIZE=lots is not a size"))
+        #expect(result.stderr.contains("trail: TRAIL_TRACE_KEEP=middle is not last or first; using last"))
+    }
+}
