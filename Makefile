@@ -15,6 +15,15 @@ define need
 	  $(APT) install -y $(1) >/dev/null 2>&1 || { $(APT) update >/dev/null && $(APT) install -y $(1); }; }
 endef
 
+# Python packages for the OTLP tests, installed when missing: pip, then pip with --break-system-packages where
+# the system Python is marked externally managed (Debian 12), then python3-pip from apt if there is no pip.
+define need-pip
+	@python3 -c "import $(2)" >/dev/null 2>&1 || { echo "make: installing $(1) (pip)"; \
+	  python3 -m pip --version >/dev/null 2>&1 || $(APT) install -y python3-pip >/dev/null 2>&1 || \
+	    { $(APT) update >/dev/null && $(APT) install -y python3-pip; }; \
+	  python3 -m pip install --quiet $(1) 2>/dev/null || python3 -m pip install --quiet --break-system-packages $(1); }
+endef
+
 deps:
 	$(call need,libdw-dev)
 	$(call need,libbz2-dev)
@@ -30,6 +39,7 @@ build: deps
 	$(SWIFT) build
 
 test: deps
+	$(call need-pip,opentelemetry-proto,opentelemetry.proto.collector.logs.v1.logs_service_pb2)
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

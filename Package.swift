@@ -69,6 +69,8 @@ let package = Package(
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
         .target(name: "TrailFormat"),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
+        .target(name: "TrailTelemetry", dependencies: ["TrailFormat"]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
@@ -81,7 +83,7 @@ let package = Package(
         .target(name: "TrailCommandLine"),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat"],
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat", "TrailTelemetry"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
@@ -108,6 +110,7 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport", "TrailFormat"]),
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace", "TrailFormat"]),
+        .testTarget(name: "TrailTelemetryTests", dependencies: ["TrailTelemetry", "TrailTestSupport"]),
         .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),

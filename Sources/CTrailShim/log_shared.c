@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -141,11 +142,11 @@ void trail_log_flush_unlocked(void) {
     }
 }
 
-/// "2026-12-02T11:36:51.123456Z " (28 bytes) from CLOCK_REALTIME; the date and time of day are formatted
-/// once per second per thread.
+/// The date and time of day of CLOCK_REALTIME's second, formatted once per second per thread.
 static __thread struct { int64_t second; char text[21]; } stamp_cache __attribute__((tls_model("initial-exec")));
 
-size_t trail_format_timestamp(char *out) {
+/// "YYYY-MM-DDTHH:MM:SS." then `digits` digits of the second's fraction and 'Z': 21 + digits bytes.
+static inline size_t format_stamp(char *out, int digits) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     if (now.tv_sec != stamp_cache.second || stamp_cache.text[0] == 0) {
@@ -156,12 +157,39 @@ size_t trail_format_timestamp(char *out) {
     }
     memcpy(out, stamp_cache.text, 19);
     out[19] = '.';
-    uint32_t micros = (uint32_t)(now.tv_nsec / 1000);
-    for (int digit = 25; digit >= 20; digit--) {
-        out[digit] = (char)('0' + micros % 10);
-        micros /= 10;
+    uint32_t fraction = (uint32_t)now.tv_nsec;
+    for (int skip = 9; skip > digits; skip--) fraction /= 10;
+    for (int digit = 19 + digits; digit >= 20; digit--) {
+        out[digit] = (char)('0' + fraction % 10);
+        fraction /= 10;
     }
-    out[26] = 'Z';
-    out[27] = ' ';
-    return 28;
+    out[20 + digits] = 'Z';
+    return 21 + (size_t)digits;
+}
+
+/// "2026-12-02T11:36:51.123456Z " (28 bytes): the text line's start.
+size_t trail_format_timestamp(char *out) {
+    size_t length = format_stamp(out, 6);
+    out[length] = ' ';
+    return length + 1;
+}
+
+/// "2026-12-02T11:36:51.123456789Z" (30 bytes): RFC 3339 with nanoseconds, for JSON lines.
+size_t trail_format_timestamp_ns(char *out) { return format_stamp(out, 9); }
+
+uint32_t trail_log_thread_id(void) { return trail_current_tid(); }
+
+/// getpid() is a system call per line; the value only changes in a forked child, which the handler resets.
+static pid_t cached_pid;
+static void forget_pid(void) { cached_pid = 0; }
+
+int32_t trail_log_process_id(void) {
+    pid_t pid = __atomic_load_n(&cached_pid, __ATOMIC_RELAXED);
+    if (pid == 0) {
+        static int registered;
+        if (!__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL)) pthread_atfork(NULL, NULL, forget_pid);
+        pid = getpid();
+        __atomic_store_n(&cached_pid, pid, __ATOMIC_RELAXED);
+    }
+    return pid;
 }

@@ -18,6 +18,14 @@ extension Trail {
             case tee
         }
 
+        /// How a line is written. (`TRAIL_LOG_FORMAT`)
+        public enum LineFormat: String, Sendable, CaseIterable {
+            /// `2026-12-02T11:36:51.123456Z info store: added X value=40 (App/Store.swift:42)`.
+            case text
+            /// One JSON object per line (Docs/log-format.md), for the Collector's filelog receiver, Vector, Fluent Bit.
+            case json
+        }
+
         /// Names the files: `<appName>.log`. Defaults to the executable's name.
         public var appName: String
         /// Goes into crash blocks and reports. (`TRAIL_APP_VERSION`)
@@ -25,6 +33,7 @@ extension Trail {
         /// Defaults to `TRAIL_LOG_DIR`, else `$XDG_STATE_HOME/<appName>` (`~/.local/state/<appName>`).
         public var directory: String?
         public var destination: Destination = .automatic
+        public var lineFormat: LineFormat = .text
         /// New loggers' level. (`TRAIL_LOG_LEVEL`)
         public var level: Logger.Level = .info
         /// Rotate when the file reaches this size. (`TRAIL_LOG_MAX_SIZE`, e.g. 10M)

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 internal import CTrailShim
+internal import TrailFormat
 
 /// Where log lines go. Until `Trail.bootstrap`, straight to stderr. After it, to the console, or to a
 /// rotating file that fd 2 also points at, so `print` to stderr, C's `fprintf(stderr)` and the Swift runtime's
@@ -18,6 +19,8 @@ public final class LogSink: @unchecked Sendable {
 
     /// The level new loggers start at.
     public internal(set) var defaultLevel: Logger.Level = .info
+    /// Text or JSON lines, wherever they go.
+    public private(set) var lineFormat: Trail.Configuration.LineFormat = .text
     /// Where lines go, `automatic` decided: console, file or tee.
     public private(set) var destination: Trail.Configuration.Destination = .console
     /// The log file being written, when there is one.
@@ -35,7 +38,7 @@ public final class LogSink: @unchecked Sendable {
     private let fileLock = NSLock()             // guards the file; whoever holds it writes and rotates
     private var files: LogFiles?
     private var durable = false
-    private var flushLevel: Logger.Level = .error
+    private(set) var flushLevel: Logger.Level = .error
     private var flushInterval = 0.05
     /// The terminal or original stderr, for console and tee output and for the sink's own problems.
     private(set) var consoleFD: Int32 = 2
@@ -49,6 +52,7 @@ public final class LogSink: @unchecked Sendable {
     /// `config` is resolved (`Trail.Configuration.resolved`): its destination decided and its folder set.
     func configure(_ config: Trail.Configuration) throws(LogSetupError) {
         defaultLevel = config.level
+        lineFormat = config.lineFormat
         guard config.destination != .console else {
             destination = .console
             return
@@ -71,9 +75,24 @@ public final class LogSink: @unchecked Sendable {
 
     // MARK: writing
 
-    /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`.
-    func write(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata,
-               file: StaticString, line: UInt) {
+    /// Where a logging call was made.
+    @usableFromInline struct Source {
+        let file: StaticString
+        let function: StaticString
+        let line: UInt
+
+        @usableFromInline init(file: StaticString, function: StaticString, line: UInt) {
+            self.file = file
+            self.function = function
+            self.line = line
+        }
+    }
+
+    /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`, or
+    /// its JSON form (JSONLogLine.swift).
+    func write(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata, source: Source) {
+        if lineFormat == .json { return writeJSON(level: level, label: label, message: message, metadata: metadata, source: source) }
+        let file = source.file, line = source.line
         assemble(level, urgent: level >= flushLevel) { text in
             text.append(label)
             text.append(": ")
@@ -96,6 +115,7 @@ public final class LogSink: @unchecked Sendable {
 
     /// A line already formatted, ending in a newline (the tracer's log-mode lines).
     func writeRaw(_ bytes: UnsafeRawBufferPointer, level: Logger.Level) {
+        if lineFormat == .json { return writeRawJSON(bytes, level: level) }
         assemble(level, urgent: false) { text in text.append(bytes) }
     }
 
@@ -112,7 +132,7 @@ public final class LogSink: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ line: UnsafeRawBufferPointer, urgent: Bool) {
+    func deliver(_ line: UnsafeRawBufferPointer, urgent: Bool) {
         switch destination {
         case .console, .automatic:
             Self.writeAll(consoleFD, line)
@@ -224,6 +244,14 @@ struct LineBuilder {
         count = trail_format_timestamp(UnsafeMutableRawPointer(scratch.baseAddress!).assumingMemoryBound(to: CChar.self))
     }
 
+    /// `{"time":"<RFC 3339 with nanoseconds>"`: a JSON line's start.
+    mutating func reserveJSONTimestamp() {
+        let opening: StaticString = #"{"time":""#
+        append(opening)
+        count += trail_format_timestamp_ns(UnsafeMutableRawPointer(scratch.baseAddress! + count).assumingMemoryBound(to: CChar.self))
+        append("\"")
+    }
+
     @inline(__always)
     mutating func append(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
         guard spill == nil, count + length <= scratch.count else { return appendSpilling(bytes, length) }
@@ -276,6 +304,20 @@ struct LineBuilder {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
             append(digits.baseAddress!, formatDecimal(value, into: digits.baseAddress!))
         }
+    }
+
+    /// Bytes appended so far.
+    var length: Int { spill?.count ?? count }
+
+    /// Escapes what was appended since `start` as the inside of a JSON string. Most text needs no escape, so
+    /// the bytes are only scanned; a piece that does is rewritten.
+    mutating func escapeJSON(from start: Int) {
+        let plain = withBytes { bytes in !bytes[start...].contains { $0 < 32 || $0 == 34 || $0 == 92 } }
+        guard !plain else { return }
+        var escaped: [UInt8] = []
+        withBytes { JSONString.appendEscaped($0[start...], to: &escaped) }
+        if spill != nil { spill!.removeSubrange(start...) } else { count = start }
+        escaped.withUnsafeBytes { append($0) }
     }
 
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {

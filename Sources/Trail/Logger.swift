@@ -25,17 +25,18 @@ public struct Logger: Sendable {
     public func log(level: Level, _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
                     file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
         guard level >= logLevel else { return }
-        emit(level: level, message: message(), metadata: metadata(), file: file, line: line)
+        emit(level: level, message: message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @usableFromInline
-    func emit(level: Level, message: Message, metadata extra: Metadata?, file: StaticString, line: UInt) {
+    func emit(level: Level, message: Message, metadata extra: Metadata?, file: StaticString, function: StaticString, line: UInt) {
+        let source = LogSink.Source(file: file, function: function, line: line)
         guard let extra, !extra.isEmpty else {
-            return LogSink.shared.write(level: level, label: label, message: message, metadata: metadata, file: file, line: line)
+            return LogSink.shared.write(level: level, label: label, message: message, metadata: metadata, source: source)
         }
         var merged = metadata
         merged.merge(extra) { $1 }
-        LogSink.shared.write(level: level, label: label, message: message, metadata: merged, file: file, line: line)
+        LogSink.shared.write(level: level, label: label, message: message, metadata: merged, source: source)
     }
 
     @inlinable

@@ -8,6 +8,7 @@ extension Trail.Configuration {
         let reader = SettingReader(environment: environment, warn: warn)
         if let directory = reader.text("TRAIL_LOG_DIR") { config.directory = directory }
         config.destination = reader.choice("TRAIL_LOG", Destination.allCases.map(\.rawValue), default: config.destination)
+        config.lineFormat = reader.choice("TRAIL_LOG_FORMAT", LineFormat.allCases.map(\.rawValue), default: config.lineFormat)
         config.level = reader.choice("TRAIL_LOG_LEVEL", Logger.Level.allCases.map(\.rawValue), default: config.level)
         config.maxFileSize = reader.bytes("TRAIL_LOG_MAX_SIZE", Self.minimumFileSize ... Self.maximumSize, default: config.maxFileSize)
         config.maxFileAge = reader.seconds("TRAIL_LOG_MAX_AGE", default: config.maxFileAge)

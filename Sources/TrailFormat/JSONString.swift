@@ -14,7 +14,13 @@ public enum JSONString {
     /// Appends `text` as a JSON string literal to UTF-8 bytes.
     public static func append(_ text: String, to out: inout [UInt8]) {
         out.append(34)
-        for byte in text.utf8 {
+        appendEscaped(text.utf8, to: &out)
+        out.append(34)
+    }
+
+    /// Appends UTF-8 bytes escaped as the inside of a JSON string literal, without the quotes.
+    public static func appendEscaped<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
+        for byte in bytes {
             switch byte {
             case 34, 92: out.append(92); out.append(byte)      // \" \\
             case 10: out.append(92); out.append(110)           // \n
@@ -26,6 +32,5 @@ public enum JSONString {
             default: out.append(byte)
             }
         }
-        out.append(34)
     }
 }

@@ -32,6 +32,10 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
     // MARK: pieces shared by the formats
 
     /// "SIGSEGV (SEGV_MAPERR) at 0x8", or the reason of a reported error.
+    /// A crash's stack as the text format prints it: a line per frame and inlined call (for OTLP's
+    /// `exception.stacktrace`).
+    public static func stackText(_ crash: SymbolizedCrash) -> String { stack(crash, Options()) }
+
     public static func headline(_ block: CrashBlock) -> String {
         var parts: [String] = []
         if let signal = block.signal {

@@ -23,6 +23,7 @@ let overview = """
       TRAIL_TRACE_EXCLUDE=GLOBS    do not trace these functions
       TRAIL_TRACE_DEPTH=N          trace only calls less deep than N
       TRAIL_LOG=console|file|tee   where Trail.bootstrap sends log lines and stderr
+      TRAIL_LOG_FORMAT=text|json   text lines (default) or one JSON object per line (Docs/log-format.md)
       TRAIL_LOG_DIR, TRAIL_LOG_LEVEL, TRAIL_LOG_MAX_SIZE, TRAIL_LOG_MAX_AGE, TRAIL_LOG_MAX_FILES,
       TRAIL_LOG_MAX_TOTAL, TRAIL_LOG_FLUSH_MS, TRAIL_LOG_DURABLE=1, TRAIL_CRASH=0, TRAIL_APP_VERSION
     """

@@ -177,6 +177,37 @@ case "stderr":
     log.info("after child")
     LogSink.shared.flush()
 
+case "json-lines":
+    // Every kind of line a JSON log holds: metadata (nested, escaped), every level, raw stderr, 4 threads.
+    configuration.level = .trace
+    try Trail.bootstrap(configuration)
+    var tagged = Logger(label: "json \"probe\"", level: .trace)
+    tagged[metadataKey: "request"] = "r-1"
+    for level in Logger.Level.allCases { tagged.log(level: level, "level \(level.rawValue)") }
+    tagged.info("quote \" backslash \\ newline \n tab \t bell \u{7} é", metadata: ["nested": ["list": ["a", "b"], "n": "1"]])
+    fputs("raw stderr line\n", stderr)
+    let group = DispatchGroup()
+    for thread in 0 ..< 4 {
+        group.enter()
+        Thread {
+            let logger = Logger(label: "t\(thread)")
+            for line in 0 ..< number(3, 5000) { logger.info("line \(line) of thread \(thread)") }
+            group.leave()
+        }.start()
+    }
+    group.wait()
+    LogSink.shared.flush()
+
+case "json-spans":
+    // Lines outside any traced call, inside a synchronous one, and inside an async one (TRAIL_TRACE=record).
+    try Trail.bootstrap(configuration)
+    log.info("outside")
+    Trail.enter("Probe.outer() @ Probe/main.swift:1")
+    log.info("inside sync")
+    Trail.exit()
+    await spanned()
+    LogSink.shared.flush()
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 
@@ -233,6 +264,13 @@ func hop(_ round: Int) async {
         for _ in 0 ..< 2 { group.addTask { await leaf() } }
     }
     work()
+}
+
+func spanned() async {
+    let span = Trail.enterAsync("Probe.spanned() @ Probe/main.swift:2")
+    defer { Trail.exit(span) }
+    await Task.yield()
+    log.info("inside async")
 }
 
 func leaf() async {

@@ -93,6 +93,11 @@ int trail_log_fd(void);
 void trail_log_flush_unlocked(void);
 /// Writes "YYYY-MM-DDTHH:MM:SS.uuuuuuZ " (28 bytes) for now, in UTC.
 size_t trail_format_timestamp(char *out);
+/// Writes "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ" (30 bytes) for now, in UTC: the JSON lines' time.
+size_t trail_format_timestamp_ns(char *out);
+/// The calling thread's kernel id and the process id, cached, for JSON lines.
+uint32_t trail_log_thread_id(void);
+int32_t trail_log_process_id(void);
 
 // MARK: crash handling (crash.c)
 

@@ -3,11 +3,21 @@ import TrailTrace
 
 let exportVerb = Verb(
     name: "export",
-    summary: "Convert traces for other viewers (Chrome trace JSON for Perfetto and chrome://tracing).",
-    usage: "--chrome \(traceArgument) > trace.json",
-    details: traceDetails + " Each process is its own track group, lined up by wall-clock time.",
-    options: [.flag("--chrome", help: "Chrome trace event JSON (the default).")],
+    summary: "Convert traces for other viewers (Chrome trace JSON), or logs into OpenTelemetry (OTLP) log records.",
+    usage: "--chrome \(traceArgument) > trace.json | --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
+    details: traceDetails + " Each process is its own track group, lined up by wall-clock time.\n\n" + otlpLogsDetails,
+    options: [
+        .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
+        .flag("--otlp-logs", help: "Logs (files or log folders; text or JSON lines, rotated files, crash blocks) as OTLP logs."),
+        .value("--endpoint", placeholder: "URL", help: "Post OTLP/HTTP to this http:// receiver (base URL; /v1/logs is appended)."),
+        .value("--service", placeholder: "NAME", help: "service.name (default: OTEL_SERVICE_NAME, else the log's app name)."),
+        .value("-o", "--output", placeholder: "FILE", help: "Write the requests to FILE, one JSON request per line (default: stdout)."),
+        .value("--batch", placeholder: "N", help: "Items per request (default 512)."),
+        .value("--retries", placeholder: "N", help: "Retries of a failed request (429, 502-504, no connection; default 4)."),
+        .value("--debug-dir", placeholder: "DIR", help: "Where to look for debug files when symbolizing crash stacks.", repeatable: true),
+    ],
     run: { arguments in
+        if arguments.has("otlp-logs") { return try exportLogs(arguments) }
         let files = try openTraces(arguments)
         let output = TextOutput(descriptor: 1)
         var chrome = ChromeTrace(output: output, files: files)

@@ -1,0 +1,126 @@
+internal import CTrailShim
+
+/// `TRAIL_LOG_FORMAT=json`: one JSON object per line (Docs/log-format.md), assembled on the stack as text
+/// lines are, with keys in a fixed order:
+///
+///     {"time":"2026-12-02T11:36:51.123456789Z","level":"info","label":"store","message":"added X",
+///      "metadata":{"value":"40"},"source":{"file":"App/Store.swift","function":"add(_:)","line":42},
+///      "pid":4242,"thread_id":4243,"trace_id":"…","span_id":"…"}
+///
+/// The ids are the current traced call's when recording, as OTLP spans name it, so logs join spans.
+///
+/// Raw output to fd 2 (other code's writes, the Swift runtime's messages, crash blocks) is not the logger's and
+/// stays as it was written: readers take a line that does not start with `{` as raw text.
+extension LogSink {
+    func writeJSON(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata, source: Source) {
+        assembleJSON(level, urgent: level >= flushLevel) { line in
+            line.append(#","label":"#)
+            line.appendJSONString { $0.append(label) }
+            line.append(#","message":"#)
+            line.appendJSONString { message.write(into: &$0) }
+            if !metadata.isEmpty {
+                line.append(#","metadata":"#)
+                line.appendJSON(metadata)
+            }
+            line.append(#","source":{"file":"#)
+            line.appendJSONString { $0.append(source.file) }
+            line.append(#","function":"#)
+            line.appendJSONString { $0.append(source.function) }
+            line.append(#","line":"#)
+            line.append(Int(source.line))
+            line.append("}")
+        }
+    }
+
+    /// The tracer's log-mode lines, as messages of the label `trace`.
+    func writeRawJSON(_ bytes: UnsafeRawBufferPointer, level: Logger.Level) {
+        var text = bytes
+        if text.last == 10 { text = UnsafeRawBufferPointer(rebasing: text.dropLast()) }
+        assembleJSON(level, urgent: false) { line in
+            line.append(#","label":"trace","message":"#)
+            line.appendJSONString { $0.append(text) }
+        }
+    }
+
+    @inline(__always)
+    private func assembleJSON(_ level: Logger.Level, urgent: Bool, _ body: (inout LineBuilder) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var line = LineBuilder(scratch)
+            line.reserveJSONTimestamp()
+            line.append(#","level":""#)
+            line.append(level.name)
+            line.append("\"")
+            body(&line)
+            line.append(#","pid":"#)
+            line.append(Int(trail_log_process_id()))
+            line.append(#","thread_id":"#)
+            line.append(Int(trail_log_thread_id()))
+            line.appendCurrentSpan()
+            line.append("}\n")
+            line.withBytes { deliver($0, urgent: urgent) }
+        }
+    }
+}
+
+extension LineBuilder {
+    /// `,"trace_id":"<32 hex>","span_id":"<16 hex>"` when a traced call is open on this thread or task.
+    mutating func appendCurrentSpan() {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { traceID in
+            var spanID: UInt64 = 0
+            guard trail_current_span(traceID.baseAddress!, &spanID) == 1 else { return }
+            append(#","trace_id":""#)
+            for byte in traceID { appendHex(UInt64(byte), digits: 2) }
+            append(#"","span_id":""#)
+            appendHex(spanID, digits: 16)
+            append("\"")
+        }
+    }
+
+    /// `value`'s low `digits` hex digits, lowercase, most significant first.
+    mutating func appendHex(_ value: UInt64, digits: Int) {
+        let alphabet: StaticString = "0123456789abcdef"
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { out in
+            for index in 0 ..< digits {
+                out[index] = alphabet.utf8Start[Int(value >> (4 * UInt64(digits - 1 - index)) & 15)]
+            }
+            append(out.baseAddress!, digits)
+        }
+    }
+
+    /// `"…"`: what `body` appends, escaped.
+    @inline(__always)
+    mutating func appendJSONString(_ body: (inout LineBuilder) -> Void) {
+        append("\"")
+        let start = length
+        body(&self)
+        escapeJSON(from: start)
+        append("\"")
+    }
+
+    /// Metadata as an object, keys sorted: nested dictionaries as objects, arrays as arrays, the rest as strings.
+    mutating func appendJSON(_ metadata: Logger.Metadata) {
+        append("{")
+        for (index, key) in metadata.keys.sorted().enumerated() {
+            if index > 0 { append(",") }
+            appendJSONString { $0.append(key) }
+            append(":")
+            appendJSON(metadata[key]!)
+        }
+        append("}")
+    }
+
+    mutating func appendJSON(_ value: Logger.MetadataValue) {
+        switch value {
+        case .string(let text): appendJSONString { $0.append(text) }
+        case .stringConvertible(let convertible): appendJSONString { $0.append(convertible.description) }
+        case .dictionary(let values): appendJSON(values)
+        case .array(let values):
+            append("[")
+            for (index, element) in values.enumerated() {
+                if index > 0 { append(",") }
+                appendJSON(element)
+            }
+            append("]")
+        }
+    }
+}

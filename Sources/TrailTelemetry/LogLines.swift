@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A log file's lines, read in 1 MiB chunks: memory stays bounded however large the file. A line longer than
+/// `maxLine` is cut there (the rest of it is dropped) and counted.
+struct LogLines {
+    static let maxLine = 1 << 20
+    private(set) var cutLines = 0
+
+    /// Calls `body` with each line, without its newline (nor a trailing CR).
+    mutating func forEach(in path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ExportFailure("cannot read \(path): \(errorText())") }
+        defer { close(fd) }
+        var pending: [UInt8] = []
+        var skipping = false  // inside the rest of a line already cut
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { throw ExportFailure("cannot read \(path): \(errorText())") }
+            if count == 0 { break }
+            try chunk.withUnsafeBufferPointer { bytes in
+                var start = 0
+                for index in 0 ..< count where bytes[index] == 10 {
+                    if skipping {
+                        skipping = false
+                    } else if pending.isEmpty {
+                        try emit(UnsafeBufferPointer(rebasing: bytes[start ..< index]), body)
+                    } else {
+                        pending += bytes[start ..< index]
+                        try pending.withUnsafeBufferPointer { try emit($0, body) }
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    start = index + 1
+                }
+                if !skipping { pending += bytes[start ..< count] }
+                if pending.count > Self.maxLine {
+                    try pending.withUnsafeBufferPointer { try emit(UnsafeBufferPointer(rebasing: $0[..<Self.maxLine]), body) }
+                    pending.removeAll(keepingCapacity: true)
+                    cutLines += 1
+                    skipping = true
+                }
+            }
+        }
+        if !pending.isEmpty, !skipping { try pending.withUnsafeBufferPointer { try emit($0, body) } }
+    }
+
+    private func emit(_ line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        try body(line.last == 13 ? UnsafeBufferPointer(rebasing: line.dropLast()) : line)
+    }
+
+    /// The log files a path stands for: a file as it is; a folder's `*.log` files, per app oldest first
+    /// (`app.1.log`, `app.2.log`, …, then `app.log`, the one being written).
+    static func files(_ path: String) throws -> [String] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw ExportFailure("\(path): \(errorText())") }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return [path] }
+        guard let directory = opendir(path) else { throw ExportFailure("\(path): \(errorText())") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".log") { names.append(name) }
+        }
+        return names.map { (name: $0, key: rotationOrder($0)) }
+            .sorted { ($0.key.stem, $0.key.number) < ($1.key.stem, $1.key.number) }
+            .map { path + "/" + $0.name }
+    }
+
+    /// `app.3.log` -> ("app", 3); `app.log` -> ("app", Int.max): the current file comes last.
+    static func rotationOrder(_ name: String) -> (stem: String, number: Int) {
+        let stem = String(name.dropLast(4))
+        if let dot = stem.lastIndex(of: "."), let number = Int(stem[stem.index(after: dot)...]) {
+            return (String(stem[..<dot]), number)
+        }
+        return (stem, Int.max)
+    }
+}

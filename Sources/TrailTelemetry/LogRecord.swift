@@ -1,0 +1,75 @@
+/// One log line or crash: OTLP's LogRecord.
+public struct LogRecord: Sendable {
+    /// When it happened; 0 when unknown.
+    public var timeUnixNano: UInt64
+    /// When the exporter read it.
+    public var observedTimeUnixNano: UInt64
+    public var severity: Severity
+    /// The source's own name for the level (`info`, `critical`), as the data model asks.
+    public var severityText: String?
+    public var body: String
+    public var attributes: [Attribute]
+    public var traceID: TraceID?
+    public var spanID: SpanID?
+
+    public init(timeUnixNano: UInt64, observedTimeUnixNano: UInt64, severity: Severity, severityText: String? = nil,
+                body: String, attributes: [Attribute] = [], traceID: TraceID? = nil, spanID: SpanID? = nil) {
+        self.timeUnixNano = timeUnixNano
+        self.observedTimeUnixNano = observedTimeUnixNano
+        self.severity = severity
+        self.severityText = severityText
+        self.body = body
+        self.attributes = attributes
+        self.traceID = traceID
+        self.spanID = spanID
+    }
+}
+
+/// SeverityNumber of the OTel log data model.
+public enum Severity: Int, Sendable {
+    case unspecified = 0, trace = 1, debug = 5, info = 9, info2 = 10, warn = 13, error = 17, fatal = 21
+
+    /// The logger's levels as the data model maps syslog's: notice is INFO2, critical is FATAL.
+    public init?(level: String) {
+        switch level {
+        case "trace": self = .trace
+        case "debug": self = .debug
+        case "info": self = .info
+        case "notice": self = .info2
+        case "warning": self = .warn
+        case "error": self = .error
+        case "critical": self = .fatal
+        default: return nil
+        }
+    }
+}
+
+extension LogRecord: TelemetryItem {
+    public static let signal = TelemetrySignal.logs
+
+    public func appendJSON(to bytes: inout [UInt8]) { OTLPJSON.append(to: &bytes, encode) }
+
+    func encode(into json: inout OTLPJSON) {
+        json.object { json in
+            json.key("timeUnixNano")
+            json.int64(timeUnixNano)
+            json.key("observedTimeUnixNano")
+            json.int64(observedTimeUnixNano)
+            json.key("severityNumber")
+            json.int32(severity.rawValue)
+            if let severityText {
+                json.key("severityText")
+                json.string(severityText)
+            }
+            json.key("body")
+            json.anyValue(.string(body))
+            json.attributes(attributes)
+            if let traceID, let spanID {
+                json.key("traceId")
+                json.hex(traceID)
+                json.key("spanId")
+                json.hex(spanID)
+            }
+        }
+    }
+}

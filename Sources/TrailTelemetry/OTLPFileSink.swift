@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Requests as NDJSON: one whole `Export…ServiceRequest` per line, the shape the Collector's file exporter
+/// writes and its `otlpjsonfile` receiver reads. An export that fits one batch is one line, so the file is
+/// then also a single JSON document.
+public final class OTLPFileSink: RequestSink {
+    private let fd: Int32
+    private let path: String
+    private let ownsDescriptor: Bool
+
+    /// Standard output.
+    public init() {
+        fd = 1
+        path = "standard output"
+        ownsDescriptor = false
+    }
+
+    /// A new file (replaced when it exists), 0644.
+    public init(path: String) throws(ExportFailure) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ExportFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        self.path = path
+        ownsDescriptor = true
+    }
+
+    deinit { if ownsDescriptor { close(fd) } }
+
+    public func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws {
+        guard writeAll(request + [10]) else {
+            throw ExportFailure("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public func finish(_ summary: ExportSummary) throws -> ExportSummary { summary }
+
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+}
+
+/// An export that lost something, or could not start: the message names the endpoint or file and says how
+/// many items were not sent.
+public struct ExportFailure: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    /// Items that did not reach the destination.
+    public var unsent: Int
+
+    public init(_ description: String, unsent: Int = 0) {
+        self.description = description
+        self.unsent = unsent
+    }
+}

@@ -1,0 +1,121 @@
+/// One traced call: OTLP's Span, kind INTERNAL.
+public struct Span: Sendable {
+    public var traceID: TraceID
+    public var spanID: SpanID
+    public var parentSpanID: SpanID?
+    public var name: String
+    public var startTimeUnixNano: UInt64
+    public var endTimeUnixNano: UInt64
+    public var attributes: [Attribute]
+    public var events: [SpanEvent]
+    public var status: SpanStatus
+
+    public init(traceID: TraceID, spanID: SpanID, parentSpanID: SpanID? = nil, name: String, startTimeUnixNano: UInt64,
+                endTimeUnixNano: UInt64, attributes: [Attribute] = [], events: [SpanEvent] = [], status: SpanStatus = .unset) {
+        self.traceID = traceID
+        self.spanID = spanID
+        self.parentSpanID = parentSpanID
+        self.name = name
+        self.startTimeUnixNano = startTimeUnixNano
+        self.endTimeUnixNano = endTimeUnixNano
+        self.attributes = attributes
+        self.events = events
+        self.status = status
+    }
+
+    /// The semantic conventions' code and thread attributes.
+    public static func codeAttributes(function: String, file: String?, line: Int?, threadID: Int?, threadName: String?) -> [Attribute] {
+        var attributes = [Attribute("code.function.name", function)]
+        if let file { attributes.append(Attribute("code.file.path", file)) }
+        if let line { attributes.append(Attribute("code.line.number", line)) }
+        if let threadID { attributes.append(Attribute("thread.id", threadID)) }
+        if let threadName, !threadName.isEmpty { attributes.append(Attribute("thread.name", threadName)) }
+        return attributes
+    }
+}
+
+public struct SpanEvent: Sendable {
+    public var name: String
+    public var timeUnixNano: UInt64
+    public var attributes: [Attribute]
+
+    public init(name: String, timeUnixNano: UInt64, attributes: [Attribute] = []) {
+        self.name = name
+        self.timeUnixNano = timeUnixNano
+        self.attributes = attributes
+    }
+
+    /// The semantic conventions' `exception` event: a crash seen from the spans it interrupted.
+    public static func exception(type: String, message: String, stacktrace: String?, timeUnixNano: UInt64) -> SpanEvent {
+        var attributes = [Attribute("exception.type", type), Attribute("exception.message", message)]
+        if let stacktrace { attributes.append(Attribute("exception.stacktrace", stacktrace)) }
+        return SpanEvent(name: "exception", timeUnixNano: timeUnixNano, attributes: attributes)
+    }
+}
+
+public struct SpanStatus: Sendable {
+    /// STATUS_CODE_UNSET 0, OK 1, ERROR 2.
+    public enum Code: Int, Sendable { case unset = 0, ok = 1, error = 2 }
+    public var code: Code
+    public var message: String?
+
+    public init(code: Code, message: String? = nil) {
+        self.code = code
+        self.message = message
+    }
+
+    public static let unset = SpanStatus(code: .unset)
+}
+
+extension Span: TelemetryItem {
+    public static let signal = TelemetrySignal.traces
+
+    public func appendJSON(to bytes: inout [UInt8]) { OTLPJSON.append(to: &bytes, encode) }
+
+    func encode(into json: inout OTLPJSON) {
+        json.object { json in
+            json.key("traceId")
+            json.hex(traceID)
+            json.key("spanId")
+            json.hex(spanID)
+            if let parentSpanID {
+                json.key("parentSpanId")
+                json.hex(parentSpanID)
+            }
+            json.key("name")
+            json.string(name)
+            json.key("kind")
+            json.int32(1)  // SPAN_KIND_INTERNAL
+            json.key("startTimeUnixNano")
+            json.int64(startTimeUnixNano)
+            json.key("endTimeUnixNano")
+            json.int64(endTimeUnixNano)
+            json.attributes(attributes)
+            if !events.isEmpty {
+                json.key("events")
+                json.array { json in
+                    for event in events {
+                        json.object { json in
+                            json.key("timeUnixNano")
+                            json.int64(event.timeUnixNano)
+                            json.key("name")
+                            json.string(event.name)
+                            json.attributes(event.attributes)
+                        }
+                    }
+                }
+            }
+            if status.code != .unset || status.message != nil {
+                json.key("status")
+                json.object { json in
+                    if let message = status.message {
+                        json.key("message")
+                        json.string(message)
+                    }
+                    json.key("code")
+                    json.int32(status.code.rawValue)
+                }
+            }
+        }
+    }
+}
