@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "TrailFormat"),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
-        .target(name: "TrailTelemetry", dependencies: ["TrailFormat"]),
+        .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace"]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],

@@ -24,6 +24,7 @@ public struct CallStream {
     public func read(_ files: [TraceFile], into visitor: inout Replay) { stream(files, into: &visitor) }
     public func read(_ files: [TraceFile], into visitor: inout FlameGraph) { stream(files, into: &visitor) }
     public func read(_ files: [TraceFile], into visitor: inout ChromeTrace) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout SpanSelection) { stream(files, into: &visitor) }
 }
 
 /// UInt64 keys (never 0) to Int32 values: open addressing, for the per-record site lookup.

@@ -103,6 +103,28 @@ import TrailTestSupport
         let folded = try run(Paths.trail, ["flamegraph", "--folded", "--calls", trace], check: true)
         let expected = Transcript.read(Paths.fixture("ItemStore/survey-folded.txt"))
         #expect(Transcript.firstDifference(folded.stdout, expected) == nil)
+
+        // The same tree as OTLP spans, checked against the official definitions: every call a span, every
+        // parent there, children inside their parents (the survey awaits all its tasks), child tasks under
+        // Survey.run(_:).
+        let requests = directory + "/spans.json"
+        _ = try run(Paths.trail, ["export", "--otlp", "--batch", "4", "-o", requests, trace], check: true)
+        #expect(try otlpCheck("traces", requests, ["--spans", "14", "--requests", "4"])
+                == "ok=1 requests=4 resources=4 spans=14 logs=0 orphans=0 outliving=0")
+        let spans = try Transcript.read(requests).split(separator: "\n").flatMap { line -> [[String: Any]] in
+            let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let resources = request?["resourceSpans"] as? [[String: Any]] ?? []
+            return resources.flatMap { ($0["scopeSpans"] as? [[String: Any]] ?? []).flatMap { $0["spans"] as? [[String: Any]] ?? [] } }
+        }
+        let byId = Dictionary(uniqueKeysWithValues: spans.map { ($0["spanId"] as? String ?? "", $0["name"] as? String ?? "") })
+        let parents = spans.filter { ($0["name"] as? String)?.hasPrefix("ItemStore.Appraisal.marketValue") == true }
+            .map { byId[$0["parentSpanId"] as? String ?? ""] }
+        #expect(parents == Array(repeating: "ItemStore.Survey.run(_:)", count: 3))
+        #expect(spans.first { $0["name"] as? String == "ItemStore.Survey.housekeeping()" }?["parentSpanId"] == nil)
+
+        // Volume control: calls shorter than a minute are left out, and with --summary counted into the root.
+        let summary = try run(Paths.trail, ["export", "--otlp", "--min-duration", "60s", "--summary", "-o", requests, trace], check: true)
+        #expect(summary.stderr.contains("0 spans from 1 processes (14 shorter calls folded into their parents)"))
     }
 
     @Test func tracingIsOffUnlessAskedFor() throws {

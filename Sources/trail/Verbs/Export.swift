@@ -3,13 +3,18 @@ import TrailTrace
 
 let exportVerb = Verb(
     name: "export",
-    summary: "Convert traces for other viewers (Chrome trace JSON), or logs into OpenTelemetry (OTLP) log records.",
-    usage: "--chrome \(traceArgument) > trace.json | --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
-    details: traceDetails + " Each process is its own track group, lined up by wall-clock time.\n\n" + otlpLogsDetails,
+    summary: "Convert traces for other viewers (Chrome trace JSON) or OpenTelemetry (OTLP spans), or logs into OTLP log records.",
+    usage: "--chrome \(traceArgument) > trace.json\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
+    details: traceDetails + " --chrome: each process is its own track group, lined up by wall-clock time.\n\n" + otlpTracesDetails + "\n\n" + otlpLogsDetails,
     options: [
         .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
+        .flag("--otlp", help: "Traces as OTLP spans (ExportTraceServiceRequest JSON)."),
+        .value("--min-duration", "-t", placeholder: "TIME", help: "--otlp: leave out calls shorter than TIME (e.g. 100us)."),
+        .value("--filter", "-F", placeholder: "GLOB", help: "--otlp: only calls matching GLOB (comma-separated), with what they call."),
+        .flag("--summary", help: "--otlp: count left-out calls into the exported call above them."),
+        .value("--log", placeholder: "PATH", help: "--otlp: a log file or folder to find crash blocks in (repeatable).", repeatable: true),
         .flag("--otlp-logs", help: "Logs (files or log folders; text or JSON lines, rotated files, crash blocks) as OTLP logs."),
-        .value("--endpoint", placeholder: "URL", help: "Post OTLP/HTTP to this http:// receiver (base URL; /v1/logs is appended)."),
+        .value("--endpoint", placeholder: "URL", help: "Post OTLP/HTTP to this http:// receiver (base URL; /v1/traces or /v1/logs is appended)."),
         .value("--service", placeholder: "NAME", help: "service.name (default: OTEL_SERVICE_NAME, else the log's app name)."),
         .value("-o", "--output", placeholder: "FILE", help: "Write the requests to FILE, one JSON request per line (default: stdout)."),
         .value("--batch", placeholder: "N", help: "Items per request (default 512)."),
@@ -18,6 +23,7 @@ let exportVerb = Verb(
     ],
     run: { arguments in
         if arguments.has("otlp-logs") { return try exportLogs(arguments) }
+        if arguments.has("otlp") { return try exportSpans(arguments) }
         let files = try openTraces(arguments)
         let output = TextOutput(descriptor: 1)
         var chrome = ChromeTrace(output: output, files: files)

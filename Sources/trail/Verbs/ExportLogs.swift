@@ -46,7 +46,7 @@ func exportLogs(_ arguments: ParsedArguments) throws -> Int32 {
     }
 }
 
-private func count(_ arguments: ParsedArguments, _ name: String, default fallback: Int, minimum: Int) throws -> Int {
+func count(_ arguments: ParsedArguments, _ name: String, default fallback: Int, minimum: Int) throws -> Int {
     guard let text = arguments.value(name) else { return fallback }
     guard let number = Int(text), number >= minimum else {
         throw UsageError(description: "--\(name) \(text): give a whole number, at least \(minimum)")

@@ -1,0 +1,126 @@
+import Foundation
+import TrailFormat
+import TrailTrace
+
+/// Turns traces (one or many processes) into OTLP spans in one streaming pass: a resource per process, a span
+/// per selected call (Docs/trace-format.md's span and trace ids, so JSON log lines join them), the code and
+/// thread attributes of the semantic conventions, and, for a process that crashed, an `exception` event on
+/// every call still open when it died, with the signal and the symbolized stack from its crash block.
+public struct TraceExport {
+    public var serviceName: String?
+    public var resourceAttributes: [Attribute] = []
+    /// Selection: the shortest call exported (ns), a name filter, and whether left-out calls are folded into
+    /// their exported parent's attributes (`trail.folded.calls`, `trail.folded.duration_ns`).
+    public var minDuration: Double = 0
+    public var filter: NamePattern?
+    public var fold = false
+    /// The crash block of a process, by pid (from the logs beside the traces), and its symbolized stack.
+    public var crashes: [UInt32: CrashBlock] = [:]
+    public var stacktrace: (CrashBlock) -> String? = { _ in nil }
+
+    public struct Counts: Sendable {
+        public var processes = 0
+        public var spans = 0
+        public var leftOut = 0
+        public var crashed = 0
+    }
+
+    public init() {}
+
+    /// Streams `files` (ordered by start) into `writer`.
+    public func export(_ files: [TraceFile], to writer: OTLPWriter<Span>) throws -> Counts {
+        var counts = Counts()
+        var failure: Error?
+        var traceID = TraceID(bytes: [UInt8](repeating: 0, count: 16))
+        var exception: SpanEvent?
+        var selection = SpanSelection(
+            beginProcess: { process in
+                guard failure == nil else { return }
+                let file = process.file
+                counts.processes += 1
+                traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
+                exception = crashEvent(process)
+                if exception != nil { counts.crashed += 1 }
+                var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName,
+                                               pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
+                resource.extra = resourceAttributes
+                do { try writer.beginResource(resource) } catch { failure = error }
+            },
+            span: { selected, process in
+                guard failure == nil else { return }
+                do { try writer.add(span(selected, process, traceID: traceID, exception: exception)) } catch { failure = error }
+            },
+            endProcess: { _ in
+                guard failure == nil else { return }
+                do { try writer.endResource() } catch { failure = error }
+            })
+        selection.minDuration = minDuration
+        selection.filter = filter
+        selection.fold = fold
+        CallStream().read(files, into: &selection)
+        if let failure { throw failure }
+        counts.spans = selection.kept
+        counts.leftOut = selection.left
+        return counts
+    }
+
+    func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, exception: SpanEvent?) -> Span {
+        let call = selected.call
+        let site = process.sites[call.site]
+        var file: String?, line: Int?
+        if let colon = site.location.lastIndex(of: ":"), let number = Int(site.location[site.location.index(after: colon)...]) {
+            file = String(site.location[..<colon])
+            line = number
+        } else if !site.location.isEmpty {
+            file = site.location
+        }
+        let thread = process.threads[Int(call.thread)]
+        var attributes = Span.codeAttributes(function: site.name, file: file, line: line, threadID: Int(thread.tid), threadName: thread.name)
+        if call.isAsync { attributes.append(Attribute("trail.async", .bool(true))) }
+        if call.startsTask { attributes.append(Attribute("trail.task.start", .bool(true))) }
+        if selected.foldedCalls > 0 {
+            attributes.append(Attribute("trail.folded.calls", selected.foldedCalls))
+            attributes.append(Attribute("trail.folded.duration_ns", Int64(process.nanoseconds(duration: selected.foldedTicks).rounded())))
+        }
+        var events: [SpanEvent] = []
+        var status = SpanStatus.unset
+        if call.unfinished {
+            if var exception {
+                exception.timeUnixNano = process.wallNanoseconds(call.end)
+                events.append(exception)
+                status = SpanStatus(code: .error, message: "crashed: \(exception.attributes.first { $0.key == "exception.message" }.map { "\($0.value)" } ?? "")")
+            } else {
+                status = SpanStatus(code: .error, message: "did not return before the trace ended")
+            }
+        }
+        return Span(traceID: traceID, spanID: SpanID(call.spanId),
+                    parentSpanID: selected.parentSpanId == 0 ? nil : SpanID(selected.parentSpanId), name: site.name,
+                    startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
+                    attributes: attributes, events: events, status: status)
+    }
+
+    /// The exception event for a process that died in a crash its logs recorded (each span times it at its end).
+    func crashEvent(_ process: TraceProcess) -> SpanEvent? {
+        guard !process.file.complete, let block = crashes[process.pid] else { return nil }
+        let type = block.signal?.name ?? (block.kind == .crash ? "crash" : "error")
+        let message = [block.signal.map { signal in signal.code.map { "\(signal.name) (\($0))" } ?? signal.name }, block.reason]
+            .compactMap { $0 }.joined(separator: ": ")
+        return .exception(type: type, message: message.isEmpty ? type : message, stacktrace: stacktrace(block), timeUnixNano: 0)
+    }
+
+    /// Crash blocks in the logs under `paths` (files or folders), by pid; the last one of a pid wins.
+    public static func crashBlocks(in paths: [String]) -> [UInt32: CrashBlock] {
+        var blocks: [UInt32: CrashBlock] = [:]
+        for path in paths {
+            for file in (try? LogLines.files(path)) ?? [] {
+                guard let data = FileManager.default.contents(atPath: file), data.count < 1 << 30 else { continue }
+                let text = String(decoding: data, as: UTF8.self)
+                guard text.contains(CrashBlockSyntax.markerOpen.description) else { continue }
+                for block in CrashLog.parse(text).blocks {
+                    if let pid = block.pid.flatMap(UInt32.init) { blocks[pid] = block }
+                }
+            }
+        }
+        return blocks
+    }
+}

@@ -1,0 +1,105 @@
+/// The calls worth sending to a tracing backend, chosen as they stream by: millions of microsecond calls
+/// swamp any backend, so calls shorter than `minDuration`, or outside `filter`'s scope, are left out; with
+/// `fold`, each left-out call is counted into the nearest exported call above it instead (calls and time).
+/// A call is kept whenever one of its children is, so every exported parent id names an exported span; a
+/// child task that outlives an unexported creator becomes a root.
+public struct SpanSelection: CallVisitor {
+    /// One call to export.
+    public struct Selected {
+        public var call: CallEvent
+        /// The nearest exported call above it; 0 for a root.
+        public var parentSpanId: UInt64
+        /// Calls folded into it, and their time in ticks.
+        public var foldedCalls = 0
+        public var foldedTicks: UInt64 = 0
+    }
+
+    struct Node {
+        var parent: Int32
+        var spanId: UInt64
+        var inScope: Bool
+        var forced = false
+        var foldedCalls = 0
+        var foldedTicks: UInt64 = 0
+    }
+
+    public var minDuration: Double = 0
+    public var filter: NamePattern?
+    public var fold = false
+    public private(set) var kept = 0
+    public private(set) var left = 0
+
+    let beginProcess: (TraceProcess) -> Void
+    let span: (Selected, TraceProcess) -> Void
+    let endProcess: (TraceProcess) -> Void
+    var process: TraceProcess?
+    var minimumTicks: UInt64 = 0
+    var nodes: [Node] = []
+    var free: [Int32] = []
+    /// Exported async calls, for child tasks that end after them. Bounded.
+    var exportedAsync = Set<UInt64>()
+    var exportedOrder: [UInt64] = []
+
+    public init(beginProcess: @escaping (TraceProcess) -> Void, span: @escaping (Selected, TraceProcess) -> Void,
+                endProcess: @escaping (TraceProcess) -> Void) {
+        self.beginProcess = beginProcess
+        self.span = span
+        self.endProcess = endProcess
+    }
+
+    public mutating func beginProcess(_ process: TraceProcess) {
+        self.process = process
+        minimumTicks = UInt64((minDuration / process.file.nanosecondsPerTick).rounded(.up))
+        exportedAsync.removeAll()
+        exportedOrder.removeAll()
+        beginProcess(process)
+    }
+
+    public mutating func endProcess(_ process: TraceProcess) { endProcess(process) }
+
+    public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 {
+        let parentInScope = parentTag >= 0 && nodes[Int(parentTag)].inScope
+        let inScope = parentInScope || (filter.map { $0.matches(process!.sites[call.site].name) } ?? true)
+        let node = Node(parent: parentTag, spanId: call.spanId, inScope: inScope)
+        if let slot = free.popLast() {
+            nodes[Int(slot)] = node
+            return slot
+        }
+        nodes.append(node)
+        return Int32(nodes.count - 1)
+    }
+
+    public mutating func exit(_ call: CallEvent, tag: Int32) {
+        defer { free.append(tag) }
+        let node = nodes[Int(tag)]
+        guard node.inScope else { return }
+        guard node.forced || call.duration >= minimumTicks else {
+            left += 1
+            if fold, node.parent >= 0, nodes[Int(node.parent)].inScope {
+                nodes[Int(node.parent)].foldedCalls += 1 + node.foldedCalls
+                nodes[Int(node.parent)].foldedTicks &+= call.duration
+            }
+            return
+        }
+        var parentSpanId: UInt64 = 0
+        if node.parent >= 0 {
+            if nodes[Int(node.parent)].inScope {
+                nodes[Int(node.parent)].forced = true
+                parentSpanId = nodes[Int(node.parent)].spanId
+            }
+        } else if call.parentSpanId != 0, exportedAsync.contains(call.parentSpanId) {
+            parentSpanId = call.parentSpanId
+        }
+        if call.isAsync { rememberExported(call.spanId) }
+        kept += 1
+        span(Selected(call: call, parentSpanId: parentSpanId, foldedCalls: node.foldedCalls, foldedTicks: node.foldedTicks), process!)
+    }
+
+    mutating func rememberExported(_ spanId: UInt64) {
+        if exportedOrder.count >= 1 << 16 {
+            exportedAsync.remove(exportedOrder.removeFirst())
+        }
+        exportedOrder.append(spanId)
+        exportedAsync.insert(spanId)
+    }
+}
