@@ -103,6 +103,33 @@ import TrailTestSupport
         for backtracer in [true, false] { try check(Self.release, kind, backtracer: backtracer, build: "release -g") }
     }
 
+    /// A crashed process's trace as OTLP spans: the calls it died in end with an `exception` event carrying the
+    /// signal and the symbolized stack, found in the crash block of the log beside the trace.
+    @Test func aCrashBecomesAnExceptionEventOnTheSpansItInterrupted() throws {
+        let directory = Paths.temporaryDirectory("otlp-crash")
+        let crashed = try run(Self.debug, ["--log-dir", directory, "pointer"], environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": "enable=no"])
+        #expect(crashed.signal == 11)
+        let requests = directory + "/spans.json"
+        let export = try run(Paths.trail, ["export", "--otlp", "-o", requests, directory], check: true)
+        #expect(export.stderr.contains("1 crashed"), "\(export.stderr)")
+        let check = try otlpCheck("traces", requests)
+        #expect(check.hasPrefix("ok=1 requests=1 resources=1") && check.hasSuffix("orphans=0 outliving=0"), "\(check)")
+        let text = Transcript.read(requests)
+        let request = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        let spans = (request?["resourceSpans"] as? [[String: Any]] ?? []).flatMap {
+            ($0["scopeSpans"] as? [[String: Any]] ?? []).flatMap { $0["spans"] as? [[String: Any]] ?? [] }
+        }
+        let interrupted = spans.filter { ($0["events"] as? [[String: Any]])?.contains { $0["name"] as? String == "exception" } == true }
+        #expect(interrupted.map { $0["name"] as? String ?? "" }.contains { $0.contains("Crashes.badPointer") })
+        let event = (interrupted.first?["events"] as? [[String: Any]])?.first
+        let attributes = Dictionary(uniqueKeysWithValues: (event?["attributes"] as? [[String: Any]] ?? []).map {
+            ($0["key"] as? String ?? "", ($0["value"] as? [String: Any])?["stringValue"] as? String ?? "")
+        })
+        #expect(attributes["exception.type"] == "SIGSEGV")
+        #expect(attributes["exception.stacktrace"]?.contains("Crashes.swift:\(Self.sites["pointer"]!)") == true, "\(attributes)")
+        #expect(interrupted.allSatisfy { ($0["status"] as? [String: Any])?["code"] as? Int == 2 })
+    }
+
     @Test func nextLaunchFindsThePreviousCrashAndReportsIt() throws {
         let home = Paths.temporaryDirectory("home")
         let directory = home + "/logs"
