@@ -225,6 +225,15 @@ def viewers(rounds):
         log(line)
         if n == 30:
             log(replay_line)
+        if n == 35:
+            spans = os.path.join(WORK, "spans.ndjson")
+            exports = [measured([trail, "export", "--otlp", "--min-duration", "100us", "--summary", "-o", spans, trace_file])
+                       for _ in range(tries)]
+            export_seconds = statistics.median(r[0] for r in exports)
+            log(f"  export --otlp --min-duration 100us at {label}: {export_seconds:.2f} s, "
+                f"{max(r[1] for r in exports):.0f} MiB resident, {os.path.getsize(spans) / 2**20:.1f} MiB of requests")
+            goal("export --otlp speed / report speed at 1 GB", seconds / export_seconds, 0.5)
+            os.remove(spans)
         if n == 40:
             goal("10 GB report seconds", seconds, 120, higher_is_better=False)
             goal("10 GB report resident MiB", resident, 256, higher_is_better=False)
