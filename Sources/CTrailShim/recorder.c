@@ -45,6 +45,7 @@ static int trace_fd = -1;
 static char trace_path[4096];
 static char trace_directory[4096];           // set by the logger's bootstrap: the trace goes beside the log
 static char trace_app[256];
+static char trace_version[128];               // the app's version, when Trail.bootstrap was given one
 static char trace_info[8192];                // the INFO chunk, prepared so a crash can open the file
 static uint32_t trace_info_length;
 static uint64_t max_size, keep_files, keep_total;
@@ -633,6 +634,21 @@ static void choose_limits(void) {
     blocks = max_blocks ? calloc(max_blocks, sizeof *blocks) : NULL;
 }
 
+/// The INFO chunk (exe, pid, host, app, version), prepared so that a crash can open the file.
+static void prepare_info(void) {
+    char exe[4096] = "", host[256] = "";
+    ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (exe_length > 0) exe[exe_length] = 0;
+    if (gethostname(host, sizeof host) != 0) host[0] = 0;
+    host[sizeof host - 1] = 0;
+    int length = snprintf(trace_info, sizeof trace_info, "exe=%s\npid=%d\nhost=%s\napp=%s\n%s%s%s", exe, (int)getpid(), host,
+                          trace_app[0] ? trace_app : trail_exe_name(), trace_version[0] ? "version=" : "", trace_version,
+                          trace_version[0] ? "\n" : "");
+    trace_info_length = length < (int)sizeof trace_info - 8 ? (uint32_t)length : (uint32_t)sizeof trace_info - 8;
+    memset(trace_info + trace_info_length, 0, sizeof trace_info - trace_info_length);
+    trace_info_length = (trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned
+}
+
 void trail_recorder_prepare(void) {
     const char *pattern = getenv("TRAIL_TRACE_FILE");
     int fixed = pattern && *pattern;
@@ -642,16 +658,7 @@ void trail_recorder_prepare(void) {
         trail_expand_pattern("trail.trace", NULL, trace_path, sizeof trace_path);
     }
     trail_make_parent_folders(trace_path);
-    char exe[4096] = "", host[256] = "";
-    ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (exe_length > 0) exe[exe_length] = 0;
-    if (gethostname(host, sizeof host) != 0) host[0] = 0;
-    host[sizeof host - 1] = 0;
-    int length = snprintf(trace_info, sizeof trace_info, "exe=%s\npid=%d\nhost=%s\napp=%s\n", exe, (int)getpid(), host,
-                          trace_app[0] ? trace_app : trail_exe_name());
-    trace_info_length = length < (int)sizeof trace_info - 8 ? (uint32_t)length : (uint32_t)sizeof trace_info - 8;
-    memset(trace_info + trace_info_length, 0, sizeof trace_info - trace_info_length);
-    trace_info_length = (trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned
+    prepare_info();
     choose_limits();
 }
 
@@ -684,6 +691,16 @@ void trail_trace_set_directory(const char *directory, const char *stem) {
         snprintf(trace_directory, sizeof trace_directory, "%s", directory);
         if (stem && *stem) snprintf(trace_app, sizeof trace_app, "%s", stem);
         trail_recorder_prepare();
+    }
+    unlock_drain();
+}
+
+void trail_trace_set_app(const char *name, const char *version) {
+    lock_drain();
+    if (trace_fd < 0) {  // the INFO chunk is written once, when the file opens
+        if (name && *name) snprintf(trace_app, sizeof trace_app, "%s", name);
+        if (version) snprintf(trace_version, sizeof trace_version, "%s", version);
+        if (trace_info_length) prepare_info();
     }
     unlock_drain();
 }

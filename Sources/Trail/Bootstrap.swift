@@ -28,6 +28,7 @@ extension Trail {
                 // The C side only calls with a line.
                 LogSink.shared.writeRaw(UnsafeRawBufferPointer(start: line, count: length), level: .trace)
             }
+            trail_trace_set_app(config.appName, config.appVersion ?? "")
             if config.destination != .console { trail_trace_set_directory(directory, config.appName) }
             let current = LogSink.shared.currentFile
             if let crashed {

@@ -42,7 +42,7 @@ public struct TraceExport {
                 exception = crashEvent(process)
                 if exception != nil { counts.crashed += 1 }
                 var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName,
-                                               pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
+                                               serviceVersion: file.info["version"], pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
                 resource.extra = resourceAttributes
                 do { try writer.beginResource(resource) } catch { failure = error }
             },

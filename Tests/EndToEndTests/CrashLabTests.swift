@@ -128,6 +128,12 @@ import TrailTestSupport
         #expect(attributes["exception.type"] == "SIGSEGV")
         #expect(attributes["exception.stacktrace"]?.contains("Crashes.swift:\(Self.sites["pointer"]!)") == true, "\(attributes)")
         #expect(interrupted.allSatisfy { ($0["status"] as? [String: Any])?["code"] as? Int == 2 })
+        // The resource names the app as Trail.bootstrap was told (CrashLab 1.0).
+        let resource = (request?["resourceSpans"] as? [[String: Any]])?.first?["resource"] as? [String: Any]
+        let resourceAttributes = Dictionary(uniqueKeysWithValues: (resource?["attributes"] as? [[String: Any]] ?? []).map {
+            ($0["key"] as? String ?? "", ($0["value"] as? [String: Any])?["stringValue"] as? String ?? "")
+        })
+        #expect(resourceAttributes["service.name"] == "CrashLab" && resourceAttributes["service.version"] == "1.0", "\(resourceAttributes)")
     }
 
     @Test func nextLaunchFindsThePreviousCrashAndReportsIt() throws {

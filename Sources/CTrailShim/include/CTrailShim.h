@@ -53,6 +53,9 @@ void trail_set_log_hook(trail_log_line_hook _Nullable hook);
 /// Where the trace goes unless TRAIL_TRACE_FILE says otherwise: `<directory>/<stem>.trace`. Only takes effect
 /// before the first write, which the writer delays by 50 ms for this.
 void trail_trace_set_directory(const char *directory, const char *stem);
+/// The app's name and version for the trace's INFO chunk (OTLP's service.name and service.version), before
+/// the trace file opens.
+void trail_trace_set_app(const char *name, const char *version);
 const char *trail_trace_path(void);
 /// Drains every ring to the file now.
 void trail_trace_flush(void);
