@@ -75,17 +75,18 @@ public struct FlameGraph: CallVisitor {
     /// The value is the path's self time in whole microseconds, or its number of calls.
     public func folded(calls: Bool) -> String {
         var lines: [String] = []
-        func visit(_ node: Node, _ prefix: String) {
+        // Depth-first without recursion: stacks can be deeper than this process's.
+        var pending: [(node: Node, prefix: String)] = [(tree(), "")]
+        while let (node, prefix) = pending.popLast() {
             for name in node.order {
                 let child = node.children[name]!
                 let path = prefix.isEmpty ? name : prefix + ";" + name
                 let childTime = child.children.values.reduce(0) { $0 + $1.total }
                 let value = calls ? child.calls : Int((max(0, child.total - childTime) / 1000).rounded())
                 lines.append("\(path) \(value)")
-                visit(child, path)
+                pending.append((child, path))
             }
         }
-        visit(tree(), "")
         return lines.sorted().map { $0 + "\n" }.joined()
     }
 

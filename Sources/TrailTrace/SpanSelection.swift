@@ -39,6 +39,7 @@ public struct SpanSelection: CallVisitor {
     /// Exported async calls, for child tasks that end after them. Bounded.
     var exportedAsync = Set<UInt64>()
     var exportedOrder: [UInt64] = []
+    var exportedNext = 0
 
     public init(beginProcess: @escaping (TraceProcess) -> Void, span: @escaping (Selected, TraceProcess) -> Void,
                 endProcess: @escaping (TraceProcess) -> Void) {
@@ -52,6 +53,7 @@ public struct SpanSelection: CallVisitor {
         minimumTicks = UInt64((minDuration / process.file.nanosecondsPerTick).rounded(.up))
         exportedAsync.removeAll()
         exportedOrder.removeAll()
+        exportedNext = 0
         beginProcess(process)
     }
 
@@ -96,10 +98,13 @@ public struct SpanSelection: CallVisitor {
     }
 
     mutating func rememberExported(_ spanId: UInt64) {
-        if exportedOrder.count >= 1 << 16 {
-            exportedAsync.remove(exportedOrder.removeFirst())
+        if exportedOrder.count < 1 << 16 {
+            exportedOrder.append(spanId)
+        } else {
+            exportedAsync.remove(exportedOrder[exportedNext])
+            exportedOrder[exportedNext] = spanId
+            exportedNext = (exportedNext + 1) % exportedOrder.count
         }
-        exportedOrder.append(spanId)
         exportedAsync.insert(spanId)
     }
 }
