@@ -47,14 +47,13 @@ public final class TraceFile {
     public private(set) var cut: Cut?
     public private(set) var endDropped: UInt64 = 0
 
-    private let descriptor: Int32
     private let blocks: [Block]
-    private var buffer: UnsafeMutableRawBufferPointer
 
     public init(path: String) throws {
         self.path = path
+        // The file is open, and a block's buffer held, only while it is being read: a folder of hundreds of
+        // traces costs a directory of blocks each, no more.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        self.descriptor = descriptor
         guard descriptor >= 0 else {
             throw FormatError(description: "\(path): cannot read the trace file: \(String(cString: strerror(errno)))")
         }
@@ -79,7 +78,10 @@ public final class TraceFile {
         }
         self.header = header
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.blockSize, alignment: 16)
-        self.buffer = buffer
+        defer {
+            buffer.deallocate()
+            close(descriptor)
+        }
 
         // The block directory: every slot's 16-byte header, in sequence order.
         var blocks: [Block] = []
@@ -138,11 +140,6 @@ public final class TraceFile {
         }
     }
 
-    deinit {
-        buffer.deallocate()
-        close(descriptor)
-    }
-
     /// The executable's file name, from the INFO chunk.
     public var executableName: String {
         let exe = info["exe"] ?? info["app"] ?? "process"
@@ -157,6 +154,16 @@ public final class TraceFile {
     /// Every chunk in sequence order: `visit(type, payload)`. The payload is valid only during the call.
     /// NAMES, INFO, END and CUT are also kept here as they pass.
     public func readChunks(_ visit: (UInt32, UnsafeRawBufferPointer) -> Void) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            truncated = true
+            return
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.blockSize, alignment: 16)
+        defer {
+            buffer.deallocate()
+            close(descriptor)
+        }
         for block in blocks {
             let whole = Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
                 switch TraceLayout.Chunk(rawValue: type) {
