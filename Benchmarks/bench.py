@@ -134,37 +134,112 @@ int main(int argc, char **argv) {
             os.path.join(sample, ".build", "trail", "debug", "Fib"))
 
 
+def trace_summary(path):
+    """Walks a v2 trace (Docs/trace-format.md): records kept, DROPPED records, END's dropped count."""
+    import struct
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if data[:8] != b"TRAILTRC":
+        raise ValueError(f"{path}: not a trace")
+    header_size, = struct.unpack_from("<I", data, 12)
+    block_size, = struct.unpack_from("<I", data, 48)
+    records = dropped_records = 0
+    end = None
+    for offset in range(header_size, len(data) - 15, block_size):
+        magic, used, _ = struct.unpack_from("<4sIQ", data, offset)
+        if magic != b"TBLK":
+            continue
+        at, stop = offset + 16, offset + 16 + used
+        while at + 8 <= stop:
+            kind, size = struct.unpack_from("<II", data, at)
+            if kind == 4:  # RECORDS: count DROPPED records by their kind nibble
+                count = (size - 16) // 16
+                records += count
+                words = struct.unpack_from(f"<{2 * count}Q", data, at + 8 + 16)
+                dropped_records += sum(1 for word in words[1::2] if word >> 60 == 7)
+            elif kind == 6:
+                end = struct.unpack_from("<QQ", data, at + 8)
+            at += 8 + size
+    return records, dropped_records, end
+
+
 def trace(rounds):
-    n = 30
-    calls = 2 * 1346269 - 1  # 2 fib(31) - 1
-    log(f"## Trace cost: recursive fib({n}), {calls} calls; Swift debug builds, C at -O0")
     plain, traced = build_fib()
-    trace_file = os.path.join(WORK, "fib.trace")
+    trace_folder = os.path.join(WORK, "traces")
     uftrace_data = os.path.join(WORK, "uftrace.data")
-    os.chdir(WORK)  # a -pg program writes gmon.out into its working folder
-    medians = compare({
-        "Swift untraced (plain debug build)": ([plain, str(n)], None, None),
-        "Swift traced build, tracing off": ([traced, str(n)], None, None),
-        "Swift traced build, TRAIL_TRACE=record": ([traced, str(n)], {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace_file}, None),
-        "C -pg, not recording": ([os.path.join(WORK, "fib-pg"), str(n)], None, None),
-        "uftrace record (C -pg)": (["uftrace", "record", "-d", uftrace_data, os.path.join(WORK, "fib-pg"), str(n)], None,
-                                   lambda: shutil.rmtree(uftrace_data, ignore_errors=True)),
-    }, rounds)
-    os.chdir(ROOT)
-    for label, seconds in medians.items():
-        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
-    ours = (medians["Swift traced build, TRAIL_TRACE=record"] - medians["Swift untraced (plain debug build)"]) / calls * 1e9
-    off = (medians["Swift traced build, tracing off"] - medians["Swift untraced (plain debug build)"]) / calls * 1e9
-    theirs = (medians["uftrace record (C -pg)"] - medians["C -pg, not recording"]) / calls * 1e9
-    log(f"  per call: trail record {ours:.1f} ns, tracing compiled in but off {off:.1f} ns, uftrace record {theirs:.1f} ns")
-    goal("trail record per call / uftrace per call", ours / theirs, 0.33, higher_is_better=False)
-    goal("traced build (off) / untraced build", medians["Swift traced build, tracing off"] /
-         medians["Swift untraced (plain debug build)"], 2, higher_is_better=False)
-    log(f"  (for scale) traced build recording / untraced: "
-        f"{medians['Swift traced build, TRAIL_TRACE=record'] / medians['Swift untraced (plain debug build)']:.1f}x")
-    dropped = subprocess.run([os.path.join(RELEASE, "trail"), "report", trace_file], capture_output=True, text=True).stderr
-    if "dropped" in dropped:
-        log(f"  note: {dropped.strip()}")
+    failures = []
+    for n in (30, 32):
+        a, b = 0, 1
+        for _ in range(n + 1):
+            a, b = b, a + b
+        calls = 2 * a - 1
+        log(f"## Trace cost: recursive fib({n}), {calls} calls; Swift debug builds, C at -O0; default trace settings")
+        drops = []
+
+        def fresh():
+            shutil.rmtree(trace_folder, ignore_errors=True)
+
+        def check():
+            # Every recorded run is checked: a run that dropped records does not count, and fails the bench.
+            for name in os.listdir(trace_folder):
+                records, dropped_records, end = trace_summary(os.path.join(trace_folder, name))
+                dropped = end[1] if end else None
+                drops.append((records, dropped_records, dropped))
+
+        spread = []
+        record_label = "Swift traced build, TRAIL_TRACE=record"
+        entries = {
+            "Swift untraced (plain debug build)": ([plain, str(n)], None, None),
+            "Swift traced build, tracing off": ([traced, str(n)], None, None),
+            record_label: ([traced, str(n)], {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": os.path.join(trace_folder, "fib.trace")}, fresh),
+            "C -pg, not recording": ([os.path.join(WORK, "fib-pg"), str(n)], None, None),
+            "uftrace record (C -pg)": (["uftrace", "record", "-d", uftrace_data, os.path.join(WORK, "fib-pg"), str(n)], None,
+                                       lambda: shutil.rmtree(uftrace_data, ignore_errors=True)),
+        }
+        os.chdir(WORK)  # a -pg program writes gmon.out into its working folder
+        times = {label: [] for label in entries}
+        for round_index in range(rounds):
+            labels = list(entries) if round_index % 2 == 0 else list(reversed(entries))
+            for label in labels:
+                argv, env, before = entries[label]
+                times[label].append(timed(argv, env=env, before=before))
+                if label == record_label:
+                    check()
+        os.chdir(ROOT)
+        fresh()
+        medians = {label: statistics.median(values) for label, values in times.items()}
+        for label, seconds in medians.items():
+            values = times[label]
+            log(f"  {label:42s} {seconds * 1000:8.1f} ms  (min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})")
+        clean = [index for index, (records, marked, dropped) in enumerate(drops) if marked == 0 and dropped == 0]
+        for index, (records, marked, dropped) in enumerate(drops):
+            if marked or dropped != 0:
+                failures.append(f"fib({n}) round {index + 1}: {dropped} records dropped ({marked} DROPPED markers, {records} kept)")
+        if len(clean) < len(drops):
+            log(f"  FAIL: {len(drops) - len(clean)} of {len(drops)} recorded runs dropped records")
+        expected = 2 * calls
+        log(f"  records per run: {', '.join(str(r) for r, _, _ in drops[:3])}... (expected {expected} + 2 for Recursion.calls); dropped: "
+            f"{sum(d or 0 for _, _, d in drops)} in {len(drops)} runs")
+        base = medians["Swift untraced (plain debug build)"]
+        theirs_values = [u - c for u, c in zip(times["uftrace record (C -pg)"], times["C -pg, not recording"])]
+        theirs = (medians["uftrace record (C -pg)"] - medians["C -pg, not recording"]) / calls * 1e9
+        ours_runs = [(times[record_label][i] - base) / calls * 1e9 for i in clean]
+        if not ours_runs:
+            log("  FAIL: no recorded run without drops: no cost figure")
+            continue
+        ours = statistics.median(ours_runs)
+        per_round = [(times[record_label][i] - base) / (theirs_values[i] if theirs_values[i] > 0 else float("nan")) for i in clean]
+        off = (medians["Swift traced build, tracing off"] - base) / calls * 1e9
+        log(f"  per call: trail record {ours:.1f} ns (runs without drops: min {min(ours_runs):.1f}, max {max(ours_runs):.1f}), "
+            f"tracing compiled in but off {off:.1f} ns, uftrace record {theirs:.1f} ns")
+        log(f"  per-round ratio trail/uftrace: {', '.join(f'{r:.2f}' for r in per_round)}")
+        goal(f"fib({n}) trail record per call / uftrace per call", ours / theirs, 0.33, higher_is_better=False)
+        goal(f"fib({n}) traced build (off) / untraced build", medians["Swift traced build, tracing off"] / base, 2, higher_is_better=False)
+        log(f"  (for scale) traced build recording / untraced: {medians[record_label] / base:.1f}x")
+    if failures:
+        for failure in failures:
+            log(f"  FAIL: {failure}")
+        raise SystemExit("FAIL: trace records were dropped")
 
 
 # MARK: viewers

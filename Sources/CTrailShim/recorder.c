@@ -523,6 +523,8 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
         ring = calloc(1, sizeof *ring);
         void *memory = ring ? mmap(NULL, ring_capacity * sizeof(struct trail_record), PROT_READ | PROT_WRITE,
                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) : MAP_FAILED;
+        // Huge pages where the kernel allows them: a ring's first lap then takes a few faults, not thousands.
+        if (memory != MAP_FAILED) madvise(memory, ring_capacity * sizeof(struct trail_record), MADV_HUGEPAGE);
         if (memory == MAP_FAILED) {
             free(ring);
             ring = NULL;

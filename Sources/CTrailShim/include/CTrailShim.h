@@ -50,8 +50,8 @@ void trail_set_log_hook(trail_log_line_hook _Nullable hook);
 
 // MARK: record mode
 
-/// Where the trace goes unless TRAIL_TRACE_FILE says otherwise: `<directory>/<stem>.trace`. Only takes effect
-/// before the first write, which the writer delays by 50 ms for this.
+/// Where the trace goes unless TRAIL_TRACE_FILE says otherwise: `<directory>/%e-%t-%p.trace`, with `stem` as
+/// the INFO chunk's app. Only takes effect before the file is created, which the writer delays by 50 ms for this.
 void trail_trace_set_directory(const char *directory, const char *stem);
 /// The app's name and version for the trace's INFO chunk (OTLP's service.name and service.version), before
 /// the trace file opens.
