@@ -112,10 +112,14 @@ __attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trai
     uint64_t need = ring->dropped ? 2 : 1;
     if (UNLIKELY(head + need - ring->cached_tail > ring->mask + 1)) {
         ring->cached_tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
-        if (head + need - ring->cached_tail > ring->mask + 1 && !trail_ring_wait(ring, need)) {
-            ring->dropped++;
-            __atomic_store_n(&ring->dropped_total, ring->dropped_total + 1, __ATOMIC_RELAXED);
-            return head;
+        if (head + need - ring->cached_tail > ring->mask + 1) {
+            if (!trail_ring_wait(ring, need)) {
+                ring->dropped++;
+                __atomic_store_n(&ring->dropped_total, ring->dropped_total + 1, __ATOMIC_RELAXED);
+                return head;
+            }
+            // Waited: a time taken before the wait would precede a watermark the writer wrote meanwhile.
+            if ((word >> WORD_KIND_SHIFT) != KIND_AUX) time = trail_ticks();
         }
     }
     if (UNLIKELY(ring->dropped)) {

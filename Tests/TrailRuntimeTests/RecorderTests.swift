@@ -110,6 +110,20 @@ import TrailTestSupport
         #expect(taskParents.count == 4 && Set(taskParents) == children)
     }
 
+    /// A crash flushes the rings into the trace, which bootstrap placed in the log folder: readable, without END.
+    @Test func aCrashLeavesAReadableTraceBesideTheLog() throws {
+        let directory = Paths.temporaryDirectory("crash")
+        let result = try run(Self.probe, ["crash", directory, "traced", "10"], environment: ["TRAIL_TRACE": "record"])
+        #expect(result.signal == SIGSEGV)
+        let found = traces(in: directory)
+        #expect(found.count == 1, "\(found)")
+        let dump = try TraceDump(path: try #require(found.first))
+        #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
+        #expect(dump.end == nil)
+        #expect(dump.info["app"] == "probe")
+        #expect(dump.allRecords.contains { $0.kind == .enter && dump.names[$0.address] == "Probe.traced() @ Probe/main.swift:60" })
+    }
+
     /// trail_current_span: a synchronous call's span is its slot and ENTER position; an async call's, its token.
     @Test func spanIdsNameTheInnermostCall() throws {
         let directory = Paths.temporaryDirectory("span")
