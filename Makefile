@@ -53,6 +53,11 @@ demo: deps
 	TRAIL_TRACE=record TRAIL_TRACE_FILE=/tmp/trail-demo.trace $(SAMPLE_BIN) --store /tmp/trail-demo-items.json demo
 	.build/debug/trail replay /tmp/trail-demo.trace
 	.build/debug/trail report /tmp/trail-demo.trace
+	@echo "== task trees: a task-group fan-out, async let, Task {} and a detached task, under the function that made them"
+	TRAIL_TRACE=record TRAIL_TRACE_FILE=/tmp/trail-demo-survey.trace $(SAMPLE_BIN) --store /tmp/trail-demo-items.json survey
+	.build/debug/trail replay /tmp/trail-demo-survey.trace
+	@echo "== the same calls as OpenTelemetry spans (OTLP/JSON), for a Collector"
+	.build/debug/trail export --otlp /tmp/trail-demo-survey.trace -o /tmp/trail-demo-spans.json
 
 bench: bench-deps
 	$(SWIFT) build -c release
