@@ -58,6 +58,7 @@ let package = Package(
         .executable(name: "trail-symbolize", targets: ["trail-symbolize"]),
         .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
         .plugin(name: "TrailCommand", targets: ["TrailCommand"]),
+        .plugin(name: "TrailResources", targets: ["TrailResourcesPlugin"]),
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
@@ -79,9 +80,12 @@ let package = Package(
         .target(name: "TrailDriver", dependencies: ["TrailRewriter"], swiftSettings: syntaxSwiftSettings),
         // The argument tables, the parser and the runner: no dependencies.
         .target(name: "TrailCommandLine"),
+        // Resource files and XML identifiers to Swift constants: Foundation (and FoundationXML) only.
+        .target(name: "TrailResources"),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat"],
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat",
+                                                      "TrailResources"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
@@ -90,6 +94,8 @@ let package = Package(
                                                          "-Xlinker", "-lbz2"])]),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
+        // The product is TrailResources; the target needs another name beside the library's.
+        .plugin(name: "TrailResourcesPlugin", capability: .buildTool(), dependencies: ["trail"], path: "Plugins/TrailResources"),
         .plugin(
             name: "TrailCommand",
             capability: .command(
@@ -109,6 +115,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport", "TrailFormat"]),
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace", "TrailFormat"]),
         .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailResourcesTests", dependencies: ["TrailResources", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
     ]
 )
