@@ -23,6 +23,11 @@ struct TrailResourcesPlugin: BuildToolPlugin {
         let xmlExtensions = (environment["TRAIL_RESOURCES_XML_EXTENSIONS"] ?? "storyboard,xib,xml")
             .split(separator: ",").map { $0.lowercased() }
 
+        // The list depends on file names, not contents: its inputs are the folders holding the files (a folder's
+        // time changes when a file in it is added, removed or renamed), so editing one XML file reruns only that
+        // file's command.
+        let folders = Set((resources + undeclared).map { $0.deletingLastPathComponent().path }).sorted()
+            .map { URL(fileURLWithPath: $0) }
         let list = output.appendingPathComponent("TrailResources.swift")
         let listCommand = Command.buildCommand(
             displayName: "Trail resources of \(target.name)",
@@ -30,7 +35,7 @@ struct TrailResourcesPlugin: BuildToolPlugin {
             arguments: ["resources", "--root", root, "--output", list.path]
                 + xmlExtensions.flatMap { ["--xml-extension", $0] }
                 + undeclared.flatMap { ["--undeclared", $0.path] } + resources.map(\.path),
-            inputFiles: resources + undeclared,
+            inputFiles: folders,
             outputFiles: [list])
         let xmlFiles = resources.filter { xmlExtensions.contains($0.pathExtension.lowercased()) }
         return [listCommand] + xmlFiles.map { file in
