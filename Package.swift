@@ -75,13 +75,13 @@ let package = Package(
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
                 linkerSettings: [.linkedLibrary("stdc++")]),
         // One file's text and options in, the edited text out: SwiftSyntax and nothing else.
-        .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        .target(name: "TrailRewriter", dependencies: ["TrailFormat"], swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Many files: packages and folders, the thread pool, progress, atomic writes, diffs, the declaration list.
         .target(name: "TrailDriver", dependencies: ["TrailRewriter"], swiftSettings: syntaxSwiftSettings),
         // The argument tables, the parser and the runner: no dependencies.
         .target(name: "TrailCommandLine"),
         // Resource files and XML identifiers to Swift constants: Foundation (and FoundationXML) only.
-        .target(name: "TrailResources"),
+        .target(name: "TrailResources", dependencies: ["TrailFormat"]),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
         .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat",
