@@ -112,3 +112,35 @@ import TrailTestSupport
                 "\(broken.stdout)")
     }
 }
+
+/// `trail resources` by hand: what it writes, when it writes, and how it fails.
+@Suite struct ResourcesVerbTests {
+    @Test func writesOnceAndFailsWithThePlace() throws {
+        let target = Paths.temporaryDirectory("resources-verb")
+        try FileManager.default.createDirectory(atPath: target + "/Resources", withIntermediateDirectories: true)
+        try "<doc><a identifier=\"first-one\"/></doc>\n".write(toFile: target + "/Resources/Main.xib", atomically: true, encoding: .utf8)
+        try "{}".write(toFile: target + "/Resources/my data.json", atomically: true, encoding: .utf8)
+        let list = target + "/out/TrailResources.swift", xml = target + "/out/Main.swift"
+        let files = [target + "/Resources/my data.json", target + "/Resources/Main.xib"]
+
+        try run(Paths.trail, ["resources", "--root", target, "-o", list] + files, check: true)
+        try run(Paths.trail, ["resources", "--xml", "--root", target, "-o", xml, files[1]], check: true)
+        #expect(Transcript.read(list).contains(#"static let myData = File(path: "Resources/my data.json""#))
+        #expect(Transcript.read(xml).contains(#"static let firstOne = "first-one""#))
+        let written = try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date
+        Thread.sleep(forTimeInterval: 0.01)
+        try run(Paths.trail, ["resources", "--root", target, "-o", list] + files.reversed(), check: true)
+        #expect(try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date == written)
+
+        try "<doc>\n<a identifier=\"x\">\n</doc>\n".write(toFile: files[1], atomically: true, encoding: .utf8)
+        let broken = try run(Paths.trail, ["resources", "--xml", "-o", xml, files[1]])
+        #expect(broken.status == 1)
+        #expect(broken.stderr == "\(files[1]):3:7: error: the end tag does not match the open element\n")
+        #expect(Transcript.read(xml).contains("firstOne"))
+
+        let usage = try run(Paths.trail, ["resources", "--xml", "-o", xml])
+        #expect(usage.status == 2)
+        #expect(usage.stderr == "trail resources: --xml takes one XML file\n")
+        #expect(try run(Paths.trail, ["resources", "--help"]).stdout.contains("Usage: trail resources"))
+    }
+}
