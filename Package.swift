@@ -58,6 +58,7 @@ let package = Package(
         .executable(name: "trail-symbolize", targets: ["trail-symbolize"]),
         .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
         .plugin(name: "TrailCommand", targets: ["TrailCommand"]),
+        .plugin(name: "TrailResources", targets: ["TrailResourcesPlugin"]),
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
@@ -76,14 +77,17 @@ let package = Package(
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
                 linkerSettings: [.linkedLibrary("stdc++")]),
         // One file's text and options in, the edited text out: SwiftSyntax and nothing else.
-        .target(name: "TrailRewriter", swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        .target(name: "TrailRewriter", dependencies: ["TrailFormat"], swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Many files: packages and folders, the thread pool, progress, atomic writes, diffs, the declaration list.
         .target(name: "TrailDriver", dependencies: ["TrailRewriter"], swiftSettings: syntaxSwiftSettings),
         // The argument tables, the parser and the runner: no dependencies.
         .target(name: "TrailCommandLine"),
+        // Resource files and XML identifiers to Swift constants: Foundation (and FoundationXML) only.
+        .target(name: "TrailResources", dependencies: ["TrailFormat"]),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat", "TrailTelemetry"],
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat",
+                                                      "TrailTelemetry", "TrailResources"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
@@ -92,6 +96,8 @@ let package = Package(
                                                          "-Xlinker", "-lbz2"])]),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
+        // The product is TrailResources; the target needs another name beside the library's.
+        .plugin(name: "TrailResourcesPlugin", capability: .buildTool(), dependencies: ["trail"], path: "Plugins/TrailResources"),
         .plugin(
             name: "TrailCommand",
             capability: .command(
@@ -113,6 +119,7 @@ let package = Package(
         .testTarget(name: "TrailTelemetryTests", dependencies: ["TrailTelemetry", "TrailTestSupport"]),
         .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailResourcesTests", dependencies: ["TrailResources", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
     ]
 )

@@ -2,7 +2,7 @@
 """make bench: swift-trail's benchmarks, each run side by side with what it is compared to.
 
 Commands of one comparison run alternately, round after round, so that a noisy machine affects them alike;
-the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [--rounds N]
+the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [resources] [--rounds N]
 """
 import argparse
 import os
@@ -503,10 +503,113 @@ def symbolizer(rounds):
          medians["trail-symbolize (one 30-frame crash)"], 1)
 
 
+# MARK: resources
+
+
+def resources(rounds):
+    log("## Resources: trail resources on 5,000 files and 200 XML files, vs swift build compiling what it writes")
+    package = os.path.join(WORK, "resources")
+    try:
+        resources_in(package, rounds)
+    finally:
+        shutil.rmtree(package, ignore_errors=True)
+
+
+def write_resources_package(package):
+    """A package whose one target has 3,000 images, 2,000 data files and 200 XIB-like layouts of 25 views."""
+    target = os.path.join(package, "Sources", "Big")
+    folders = {kind: os.path.join(target, "Resources", kind) for kind in ("Images", "Data", "Layouts")}
+    for folder in folders.values():
+        os.makedirs(folder)
+    with open(os.path.join(package, "Package.swift"), "w") as handle:
+        handle.write(f"""// swift-tools-version:6.0
+import PackageDescription
+let package = Package(
+    name: "Big",
+    dependencies: [.package(name: "swift-trail", path: {ROOT!r})],
+    targets: [.executableTarget(name: "Big", resources: [.process("Resources")],
+                                plugins: [.plugin(name: "TrailResources", package: "swift-trail")])])
+""".replace("'", '"'))
+    with open(os.path.join(target, "main.swift"), "w") as handle:
+        handle.write("print(Resources.Images.photo0000.name, Resources.Screen000.Xib.screen0View0)\n")
+    for index in range(3000):
+        with open(os.path.join(folders["Images"], f"photo-{index:04d}.png"), "wb") as handle:
+            handle.write(b"\x89PNG")
+    for index in range(1000):
+        with open(os.path.join(folders["Data"], f"record_{index:04d}.json"), "w") as handle:
+            handle.write("{}")
+        with open(os.path.join(folders["Data"], f"Note {index:04d}.txt"), "w") as handle:
+            handle.write("note")
+    for index in range(200):
+        with open(os.path.join(folders["Layouts"], f"Screen{index:03d}.xib"), "w") as handle:
+            handle.write('<?xml version="1.0" encoding="UTF-8"?>\n<document>\n' + "".join(
+                f'    <view id="v{view}" identifier="screen{index}-view-{view}" tag="{view}"/>\n' for view in range(25))
+                + "</document>\n")
+    files = sorted(os.path.join(directory, name) for directory, _, names in os.walk(os.path.join(target, "Resources"))
+                   for name in names)
+    return target, files
+
+
+def resources_in(package, rounds):
+    target, files = write_resources_package(package)
+    xml_files = [path for path in files if path.endswith(".xib")]
+    log(f"  {len(files) - len(xml_files)} resource files and {len(xml_files)} XML files "
+        f"({len(xml_files) * 50} identifiers)")
+    trail = os.path.join(RELEASE, "trail")
+    output = os.path.join(WORK, "resources-generated")
+    # The commands the plugin gives the build, one after the other.
+    list_command = [trail, "resources", "--root", target, "--output", os.path.join(output, "TrailResources.swift"),
+                    "--xml-extension", "storyboard", "--xml-extension", "xib", "--xml-extension", "xml"] + files
+    xml_commands = [[trail, "resources", "--xml", "--root", target, "--output",
+                     os.path.join(output, os.path.basename(path) + ".swift"), path] for path in xml_files]
+
+    def generate():
+        for argv in [list_command] + xml_commands:
+            run(argv)
+
+    scratch = os.path.join(package, ".build")
+    build = ["swift", "build", "--package-path", package, "--scratch-path", scratch]
+    run(build)
+    run(build)  # settle: the first rebuild re-plans
+    objects = os.path.join(scratch, "debug", "Big.build")
+
+    def forget_objects():
+        for name in os.listdir(objects):
+            if name.endswith(".o"):
+                os.remove(os.path.join(objects, name))
+
+    medians = {}
+    times = []
+    for _ in range(rounds):
+        shutil.rmtree(output, ignore_errors=True)
+        start = time.perf_counter()
+        generate()
+        times.append(time.perf_counter() - start)
+    list_times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        run(list_command)
+        list_times.append(time.perf_counter() - start)
+    medians["trail resources, both commands"] = statistics.median(times)
+    medians["  of which the file list"] = statistics.median(list_times)
+    medians.update(compare({"swift build compiling the generated files": (build, None, forget_objects)}, rounds))
+    for label, seconds in medians.items():
+        log(f"  {label:44s} {seconds:8.2f} s")
+    lines = sum(1 for name in os.listdir(output) for _ in open(os.path.join(output, name)))
+    log(f"  generated: {len(os.listdir(output))} files, {lines} lines")
+    goal("generation / compilation", medians["trail resources, both commands"] /
+         medians["swift build compiling the generated files"], 0.1, higher_is_better=False)
+
+    # A rebuild with nothing changed runs none of the plugin's commands.
+    result = subprocess.run(build, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True)
+    ran = [line for line in result.stdout.splitlines() if "] Trail " in line]
+    log(f"  no-change rebuild: {len(ran)} commands ran (goal 0) {'MET' if not ran else 'NOT MET'}")
+
+
 # MARK: main
 
 
-SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "logger": logger, "symbolizer": symbolizer}
+SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "logger": logger, "symbolizer": symbolizer, "resources": resources}
 
 
 def main():

@@ -1,6 +1,7 @@
 import SwiftDiagnostics
 import SwiftParserDiagnostics
 import SwiftSyntax
+import TrailFormat
 
 /// What `instrument` needs to know beyond the source text. The caller forms it whole: the rewriter adds nothing.
 public struct InstrumentOptions: Sendable {
@@ -68,21 +69,7 @@ public enum RewriteOutcome: Equatable, Sendable {
 }
 
 /// A problem in an input file, printed as `path:line:column: error: message`.
-public struct SourceError: Error, CustomStringConvertible, Sendable {
-    public var path: String
-    public var line: Int
-    public var column: Int
-    public var message: String
-
-    public init(path: String, line: Int = 1, column: Int = 1, message: String) {
-        self.path = path
-        self.line = line
-        self.column = column
-        self.message = message
-    }
-
-    public var description: String { "\(path):\(line):\(column): error: \(message)" }
-}
+public typealias SourceError = InputError
 
 /// Inserts and removes trace calls in one file's text. Parsing is the cost, so each call parses once (twice
 /// when re-instrumenting an instrumented file) and splices edits into the original bytes.

@@ -3,7 +3,7 @@ import TrailCommandLine
 import TrailSymbolizeVerb
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library.
-let verbs: [Verb] = [instrumentVerb, stripVerb, scanVerb, setupVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]
+let verbs: [Verb] = [instrumentVerb, stripVerb, scanVerb, setupVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb, resourcesVerb]
 
 let overview = """
     trail: build-time function tracing and logging for Swift.

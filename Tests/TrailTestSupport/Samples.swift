@@ -43,17 +43,19 @@ public struct SampleCopy: Sendable {
             if isDirectory.boolValue {
                 try manager.createDirectory(atPath: destination + "/" + relative, withIntermediateDirectories: true)
             } else {
-                let text = try String(contentsOfFile: source + "/" + relative, encoding: .utf8)
-                try write(text, to: destination + "/" + relative)
+                try write(Data(contentsOf: URL(fileURLWithPath: source + "/" + relative)), to: destination + "/" + relative)
             }
         }
     }
 
     /// Writes only if the content differs, so that unchanged files keep their modification times.
-    static func write(_ text: String, to path: String) throws {
-        if (try? String(contentsOfFile: path, encoding: .utf8)) == text { return }
+    static func write(_ text: String, to path: String) throws { try write(Data(text.utf8), to: path) }
+
+    /// Bytes, for a Sample's images.
+    static func write(_ data: Data, to path: String) throws {
+        if FileManager.default.contents(atPath: path) == data { return }
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }
 
