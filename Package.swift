@@ -56,6 +56,7 @@ let package = Package(
         .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail"]),
         .executable(name: "trail", targets: ["trail"]),
         .executable(name: "trail-symbolize", targets: ["trail-symbolize"]),
+        .executable(name: "trail-resources", targets: ["trail-resources"]),
         .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
         .plugin(name: "TrailCommand", targets: ["TrailCommand"]),
         .plugin(name: "TrailResources", targets: ["TrailResourcesPlugin"]),
@@ -84,10 +85,13 @@ let package = Package(
         .target(name: "TrailCommandLine"),
         // Resource files and XML identifiers to Swift constants: Foundation (and FoundationXML) only.
         .target(name: "TrailResources", dependencies: ["TrailFormat"]),
+        // The resources verb, shared by `trail` and the lean `trail-resources` the plugin runs.
+        .target(name: "TrailResourcesVerb", dependencies: ["TrailCommandLine", "TrailResources"]),
+        .executableTarget(name: "trail-resources", dependencies: ["TrailCommandLine", "TrailResourcesVerb"]),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
         .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat",
-                                                      "TrailTelemetry", "TrailResources"],
+                                                      "TrailTelemetry", "TrailResourcesVerb"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
         // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
@@ -97,7 +101,7 @@ let package = Package(
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
         // The product is TrailResources; the target needs another name beside the library's.
-        .plugin(name: "TrailResourcesPlugin", capability: .buildTool(), dependencies: ["trail"], path: "Plugins/TrailResources"),
+        .plugin(name: "TrailResourcesPlugin", capability: .buildTool(), dependencies: ["trail-resources"], path: "Plugins/TrailResources"),
         .plugin(
             name: "TrailCommand",
             capability: .command(

@@ -14,7 +14,7 @@ struct TrailResourcesPlugin: BuildToolPlugin {
         let undeclared = target.sourceFiles
             .filter { $0.type == .unknown && $0.url.path.hasPrefix(root + "/Resources/") }.map(\.url)
         guard !resources.isEmpty || !undeclared.isEmpty else { return [] }
-        let trail = try context.tool(named: "trail").url
+        let trail = try context.tool(named: "trail-resources").url
         let output = context.pluginWorkDirectoryURL
         // The manifest cannot configure a plugin: these two settings come from the environment.
         let environment = ProcessInfo.processInfo.environment
@@ -32,7 +32,7 @@ struct TrailResourcesPlugin: BuildToolPlugin {
         let listCommand = Command.buildCommand(
             displayName: "Trail resources of \(target.name)",
             executable: trail,
-            arguments: ["resources", "--root", root, "--output", list.path]
+            arguments: ["--root", root, "--output", list.path]
                 + xmlExtensions.flatMap { ["--xml-extension", $0] }
                 + undeclared.flatMap { ["--undeclared", $0.path] } + resources.map(\.path),
             inputFiles: folders,
@@ -44,7 +44,7 @@ struct TrailResourcesPlugin: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Trail resources in \(relative)",
                 executable: trail,
-                arguments: ["resources", "--xml", "--root", root, "--output", generated.path] + attributes + [file.path],
+                arguments: ["--xml", "--root", root, "--output", generated.path] + attributes + [file.path],
                 inputFiles: [file],
                 outputFiles: [generated])
         }

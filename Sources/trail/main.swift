@@ -1,5 +1,6 @@
 import Foundation
 import TrailCommandLine
+import TrailResourcesVerb
 import TrailSymbolizeVerb
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library.

@@ -18,12 +18,13 @@ import TrailTestSupport
         #expect(found.count == 1)
         let name = try #require(found.first.map { ($0 as NSString).lastPathComponent })
         let dump = try TraceDump(path: directory + "/made/" + name)
-        var host = [CChar](repeating: 0, count: 256)
-        gethostname(&host, 255)
+        var hostBytes = [CChar](repeating: 0, count: 256)
+        gethostname(&hostBytes, 255)
+        let host = String(decoding: hostBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let seconds = dump.header.wallNanoseconds / 1_000_000_000
-        #expect(name == "trail-probe-\(dump.header.pid)-\(String(cString: host))-\(seconds)-%.trace")
+        #expect(name == "trail-probe-\(dump.header.pid)-\(host)-\(seconds)-%.trace")
         #expect(dump.info["exe"]?.hasSuffix("/trail-probe") == true && dump.info["pid"] == "\(dump.header.pid)")
-        #expect(dump.info["host"] == String(cString: host) && dump.info["app"] == "trail-probe")
+        #expect(dump.info["host"] == host && dump.info["app"] == "trail-probe")
     }
 
     @Test func byDefaultEachProcessGetsItsOwnTraceInTrailTraces() throws {

@@ -2,7 +2,7 @@ import Foundation
 import TrailCommandLine
 import TrailResources
 
-let resourcesVerb = Verb(
+public let resourcesVerb = Verb(
     name: "resources",
     summary: "Write Swift constants for a target's resource files, or for the identifiers in one XML file.",
     usage: "--output FILE [--root DIR] FILE...   |   --xml --output FILE [--root DIR] XMLFILE",
