@@ -36,8 +36,7 @@ public struct Replay: CallVisitor {
     let options: ReplayOptions
     let output: TextOutput
     var process: TraceProcess?
-    var lines: [Line] = []
-    var free: [Int32] = []
+    var lines = SlotPool<Line>()
     var minimumTicks: UInt64 = 0
     var tasks: [UInt64: UInt64] = [:]
 
@@ -55,25 +54,19 @@ public struct Replay: CallVisitor {
 
     public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 {
         let process = process!
-        let parent = parentTag >= 0 ? lines[Int(parentTag)] : nil
+        let parent = parentTag >= 0 ? lines[parentTag] : nil
         let startsScope = options.filter.map { $0.matches(process.sites[call.site].name) } ?? (parent == nil)
         let inScope = (parent?.inScope ?? false) || startsScope
         let indent: Int32 = if let parent, parent.inScope { parent.indent + 1 } else { options.filter == nil ? call.depth : 0 }
         var shown = inScope && (parent.map { $0.shown || startsScope } ?? true)
         if let maxDepth = options.maxDepth, indent >= maxDepth { shown = false }
         if let threads = options.threads, !threads.contains(process.threads[Int(call.thread)].tid) { shown = false }
-        let line = Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope)
-        if let slot = free.popLast() {
-            lines[Int(slot)] = line
-            return slot
-        }
-        lines.append(line)
-        return Int32(lines.count - 1)
+        return lines.add(Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope))
     }
 
     public mutating func exit(_ call: CallEvent, tag: Int32) {
-        defer { free.append(tag) }
-        let line = lines[Int(tag)]
+        defer { lines.release(tag) }
+        let line = lines[tag]
         guard line.shown, line.printed || call.duration >= minimumTicks else { return }
         let process = process!
         if line.printed {
@@ -97,13 +90,13 @@ public struct Replay: CallVisitor {
     mutating func openAncestors(of tag: Int32) {
         var chain: [Int32] = []
         var current = tag
-        while current >= 0, lines[Int(current)].shown, !lines[Int(current)].printed {
+        while current >= 0, lines[current].shown, !lines[current].printed {
             chain.append(current)
-            current = lines[Int(current)].parent
+            current = lines[current].parent
         }
         for index in chain.reversed() {
-            lines[Int(index)].printed = true
-            let line = lines[Int(index)]
+            lines[index].printed = true
+            let line = lines[index]
             prefix(duration: nil, thread: line.call.thread, indent: line.indent)
             output.append(process!.sites[line.call.site].name)
             output.append(" {")

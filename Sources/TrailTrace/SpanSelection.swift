@@ -34,8 +34,7 @@ public struct SpanSelection: CallVisitor {
     let endProcess: (TraceProcess) -> Void
     var process: TraceProcess?
     var minimumTicks: UInt64 = 0
-    var nodes: [Node] = []
-    var free: [Int32] = []
+    var nodes = SlotPool<Node>()
     /// Exported async calls, for child tasks that end after them. Bounded.
     var exportedAsync = Set<UInt64>()
     var exportedOrder: [UInt64] = []
@@ -60,34 +59,28 @@ public struct SpanSelection: CallVisitor {
     public mutating func endProcess(_ process: TraceProcess) { endProcess(process) }
 
     public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 {
-        let parentInScope = parentTag >= 0 && nodes[Int(parentTag)].inScope
+        let parentInScope = parentTag >= 0 && nodes[parentTag].inScope
         let inScope = parentInScope || (filter.map { $0.matches(process!.sites[call.site].name) } ?? true)
-        let node = Node(parent: parentTag, spanId: call.spanId, inScope: inScope)
-        if let slot = free.popLast() {
-            nodes[Int(slot)] = node
-            return slot
-        }
-        nodes.append(node)
-        return Int32(nodes.count - 1)
+        return nodes.add(Node(parent: parentTag, spanId: call.spanId, inScope: inScope))
     }
 
     public mutating func exit(_ call: CallEvent, tag: Int32) {
-        defer { free.append(tag) }
-        let node = nodes[Int(tag)]
+        defer { nodes.release(tag) }
+        let node = nodes[tag]
         guard node.inScope else { return }
         guard node.forced || call.duration >= minimumTicks else {
             left += 1
-            if fold, node.parent >= 0, nodes[Int(node.parent)].inScope {
-                nodes[Int(node.parent)].foldedCalls += 1 + node.foldedCalls
-                nodes[Int(node.parent)].foldedTicks &+= call.duration
+            if fold, node.parent >= 0, nodes[node.parent].inScope {
+                nodes[node.parent].foldedCalls += 1 + node.foldedCalls
+                nodes[node.parent].foldedTicks &+= call.duration
             }
             return
         }
         var parentSpanId: UInt64 = 0
         if node.parent >= 0 {
-            if nodes[Int(node.parent)].inScope {
-                nodes[Int(node.parent)].forced = true
-                parentSpanId = nodes[Int(node.parent)].spanId
+            if nodes[node.parent].inScope {
+                nodes[node.parent].forced = true
+                parentSpanId = nodes[node.parent].spanId
             }
         } else if call.parentSpanId != 0, exportedAsync.contains(call.parentSpanId) {
             parentSpanId = call.parentSpanId
