@@ -51,24 +51,18 @@ extension LogRecord: TelemetryItem {
 
     func encode(into json: inout OTLPJSON) {
         json.object { json in
-            json.key("timeUnixNano")
-            json.int64(timeUnixNano)
-            json.key("observedTimeUnixNano")
-            json.int64(observedTimeUnixNano)
-            json.key("severityNumber")
-            json.int32(severity.rawValue)
+            json.member("timeUnixNano", int64: timeUnixNano)
+            json.member("observedTimeUnixNano", int64: observedTimeUnixNano)
+            json.member("severityNumber", int32: severity.rawValue)
             if let severityText {
-                json.key("severityText")
-                json.string(severityText)
+                json.member("severityText", string: severityText)
             }
             json.key("body")
             json.anyValue(.string(body))
             json.attributes(attributes)
             if let traceID, let spanID {
-                json.key("traceId")
-                json.hex(traceID)
-                json.key("spanId")
-                json.hex(spanID)
+                json.member("traceId", hex: traceID)
+                json.member("spanId", hex: spanID)
             }
         }
     }

@@ -36,19 +36,21 @@ struct OTLPJSON {
         raw("\":")
     }
 
-    mutating func object(_ body: (inout OTLPJSON) -> Void) {
-        separate()
-        bytes.append(123)
-        body(&self)
-        bytes.append(125)
-        needsComma = true
-    }
+    /// `"key":value` in one call, for the value kinds OTLP uses.
+    mutating func member(_ name: StaticString, string value: String) { key(name); string(value) }
+    mutating func member<Value: BinaryInteger>(_ name: StaticString, int64 value: Value) { key(name); int64(value) }
+    mutating func member<Value: BinaryInteger>(_ name: StaticString, int32 value: Value) { key(name); int32(value) }
+    mutating func member(_ name: StaticString, hex id: some HexID) { key(name); string(id.hex) }
 
-    mutating func array(_ body: (inout OTLPJSON) -> Void) {
+    mutating func object(_ body: (inout OTLPJSON) -> Void) { enclosed(123, 125, body) }
+
+    mutating func array(_ body: (inout OTLPJSON) -> Void) { enclosed(91, 93, body) }
+
+    private mutating func enclosed(_ open: UInt8, _ close: UInt8, _ body: (inout OTLPJSON) -> Void) {
         separate()
-        bytes.append(91)
+        bytes.append(open)
         body(&self)
-        bytes.append(93)
+        bytes.append(close)
         needsComma = true
     }
 
@@ -89,11 +91,6 @@ struct OTLPJSON {
         needsComma = true
     }
 
-    /// Bytes fields that hold ids: hex in OTLP/JSON, not base64.
-    mutating func hex(_ id: some HexID) {
-        string(id.hex)
-    }
-
     /// `"attributes":[{"key":…,"value":{…}},…]`, left out when empty (the default).
     mutating func attributes(_ attributes: [Attribute]) {
         guard !attributes.isEmpty else { return }
@@ -105,8 +102,7 @@ struct OTLPJSON {
         array { json in
             for attribute in attributes {
                 json.object { json in
-                    json.key("key")
-                    json.string(attribute.key)
+                    json.member("key", string: attribute.key)
                     json.key("value")
                     json.anyValue(attribute.value)
                 }
@@ -119,14 +115,12 @@ struct OTLPJSON {
         object { json in
             switch value {
             case .string(let text):
-                json.key("stringValue")
-                json.string(text)
+                json.member("stringValue", string: text)
             case .bool(let flag):
                 json.key("boolValue")
                 json.bool(flag)
             case .int(let number):
-                json.key("intValue")
-                json.int64(number)
+                json.member("intValue", int64: number)
             case .double(let number):
                 json.key("doubleValue")
                 json.double(number)

@@ -47,10 +47,8 @@ public final class OTLPWriter<Item: TelemetryItem> {
             json.object { json in
                 json.key("scope")
                 json.object { json in
-                    json.key("name")
-                    json.string(ProcessResource.sdkName)
-                    json.key("version")
-                    json.string(ProcessResource.sdkVersion)
+                    json.member("name", string: ProcessResource.sdkName)
+                    json.member("version", string: ProcessResource.sdkVersion)
                 }
                 json.key(Item.signal.itemsKey)
                 json.raw("[")

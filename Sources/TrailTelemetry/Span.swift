@@ -74,32 +74,23 @@ extension Span: TelemetryItem {
 
     func encode(into json: inout OTLPJSON) {
         json.object { json in
-            json.key("traceId")
-            json.hex(traceID)
-            json.key("spanId")
-            json.hex(spanID)
+            json.member("traceId", hex: traceID)
+            json.member("spanId", hex: spanID)
             if let parentSpanID {
-                json.key("parentSpanId")
-                json.hex(parentSpanID)
+                json.member("parentSpanId", hex: parentSpanID)
             }
-            json.key("name")
-            json.string(name)
-            json.key("kind")
-            json.int32(1)  // SPAN_KIND_INTERNAL
-            json.key("startTimeUnixNano")
-            json.int64(startTimeUnixNano)
-            json.key("endTimeUnixNano")
-            json.int64(endTimeUnixNano)
+            json.member("name", string: name)
+            json.member("kind", int32: 1)  // SPAN_KIND_INTERNAL
+            json.member("startTimeUnixNano", int64: startTimeUnixNano)
+            json.member("endTimeUnixNano", int64: endTimeUnixNano)
             json.attributes(attributes)
             if !events.isEmpty {
                 json.key("events")
                 json.array { json in
                     for event in events {
                         json.object { json in
-                            json.key("timeUnixNano")
-                            json.int64(event.timeUnixNano)
-                            json.key("name")
-                            json.string(event.name)
+                            json.member("timeUnixNano", int64: event.timeUnixNano)
+                            json.member("name", string: event.name)
                             json.attributes(event.attributes)
                         }
                     }
@@ -109,11 +100,9 @@ extension Span: TelemetryItem {
                 json.key("status")
                 json.object { json in
                     if let message = status.message {
-                        json.key("message")
-                        json.string(message)
+                        json.member("message", string: message)
                     }
-                    json.key("code")
-                    json.int32(status.code.rawValue)
+                    json.member("code", int32: status.code.rawValue)
                 }
             }
         }

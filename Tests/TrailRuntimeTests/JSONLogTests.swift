@@ -79,7 +79,7 @@ import TrailTestSupport
         try run(Paths.trail, ["export", "--otlp-logs", directory + "/probe.log", "-o", output], check: true)
         let exported = Transcript.read(output)
         #expect(exported.contains(#""traceId":"\#(traceID)","spanId":"\#(sync["span_id"] as? String ?? "")""#))
-        #expect(try otlpCheck(output, ["--logs", "3"]).hasPrefix("ok=1"))
+        #expect(try otlpCheck("logs", output, ["--logs", "3"]).hasPrefix("ok=1"))
     }
 
     @Test(arguments: ["segv", "fatal"])
@@ -123,17 +123,12 @@ import TrailTestSupport
         #expect(export.status == 0, "\(export.stderr)")
         let records = 300 + 1 + 4  // JSON lines, the crash block, and the second run's 2 lines and 2 raw stderr lines
         #expect(export.stderr.contains("\(records) log records (1 crash or error blocks, 2 raw stderr lines) in 4 requests"), "\(export.stderr)")
-        let summary = try otlpCheck(output, ["--logs", "\(records)", "--requests", "4"])
+        let summary = try otlpCheck("logs", output, ["--logs", "\(records)", "--requests", "4"])
         #expect(summary.hasPrefix("ok=1 requests=4 resources="), "\(summary)")
         let text = Transcript.read(output)
         #expect(text.contains(#""severityNumber":21,"severityText":"FATAL""#))
         #expect(text.contains(#"{"key":"exception.type","value":{"stringValue":"SIGSEGV"}}"#))
         #expect(text.contains("Tests/RuntimeProbe/main.swift:"), "the stack is symbolized")
         #expect(text.contains(#"{"key":"service.name","value":{"stringValue":"probe-svc"}}"#))
-    }
-
-    func otlpCheck(_ path: String, _ expected: [String]) throws -> String {
-        let result = try run("python3", [Paths.packageRoot + "/Tests/otlp_check.py", "logs", path] + expected)
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + result.stderr.suffix(500)
     }
 }

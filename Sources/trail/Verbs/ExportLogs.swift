@@ -13,43 +13,20 @@ let otlpLogsDetails = """
 /// `trail export --otlp-logs`: logs into OTLP log records, to a file, stdout or an OTLP/HTTP receiver.
 func exportLogs(_ arguments: ParsedArguments) throws -> Int32 {
     guard !arguments.positionals.isEmpty else { throw UsageError(description: "name the log files or log folders to export") }
-    let batch = try count(arguments, "batch", default: 512, minimum: 1)
-    let retries = try count(arguments, "retries", default: 4, minimum: 0)
     do {
-        let settings = try ExporterSettings.resolve(signal: .logs, endpointOption: arguments.value("endpoint"),
-                                                    serviceOption: arguments.value("service"), toFile: arguments.value("output") != nil,
-                                                    environment: ProcessInfo.processInfo.environment)
-        let sink: any RequestSink
-        let destination: String
-        if let endpoint = settings.endpoint {
-            sink = OTLPHTTPSink(endpoint: endpoint, headers: settings.headers, timeout: settings.timeout, retry: RetryPolicy(retries: retries))
-            destination = endpoint.description
-        } else if let output = arguments.value("output") {
-            sink = try OTLPFileSink(path: output)
-            destination = output
-        } else {
-            sink = OTLPFileSink()
-            destination = "standard output"
-        }
+        let destination = try OTLPDestination(arguments, signal: .logs)
+        let settings = destination.settings
         var export = LogExport(serviceName: settings.serviceName, resourceAttributes: settings.resourceAttributes)
         let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
         export.stacktrace = { block in CrashOutputFormat.stackText(symbolizer.symbolize(block)) }
-        let writer = OTLPWriter<LogRecord>(sink: sink, batchSize: batch)
+        let writer = OTLPWriter<LogRecord>(sink: destination.sink, batchSize: destination.batch)
         let counts = try export.export(arguments.positionals, to: writer)
         let summary = try writer.finish()
         var note = "\(counts.records) log records (\(counts.crashes) crash or error blocks, \(counts.rawLines) raw stderr lines)"
         if counts.cutLines > 0 { note += ", \(counts.cutLines) lines longer than 1 MiB cut" }
-        printError("trail export: \(note) in \(summary.requests) requests to \(destination)")
+        printError("trail export: \(note) in \(summary.requests) requests to \(destination.name)")
         return 0
     } catch let failure as ExportFailure {
         throw VerbFailure("error: \(failure.description)")
     }
-}
-
-func count(_ arguments: ParsedArguments, _ name: String, default fallback: Int, minimum: Int) throws -> Int {
-    guard let text = arguments.value(name) else { return fallback }
-    guard let number = Int(text), number >= minimum else {
-        throw UsageError(description: "--\(name) \(text): give a whole number, at least \(minimum)")
-    }
-    return number
 }

@@ -16,8 +16,6 @@ let otlpTracesDetails = """
 
 /// `trail export --otlp`: traces into OTLP spans, to a file, stdout or an OTLP/HTTP receiver.
 func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
-    let batch = try count(arguments, "batch", default: 512, minimum: 1)
-    let retries = try count(arguments, "retries", default: 4, minimum: 0)
     var export = TraceExport()
     if let time = arguments.value("min-duration") {
         guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 100us, 1.5ms)") }
@@ -27,21 +25,8 @@ func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
     export.fold = arguments.has("summary")
     let files = try openTraces(arguments)
     do {
-        let settings = try ExporterSettings.resolve(signal: .traces, endpointOption: arguments.value("endpoint"),
-                                                    serviceOption: arguments.value("service"), toFile: arguments.value("output") != nil,
-                                                    environment: ProcessInfo.processInfo.environment)
-        let sink: any RequestSink
-        let destination: String
-        if let endpoint = settings.endpoint {
-            sink = OTLPHTTPSink(endpoint: endpoint, headers: settings.headers, timeout: settings.timeout, retry: RetryPolicy(retries: retries))
-            destination = endpoint.description
-        } else if let output = arguments.value("output") {
-            sink = try OTLPFileSink(path: output)
-            destination = output
-        } else {
-            sink = OTLPFileSink()
-            destination = "standard output"
-        }
+        let destination = try OTLPDestination(arguments, signal: .traces)
+        let settings = destination.settings
         export.serviceName = settings.serviceName
         export.resourceAttributes = settings.resourceAttributes
         if files.contains(where: { !$0.complete }) {
@@ -51,14 +36,14 @@ func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
             let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
             export.stacktrace = { block in CrashOutputFormat.stackText(symbolizer.symbolize(block)) }
         }
-        let writer = OTLPWriter<Span>(sink: sink, batchSize: batch)
+        let writer = OTLPWriter<Span>(sink: destination.sink, batchSize: destination.batch)
         let counts = try export.export(files, to: writer)
         let summary = try writer.finish()
         reportGaps(files)
         var note = "\(counts.spans) spans from \(counts.processes) processes"
         if counts.leftOut > 0 { note += " (\(counts.leftOut) shorter calls \(export.fold ? "folded into their parents" : "left out"))" }
         if counts.crashed > 0 { note += ", \(counts.crashed) crashed" }
-        printError("trail export: \(note) in \(summary.requests) requests to \(destination)")
+        printError("trail export: \(note) in \(summary.requests) requests to \(destination.name)")
         return 0
     } catch let failure as ExportFailure {
         throw VerbFailure("error: \(failure.description)")
