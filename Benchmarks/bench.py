@@ -275,7 +275,15 @@ def viewers(rounds):
         run([traced, str(n)], env={"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace_file, "TRAIL_TRACE_MAX_SIZE": "16G"})
         size = os.path.getsize(trace_file)
         tries = max(1, rounds if n < 35 else (3 if n == 35 else 1))
-        runs = [measured([trail, "report", trace_file]) for _ in range(tries)]
+        data = os.path.join(WORK, f"uftrace-{n}.data")
+        if n <= 35:
+            run(["uftrace", "record", "-d", data, os.path.join(WORK, "fib-pg"), str(n)])
+        # trail and uftrace alternate, round by round, so that a busy machine slows both alike.
+        runs, theirs = [], []
+        for _ in range(tries):
+            runs.append(measured([trail, "report", trace_file]))
+            if n <= 35:
+                theirs.append(measured(["uftrace", "report", "-d", data]))
         if any("dropped" in errors or "cut" in errors for _, _, errors in runs):
             log(f"  FAIL: the fib({n}) trace lost records: {runs[0][2].strip()}")
         seconds = statistics.median(r[0] for r in runs)
@@ -284,16 +292,16 @@ def viewers(rounds):
         line = (f"  {label:>6s} ({size / 2**20:7.0f} MiB, {records / 1e6:6.1f} M records): trail report "
                 f"{seconds:7.2f} s, {records / seconds / 1e6:5.1f} M records/s, {resident:5.0f} MiB resident")
         if n <= 35:
-            data = os.path.join(WORK, f"uftrace-{n}.data")
-            run(["uftrace", "record", "-d", data, os.path.join(WORK, "fib-pg"), str(n)])
-            theirs = [measured(["uftrace", "report", "-d", data]) for _ in range(tries)]
             their_seconds = statistics.median(r[0] for r in theirs)
             line += (f"; uftrace report {their_seconds:7.2f} s, {records / their_seconds / 1e6:5.1f} M records/s, "
                      f"{max(r[1] for r in theirs):5.0f} MiB: {their_seconds / seconds:.2f}x")
             rates[label + " uftrace"] = records / their_seconds
             if n == 30:
-                ours_replay = statistics.median(measured([trail, "replay", trace_file])[0] for _ in range(tries))
-                their_replay = statistics.median(measured(["uftrace", "replay", "-d", data])[0] for _ in range(tries))
+                ours_replay, their_replay = [], []
+                for _ in range(tries):
+                    ours_replay.append(measured([trail, "replay", trace_file])[0])
+                    their_replay.append(measured(["uftrace", "replay", "-d", data])[0])
+                ours_replay, their_replay = statistics.median(ours_replay), statistics.median(their_replay)
                 replay_line = (f"  replay at {label}: trail {ours_replay:.2f} s, uftrace {their_replay:.2f} s: "
                                f"{their_replay / ours_replay:.2f}x")
             shutil.rmtree(data, ignore_errors=True)
