@@ -187,7 +187,16 @@ struct CallBuilder {
         }
         let records = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.recordsHeaderSize ..< TraceLayout.recordsHeaderSize + count * TraceRecord.size])
         let state = threads[index]
-        if Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0, UInt64(1).littleEndian == 1 {
+        process.records += UInt64(count)
+        let aligned = Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0 && UInt64(1).littleEndian == 1
+        if aligned, threads.count == 1, held == 0 {
+            // One thread so far: nothing to merge with, so its records go straight from the block.
+            let run = UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count)
+            _ = handleRun(run, from: 0, upTo: .max, before: nil, position: position, thread: Int32(index), state: state, &visitor)
+            state.position = position + UInt64(count)
+            return
+        }
+        if aligned {
             state.pending.append(contentsOf: UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count))
         } else {
             state.pending.reserveCapacity(state.pending.count + count)
@@ -196,7 +205,6 @@ struct CallBuilder {
             }
         }
         held += count
-        process.records += UInt64(count)
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }
 
@@ -227,7 +235,7 @@ struct CallBuilder {
             }
         }
         for index in active where threads[index].pendingHead == threads[index].pending.count {
-            threads[index].pending.removeAll(keepingCapacity: threads[index].pending.capacity <= 1 << 16)
+            threads[index].pending.removeAll(keepingCapacity: true)  // a thread that was busy will be again
             threads[index].pendingHead = 0
         }
     }
@@ -236,12 +244,23 @@ struct CallBuilder {
     /// alternate fairly).
     mutating func drain<V: CallVisitor>(_ index: Int, upTo limit: UInt64, before: UInt64?, _ visitor: inout V) {
         let state = threads[index]
-        let records = state.pending
-        var head = state.pendingHead
-        let end = records.count
-        var position = state.position
-        let start = head
-        while head < end {
+        let start = state.pendingHead
+        let handled = state.pending.withUnsafeBufferPointer { records in
+            handleRun(records, from: start, upTo: limit, before: before, position: state.position, thread: Int32(index), state: state, &visitor)
+        }
+        held -= handled
+        state.pendingHead = start + handled
+        state.position += UInt64(handled)
+    }
+
+    /// Hands on `records[start...]` up to `limit` (see `drain`); returns how many it handled.
+    @inline(__always)
+    mutating func handleRun<V: CallVisitor>(_ records: UnsafeBufferPointer<TraceRecord>, from start: Int, upTo limit: UInt64,
+                                            before: UInt64?, position first: UInt64, thread: Int32, state: ThreadState,
+                                            _ visitor: inout V) -> Int {
+        var head = start
+        var position = first
+        while head < records.count {
             let record = records[head]
             // AUX records carry tokens in their time field: they go with the record before them.
             if record.word >> TraceRecord.kindShift != UInt64(TraceRecord.Kind.aux.rawValue) {
@@ -249,13 +268,11 @@ struct CallBuilder {
                 if let before, record.time >= before, head > start { break }
                 if record.time > process.lastTicks { process.lastTicks = record.time }
             }
-            handle(record, position: position, thread: Int32(index), state: state, &visitor)
+            handle(record, position: position, thread: thread, state: state, &visitor)
             head += 1
             position += 1
         }
-        held -= head - start
-        state.pendingHead = head
-        state.position = position
+        return head - start
     }
 
     // MARK: records
