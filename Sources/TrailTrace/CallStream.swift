@@ -189,13 +189,6 @@ struct CallBuilder {
         let state = threads[index]
         process.records += UInt64(count)
         let aligned = Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0 && UInt64(1).littleEndian == 1
-        if aligned, threads.count == 1, held == 0 {
-            // One thread so far: nothing to merge with, so its records go straight from the block.
-            let run = UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count)
-            _ = handleRun(run, from: 0, upTo: .max, before: nil, position: position, thread: Int32(index), state: state, &visitor)
-            state.position = position + UInt64(count)
-            return
-        }
         if aligned {
             state.pending.append(contentsOf: UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count))
         } else {
