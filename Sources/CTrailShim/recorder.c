@@ -597,6 +597,19 @@ static void stop_at_exit(void) {
         ssize_t ignored = write(2, message, (size_t)length);
         (void)ignored;
     }
+    if (cut_records) {
+        // Said once, at exit: the viewers say it too, but a user reading a test run's output should know that
+        // the trace holds only part of it.
+        char message[4600];
+        int length = snprintf(message, sizeof message, "trail: %s reached TRAIL_TRACE_MAX_SIZE (%llu MiB) and kept the %s "
+                              "records; %llu records (%llu MiB) were cut\n", trace_path, (unsigned long long)(max_size >> 20),
+                              policy == POLICY_KEEP_FIRST ? "first" : "last", (unsigned long long)cut_records,
+                              (unsigned long long)(cut_bytes >> 20));
+        if (length > 0 && length < (int)sizeof message) {
+            ssize_t ignored = write(2, message, (size_t)length);
+            (void)ignored;
+        }
+    }
     unlock_drain();
     if (pruner_started) pthread_join(pruner, NULL);  // a short run still prunes
     pruner_started = 0;

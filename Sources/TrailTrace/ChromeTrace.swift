@@ -5,7 +5,7 @@ import TrailFormat
 /// complete ("X") events on their thread; async calls are async ("b"/"e") events keyed by call, since they may
 /// start and end on different threads; a child task's first call is tied to the call that created it with a
 /// flow ("s"/"f") event. Times are microseconds since the earliest process started, so processes line up.
-public struct ChromeTrace: CallVisitor {
+public final class ChromeTrace: CallVisitor {
     let output: TextOutput
     let origin: UInt64
     var process: TraceProcess?
@@ -21,13 +21,13 @@ public struct ChromeTrace: CallVisitor {
         output.append("{\"traceEvents\":[\n")
     }
 
-    mutating func event(_ text: String) {
+    func event(_ text: String) {
         if !first { output.append(",\n") }
         first = false
         output.append(text)
     }
 
-    public mutating func beginProcess(_ process: TraceProcess) {
+    public func beginProcess(_ process: TraceProcess) {
         self.process = process
         offset = Double(process.file.startWallNanoseconds &- origin)
         event(#"{"name":"process_name","ph":"M","pid":\#(process.pid),"tid":0,"args":{"name":\#(JSONString.quote(process.file.executableName))}}"#)
@@ -40,7 +40,7 @@ public struct ChromeTrace: CallVisitor {
         return "\(ns / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction)
     }
 
-    public mutating func exit(_ call: CallEvent, tag: Int32) {
+    public func exit(_ call: CallEvent, tag: Int32) {
         let process = process!
         let site = process.sites[call.site]
         let pid = process.pid, tid = process.threads[Int(call.thread)].tid
@@ -67,7 +67,7 @@ public struct ChromeTrace: CallVisitor {
         }
     }
 
-    public mutating func endProcess(_ process: TraceProcess) {
+    public func endProcess(_ process: TraceProcess) {
         for thread in process.threads {
             event(#"{"name":"thread_name","ph":"M","pid":\#(process.pid),"tid":\#(thread.tid),"args":{"name":\#(JSONString.quote(thread.name))}}"#)
         }
@@ -76,7 +76,7 @@ public struct ChromeTrace: CallVisitor {
     }
 
     /// Closes the JSON; call once after reading.
-    public mutating func finish() {
+    public func finish() {
         output.append("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"dropped\":\(dropped),\"cut\":\(cut)}}\n")
     }
 }

@@ -36,7 +36,8 @@ public final class TraceFile {
     /// Site address -> "Module.Type.f(x:) @ File.swift:12"; complete after opening a wrapped file, else
     /// filled as the chunks are read (a name always comes before the records that use it).
     public private(set) var names: [UInt64: String] = [:]
-    /// True when the file wrapped (policy keep-last): its oldest blocks were overwritten.
+    /// True when the file wrapped (policy keep-last): its oldest blocks were overwritten (and `cut` is known
+    /// from the start).
     public let wrapped: Bool
     /// Nanoseconds per clock tick.
     public let nanosecondsPerTick: Double
@@ -131,6 +132,7 @@ public final class TraceFile {
                 Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
                     if type == TraceLayout.Chunk.names.rawValue { addName(payload) }
                     if type == TraceLayout.Chunk.info.rawValue { addInfo(payload) }
+                    if type == TraceLayout.Chunk.cut.rawValue { addCut(payload) }
                 }
             }
         } else if let first = blocks.first {
@@ -171,11 +173,7 @@ public final class TraceFile {
                 case .end:
                     complete = true
                     if payload.count >= 16 { endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
-                case .cut:
-                    if payload.count >= 24, let policy = TraceLayout.Policy(rawValue: payload.loadUnaligned(as: UInt32.self)) {
-                        cut = Cut(policy: policy, records: payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                                  bytes: payload.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-                    }
+                case .cut: addCut(payload)
                 default: break
                 }
                 visit(type, payload)
@@ -190,6 +188,15 @@ public final class TraceFile {
         let length = Int(payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         guard length <= payload.count - 12, names[site] == nil else { return }
         names[site] = String(decoding: UnsafeRawBufferPointer(rebasing: payload[12 ..< 12 + length]), as: UTF8.self)
+    }
+
+    /// The totals only grow: the largest CUT chunk is the last one written.
+    private func addCut(_ payload: UnsafeRawBufferPointer) {
+        guard payload.count >= 24, let policy = TraceLayout.Policy(rawValue: payload.loadUnaligned(as: UInt32.self)) else { return }
+        let records = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        if records >= cut?.records ?? 0 {
+            cut = Cut(policy: policy, records: records, bytes: payload.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        }
     }
 
     private func addInfo(_ payload: UnsafeRawBufferPointer) {

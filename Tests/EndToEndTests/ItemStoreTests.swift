@@ -122,6 +122,14 @@ import TrailTestSupport
         #expect(parents == Array(repeating: "ItemStore.Survey.run(_:)", count: 3))
         #expect(spans.first { $0["name"] as? String == "ItemStore.Survey.housekeeping()" }?["parentSpanId"] == nil)
 
+        // A folder of traces is read as traces (not as a crash-log folder), and Chrome's export takes the same
+        // volume control as OTLP's.
+        let report = try run(Paths.trail, ["report", "--sort", "calls", directory], check: true)
+        #expect(report.stdout.contains("ItemStore.Appraisal.marketValue(of:)"), "\(report.stdout)\(report.stderr)")
+        let chrome = try run(Paths.trail, ["export", "--chrome", "--min-duration", "60s", trace], check: true)
+        let chromeEvents = (try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any])?["traceEvents"] as? [[String: Any]]
+        #expect(chromeEvents?.filter { $0["ph"] as? String == "M" }.count == chromeEvents?.count, "only metadata events are left")
+
         // Volume control: calls shorter than a minute are left out, and with --summary counted into the root.
         let summary = try run(Paths.trail, ["export", "--otlp", "--min-duration", "60s", "--summary", "-o", requests, trace], check: true)
         #expect(summary.stderr.contains("0 spans from 1 processes (14 shorter calls folded into their parents)"))

@@ -4,13 +4,13 @@ import TrailTrace
 let exportVerb = Verb(
     name: "export",
     summary: "Convert traces for other viewers (Chrome trace JSON) or OpenTelemetry (OTLP spans), or logs into OTLP log records.",
-    usage: "--chrome \(traceArgument) > trace.json\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
+    usage: "--chrome [--min-duration TIME] [--filter GLOB] \(traceArgument) > trace.json\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
     details: traceDetails + " --chrome: each process is its own track group, lined up by wall-clock time.\n\n" + otlpTracesDetails + "\n\n" + otlpLogsDetails,
     options: [
         .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
         .flag("--otlp", help: "Traces as OTLP spans (ExportTraceServiceRequest JSON)."),
-        .value("--min-duration", "-t", placeholder: "TIME", help: "--otlp: leave out calls shorter than TIME (e.g. 100us)."),
-        .value("--filter", "-F", placeholder: "GLOB", help: "--otlp: only calls matching GLOB (comma-separated), with what they call."),
+        .value("--min-duration", "-t", placeholder: "TIME", help: "--otlp, --chrome: leave out calls shorter than TIME (e.g. 100us)."),
+        .value("--filter", "-F", placeholder: "GLOB", help: "--otlp, --chrome: only calls matching GLOB (comma-separated), with what they call."),
         .flag("--summary", help: "--otlp: count left-out calls into the exported call above them."),
         .value("--log", placeholder: "PATH", help: "--otlp: a log file or folder to find crash blocks in (repeatable).", repeatable: true),
         .flag("--otlp-logs", help: "Logs (files or log folders; text or JSON lines, rotated files, crash blocks) as OTLP logs."),
@@ -26,8 +26,22 @@ let exportVerb = Verb(
         if arguments.has("otlp") { return try exportSpans(arguments) }
         let files = try openTraces(arguments)
         let output = TextOutput(descriptor: 1)
-        var chrome = ChromeTrace(output: output, files: files)
-        CallStream().read(files, into: &chrome)
+        let chrome = ChromeTrace(output: output, files: files)
+        let minimum = try arguments.value("min-duration").map { time in
+            guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 100us, 1.5ms)") }
+            return value
+        }
+        if minimum != nil || arguments.value("filter") != nil {
+            // A whole test run is gigabytes of events, more than Perfetto loads: the calls worth seeing only.
+            var selection = SpanSelection(beginProcess: chrome.beginProcess, span: { selected, _ in chrome.exit(selected.call, tag: -1) },
+                                          endProcess: chrome.endProcess)
+            selection.minDuration = minimum ?? 0
+            selection.filter = arguments.value("filter").map(NamePattern.init)
+            CallStream().read(files, into: &selection)
+        } else {
+            var visitor = chrome
+            CallStream().read(files, into: &visitor)
+        }
         reportGaps(files)
         chrome.finish()
         output.flush()

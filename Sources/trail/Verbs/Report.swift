@@ -8,7 +8,7 @@ let reportVerb = Verb(
     details: traceDetails + """
          Several processes are added up by function, or shown apart with --by-process (a PID column).
 
-        With --crash, or given a log folder or log file: a Markdown (or --json) report of the last crash, for a
+        With --crash, or given a log file or a folder with no traces in it: a Markdown (or --json) report of the last crash, for a
         user to attach: the symbolized stack, the breadcrumbs, the last 200 log lines before the crash, the app,
         its build ID, the system and the time. Home folders and the user name are masked unless --no-sanitize.
         The log folder defaults to the current folder.

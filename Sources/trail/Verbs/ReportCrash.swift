@@ -4,11 +4,15 @@ import TrailDriver
 import TrailFormat
 import TrailSymbolizer
 
-/// A folder, or a file that is not a trace, is a crash report's input.
+/// A log file, or a folder with no trace in it, is a crash report's input; a folder of traces (`trail-traces`,
+/// or a log folder the traces went to) is read as traces unless `--crash` says otherwise.
 func isCrashInput(_ path: String) -> Bool {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
-    if isDirectory.boolValue { return true }
+    if isDirectory.boolValue {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return !names.contains { $0.hasSuffix(".trace") }
+    }
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     return (try? handle.read(upToCount: 8)).map { !TraceLayout.hasMagic($0) } ?? false

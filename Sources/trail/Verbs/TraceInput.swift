@@ -25,33 +25,47 @@ func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
         }
     }
     if paths.isEmpty {
-        let newest = (traces(in: "trail-traces") + traces(in: ".")).max { modified($0) < modified($1) }
-        guard let newest else {
+        // The newest trace with calls in it (an empty one is a few hundred bytes): `swift test` ends with a
+        // second test process that often runs nothing.
+        let found = (traces(in: "trail-traces") + traces(in: ".")).sorted { modified($0) > modified($1) }
+        guard let newest = found.first(where: { size($0) > 512 }) ?? found.first else {
             throw UsageError(description: "no trace here (./trail-traces or *.trace); record one with TRAIL_TRACE=record or name it")
         }
         paths = [newest]
+        if found.count > 1 {
+            let folder = (newest as NSString).deletingLastPathComponent
+            printError("trail: reading \(newest), the newest of \(found.count) traces; name the folder (\(folder.isEmpty ? "." : folder)) to read them all")
+        }
     }
     let files = try paths.map { path in
         do { return try TraceFile(path: path) } catch let error as TraceFile.FormatError { throw VerbFailure.input(error.description) }
     }
-    return files.sorted { ($0.startWallNanoseconds, $0.pid) < ($1.startWallNanoseconds, $1.pid) }
+    let sorted = files.sorted { ($0.startWallNanoseconds, $0.pid) < ($1.startWallNanoseconds, $1.pid) }
+    reportGaps(sorted, before: true)
+    return sorted
 }
 
-/// Says on stderr what was missing from traces just read.
-func reportGaps(_ files: [TraceFile]) {
+/// Says on stderr what is missing from the traces: before reading, what a wrapped file's size limit cut
+/// (so that it comes before a long replay); after, the rest.
+func reportGaps(_ files: [TraceFile], before: Bool = false) {
     for file in files {
-        if file.truncated { printError("trail: \(file.path) ends early (the process died while writing?); showing what is there") }
-        if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
-        if let cut = file.cut, cut.records > 0 {
+        if let cut = file.cut, cut.records > 0, before == file.wrapped {
             let which = cut.policy == .keepFirst ? "the last ones (TRAIL_TRACE_KEEP=first)" : "the oldest ones (TRAIL_TRACE_KEEP=last)"
             printError("trail: \(file.path): the size limit (TRAIL_TRACE_MAX_SIZE) cut \(cut.records) records (\(cut.bytes >> 20) MiB), \(which)")
         }
+        if before { continue }
+        if file.truncated { printError("trail: \(file.path) ends early (the process died while writing?); showing what is there") }
+        if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
     }
 }
 
 private func traces(in folder: String) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }
+}
+
+private func size(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
 }
 
 private func modified(_ path: String) -> Date {
