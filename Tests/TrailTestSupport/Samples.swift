@@ -29,8 +29,17 @@ public struct SampleCopy: Sendable {
                       environment: [String: String] = [:], check: Bool = true) throws -> ProcessResult {
         var env = environment
         if traced { env["TRAIL"] = "1" }
-        return try run("swift", ["build", "--package-path", directory, "--scratch-path", directory + "/.build/" + scratch,
-                                 "-c", configuration, "-Xswiftc", "-warnings-as-errors"] + extra, environment: env, check: check)
+        let arguments = ["build", "--package-path", directory, "--scratch-path", directory + "/.build/" + scratch,
+                         "-c", configuration, "-Xswiftc", "-warnings-as-errors"] + extra
+        // swift-build itself has been seen to die of SIGSEGV on a loaded machine (exit 139, no diagnostics); that
+        // says nothing about the package, so such a build is run once more before it counts.
+        let first = try run("swift", arguments, environment: env, check: false)
+        guard first.signal != nil || first.shellStatus > 128 else {
+            if check, first.status != 0 { throw CommandFailed(command: "swift " + arguments.joined(separator: " "), result: first) }
+            return first
+        }
+        FileHandle.standardError.write(Data("note: swift build of \(directory) died (exit \(first.shellStatus)); running it again\n".utf8))
+        return try run("swift", arguments, environment: env, check: check)
     }
 
     static func sync(from source: String, to destination: String) throws {
