@@ -128,10 +128,10 @@ public enum Batch {
             case .directory(let directory):
                 let target = directory + "/" + file.relativePath
                 try FileIO.makeParents(of: target)
-                try FileIO.writeAtomically(result, to: target)
+                try FileIO.writeIfChanged(result, to: target)
             case .file(let target):
                 try FileIO.makeParents(of: target)
-                try FileIO.writeAtomically(result, to: target)
+                try FileIO.writeIfChanged(result, to: target)
             case .dryRun:
                 let diff = UnifiedDiff.make(old: original, new: result, path: file.path)
                 return FileResult(outcome: .success(outcome), output: diff.isEmpty ? nil : diff)

@@ -49,6 +49,14 @@ public enum FileIO {
         ok = true
     }
 
+    /// `writeAtomically`, unless the file already holds `bytes`: a rerun command (SwiftPM reruns every plugin
+    /// command when the tool is relinked, as any change of environment does) then leaves its output's time
+    /// alone, and the compiler has nothing to redo.
+    public static func writeIfChanged(_ bytes: [UInt8], to path: String) throws(SourceError) {
+        if let existing = try? read(path), existing == bytes { return }
+        try writeAtomically(bytes, to: path)
+    }
+
     /// Creates the folders leading to `path`.
     public static func makeParents(of path: String) throws(SourceError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }

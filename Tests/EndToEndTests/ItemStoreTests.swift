@@ -175,6 +175,17 @@ import TrailTestSupport
         #expect(instrumented.first?.hasSuffix("Trail instrumenting Store.swift") == true)
     }
 
+    /// SwiftPM relinks the plugin's tool, and so reruns every instrumenting command, whenever the environment
+    /// changes (`TRAIL_TRACE=record swift test` after `swift build`); the copies come out the same and are not
+    /// rewritten, so nothing is compiled again.
+    @Test func anEnvironmentChangeRecompilesNothing() throws {
+        _ = Self.traced
+        try Self.sample.build(scratch: "trail", traced: true)
+        let rebuild = try Self.sample.build(scratch: "trail", traced: true, environment: ["TRAIL_UNRELATED": UUID().uuidString])
+        let compiled = rebuild.stdout.split(separator: "\n").filter { $0.contains("Compiling ItemStore") }
+        #expect(compiled.isEmpty, "\(compiled)")
+    }
+
     @Test func neverFunctionsDeclaredInAnotherFileAreKnown() throws {
         _ = Self.traced
         // Each file has a command of its own; `trail scan` tells it that `unfinished` returns Never, so the lone
