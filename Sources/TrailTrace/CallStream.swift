@@ -129,6 +129,7 @@ struct CallBuilder {
     /// that never wrote watermarks).
     var held = 0
     static let heldLimit = 1 << 23
+    static let keptRecords = 1 << 21
 
     init(process: TraceProcess) {
         self.process = process
@@ -181,7 +182,7 @@ struct CallBuilder {
         let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
         let index = Int(thread(slot: slot, tid: tid))
         if threads[index].pendingHead == threads[index].pending.count {
-            threads[index].pending.removeAll(keepingCapacity: true)
+            threads[index].pending.removeAll(keepingCapacity: threads[index].pending.capacity <= Self.keptRecords)
             threads[index].pendingHead = 0
             threads[index].position = position
         }
@@ -228,7 +229,8 @@ struct CallBuilder {
             }
         }
         for index in active where threads[index].pendingHead == threads[index].pending.count {
-            threads[index].pending.removeAll(keepingCapacity: true)  // a thread that was busy will be again
+            // A thread that was busy will be again: its buffer is kept, up to a default ring's worth (32 MiB).
+            threads[index].pending.removeAll(keepingCapacity: threads[index].pending.capacity <= Self.keptRecords)
             threads[index].pendingHead = 0
         }
     }
