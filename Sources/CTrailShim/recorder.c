@@ -298,6 +298,8 @@ static void start_lap(void) {
 static int open_trace(void) {
     if (trace_fd >= 0) return 0;
     if (!trace_info_length) trail_recorder_prepare();
+    // Made now, not at start: a trace that Trail.bootstrap moves beside its log leaves no empty folder behind.
+    trail_make_parent_folders(trace_path);
     trace_fd = trail_open_exclusive(trace_path, sizeof trace_path, O_RDWR);
     if (trace_fd < 0) {
         static const char prefix[] = "trail: cannot write trace file ";
@@ -672,7 +674,6 @@ void trail_recorder_prepare(void) {
         trail_setting_warning("TRAIL_TRACE_FILE", pattern ? pattern : "", "gives too long a path", "trail.trace");
         trail_expand_pattern("trail.trace", NULL, trace_path, sizeof trace_path);
     }
-    trail_make_parent_folders(trace_path);
     prepare_info();
     choose_limits();
 }

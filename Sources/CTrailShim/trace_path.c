@@ -125,10 +125,18 @@ int trail_open_exclusive(char *path, size_t size, int flags) {
 uint64_t trail_free_bytes(const char *path) {
     char folder[4096];
     snprintf(folder, sizeof folder, "%s", path);
-    char *slash = strrchr(folder, '/');
-    if (slash && slash != folder) *slash = 0;
+    // The nearest folder that exists: the trace's own is made only when the file opens.
     struct statvfs info;
-    if (statvfs(folder, &info) != 0) return UINT64_MAX;
+    for (;;) {
+        char *slash = strrchr(folder, '/');
+        if (!slash) {
+            if (statvfs(".", &info) != 0) return UINT64_MAX;
+            break;
+        }
+        if (slash == folder) slash[1] = 0; else *slash = 0;
+        if (statvfs(folder, &info) == 0) break;
+        if (slash == folder) return UINT64_MAX;
+    }
     return (uint64_t)info.f_bavail * info.f_frsize;
 }
 

@@ -37,6 +37,17 @@ import TrailTestSupport
         #expect(found.allSatisfy { ($0 as NSString).lastPathComponent.hasPrefix("trail-probe-") })
     }
 
+    /// A program that bootstraps a log folder gets its trace there, and leaves no empty `trail-traces/` in
+    /// the folder it was started from.
+    @Test func aBootstrappedTraceLeavesNoDefaultFolderBehind() throws {
+        let directory = Paths.temporaryDirectory("bootstrapped")
+        let logs = directory + "/logs"
+        let result = try run(Self.probe, ["json-spans", logs], environment: ["TRAIL_TRACE": "record"], directory: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/trail-traces"))
+        #expect(traces(in: logs).count == 1)
+    }
+
     @Test func aSecondProcessNeverOverwritesTheFirstsTrace() throws {
         let directory = Paths.temporaryDirectory("twice")
         for count in [10, 20] {
