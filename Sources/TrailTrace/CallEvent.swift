@@ -24,8 +24,6 @@ public struct CallEvent: Sendable {
     public var outermost = true
     /// It never returned in the trace (the process died, or the size limit cut its exit).
     public var unfinished = false
-    /// Its parent ran on another thread (a child task's work).
-    public var crossesThreads = false
     /// The thread its parent started on; -1 for a root or a parent that already ended.
     public var parentThread: Int32 = -1
     /// The task it runs in (the runtime's task address; 0 outside tasks), and whether it is the first call
@@ -102,8 +100,6 @@ public final class TraceProcess {
     public internal(set) var threads: [Thread] = []
     /// The last record's time, for calls that never returned.
     public internal(set) var lastTicks: UInt64 = 0
-    public internal(set) var records: UInt64 = 0
-    public internal(set) var calls: UInt64 = 0
     /// Records the writer lost (buffers full) and records the reader could not place.
     public internal(set) var dropped: UInt64 = 0
 

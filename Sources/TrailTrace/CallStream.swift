@@ -77,7 +77,6 @@ struct CallBuilder {
         var depth: Int32
         var tag: Int32 = -1
         var outermost: Bool
-        var crossesThreads: Bool
         var parentThread: Int32 = -1
         /// The task it runs in (0: none known), and whether it is the first call of that task.
         var task: UInt64 = 0
@@ -188,7 +187,6 @@ struct CallBuilder {
         }
         let records = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.recordsHeaderSize ..< TraceLayout.recordsHeaderSize + count * TraceRecord.size])
         let state = threads[index]
-        process.records += UInt64(count)
         let aligned = Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0 && UInt64(1).littleEndian == 1
         if aligned {
             state.pending.append(contentsOf: UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count))
@@ -359,14 +357,13 @@ struct CallBuilder {
         var frame: Frame
         if let top = state.stack.last {
             frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
-                          outermost: outermost, crossesThreads: false, parentThread: thread, parentToken: 0)
+                          outermost: outermost, parentThread: thread, parentToken: 0)
             frame.task = top.task
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: top.tag)
         } else {
             let parent = parent(task: state.task, parentToken: state.taskParent)
             frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
                           depth: parent.map { $0.depth + 1 } ?? 0, outermost: outermost,
-                          crossesThreads: parent.map { $0.thread >= 0 && $0.thread != thread } ?? false,
                           parentThread: parent?.thread ?? -1, parentToken: parent?.token ?? 0)
             frame.task = state.task
             frame.startsTask = state.task != 0 && parent?.task != state.task
@@ -400,7 +397,6 @@ struct CallBuilder {
         var call = event(frame, thread: thread)
         call.end = end
         call.unfinished = unfinished
-        process.calls += 1
         visitor.exit(call, tag: frame.tag)
     }
 
@@ -413,17 +409,17 @@ struct CallBuilder {
         if let parent = parent(task: task, parentToken: parentToken) {
             parentTask = parent.task
             frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: parent.spanId,
-                          depth: parent.depth + 1, outermost: true, crossesThreads: parent.thread >= 0 && parent.thread != thread,
+                          depth: parent.depth + 1, outermost: true,
                           parentThread: parent.thread, parentToken: parent.token)
             parentTag = parent.tag
         } else if let top = threads[Int(thread)].stack.last {
             frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: top.spanId,
-                          depth: top.depth + 1, outermost: true, crossesThreads: false, parentThread: thread, parentToken: 0)
+                          depth: top.depth + 1, outermost: true, parentThread: thread, parentToken: 0)
             parentTag = top.tag
             parentTask = top.task
         } else {
             frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: 0, depth: 0,
-                          outermost: true, crossesThreads: false, parentToken: 0)
+                          outermost: true, parentToken: 0)
         }
         frame.task = task
         frame.startsTask = task != 0 && parentTask != task
@@ -453,7 +449,6 @@ struct CallBuilder {
         call.end = end
         call.exitThread = exitThread
         call.unfinished = unfinished
-        process.calls += 1
         visitor.exit(call, tag: open.frame.tag)
     }
 
@@ -485,7 +480,6 @@ struct CallBuilder {
                              parentSpanId: frame.parentSpanId, depth: frame.depth)
         call.childTicks = frame.childTicks
         call.outermost = frame.outermost
-        call.crossesThreads = frame.crossesThreads
         call.parentThread = frame.parentThread
         call.task = frame.task
         call.startsTask = frame.startsTask
