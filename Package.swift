@@ -48,6 +48,17 @@ let syntaxLinkerSettings: [LinkerSetting] =
     [.unsafeFlags(["-L", hostLibs, "-Xlinker", "-rpath", "-Xlinker", hostLibs])]
     + syntaxModules.map { .linkedLibrary($0) }
 
+/// A static executable that links libdw.a, which needs elfutils' compression libraries after it.
+let staticExecutable: [LinkerSetting] =
+    [.unsafeFlags(["-static-executable", "-Xlinker", "-lz", "-Xlinker", "-llzma", "-Xlinker", "-lbz2"])]
+/// The same with Foundation, whose static archives SwiftPM names in an order the linker cannot resolve alone:
+/// they are named again, after everything that uses them.
+let staticFoundationExecutable: [LinkerSetting] = [.unsafeFlags(
+    ["-static-executable", "-Xlinker", "-lz", "-Xlinker", "-llzma", "-Xlinker", "-lbz2"]
+    + ["Foundation", "FoundationInternationalization", "FoundationEssentials", "CoreFoundation", "_FoundationICU",
+       "_FoundationCollections", "_FoundationCShims", "swiftSynchronization", "stdc++", "m"]
+        .flatMap { ["-Xlinker", "-l\($0)"] })]
+
 let package = Package(
     name: "swift-trail",
     products: [
@@ -55,6 +66,7 @@ let package = Package(
         // For tests that compile instrumented fixtures with swiftc against the runtime.
         .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail"]),
         .executable(name: "trail", targets: ["trail"]),
+        .executable(name: "trail-rewrite", targets: ["trail-rewrite"]),
         .executable(name: "trail-symbolize", targets: ["trail-symbolize"]),
         .executable(name: "trail-resources", targets: ["trail-resources"]),
         .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
@@ -85,21 +97,25 @@ let package = Package(
         .target(name: "TrailCommandLine"),
         // Resource files and XML identifiers to Swift constants: Foundation (and FoundationXML) only.
         .target(name: "TrailResources", dependencies: ["TrailFormat"]),
-        // The resources verb, shared by `trail` and the lean `trail-resources` the plugin runs.
+        // The resources verb of `trail-resources`, which the plugin runs and `trail resources` hands on to.
         .target(name: "TrailResourcesVerb", dependencies: ["TrailCommandLine", "TrailResources"]),
         .executableTarget(name: "trail-resources", dependencies: ["TrailCommandLine", "TrailResourcesVerb"]),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
         .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
-        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailDriver", "TrailRewriter", "TrailTrace", "TrailSymbolizer", "TrailFormat",
-                                                      "TrailTelemetry", "TrailResourcesVerb"],
+        // The viewers and the symbolizer, with the rest handed on (ForwardedVerbs). Start-up is most of a
+        // viewer's run on a small trace: no SwiftSyntax, and a static executable with Foundation linked in, so the
+        // dynamic loader has nothing to load or bind.
+        .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailTrace", "TrailSymbolizer",
+                                                      "TrailFormat", "TrailTelemetry"],
+                          linkerSettings: staticFoundationExecutable),
+        // The verbs that parse Swift: instrument, strip, scan and setup. The plugins run this binary.
+        .executableTarget(name: "trail-rewrite", dependencies: ["TrailCommandLine", "TrailDriver", "TrailRewriter", "TrailFormat"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
-        // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable, so the
-        // dynamic loader has nothing to load or bind. libdw.a needs elfutils' compression libraries after it.
+        // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable.
         .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb"],
-                          linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "-lz", "-Xlinker", "-llzma",
-                                                         "-Xlinker", "-lbz2"])]),
+                          linkerSettings: staticExecutable),
 
-        .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail"]),
+        .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail-rewrite"]),
         // The product is TrailResources; the target needs another name beside the library's.
         .plugin(name: "TrailResourcesPlugin", capability: .buildTool(), dependencies: ["trail-resources"], path: "Plugins/TrailResources"),
         .plugin(
@@ -107,7 +123,7 @@ let package = Package(
             capability: .command(
                 intent: .custom(verb: "trail", description: "Set up TRAIL=1 tracing (setup), or instrument or strip Swift sources in place"),
                 permissions: [.writeToPackageDirectory(reason: "trail setup edits Package.swift; instrument/strip rewrite sources in place")]),
-            dependencies: ["trail"]),
+            dependencies: ["trail-rewrite"]),
 
         .executableTarget(name: "trail-bench", dependencies: ["TrailDriver", "Trail"], path: "Benchmarks/TrailBench",
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),

@@ -21,7 +21,7 @@ struct TrailCommand: CommandPlugin {
             throw PluginFailure(Self.usage)
         }
         let options = Array(extractor.remainingArguments.dropFirst())
-        let trail = try context.tool(named: "trail").url
+        let trail = try context.tool(named: "trail-rewrite").url
         if verb == "setup" {
             return try run(trail, ["setup", "--package", context.package.directoryURL.path]
                 + names.flatMap { ["--target", $0] } + options, failure: "trail setup failed")

@@ -11,7 +11,7 @@ struct TrailPlugin: BuildToolPlugin {
         guard let target = target as? SwiftSourceModuleTarget else { return [] }
         let files = target.sourceFiles.filter { $0.type == .unknown && $0.url.pathExtension == "swift" }
         guard !files.isEmpty else { return [] }
-        let trail = try context.tool(named: "trail").url
+        let trail = try context.tool(named: "trail-rewrite").url
         let output = context.pluginWorkDirectoryURL
         // Copies trace in debug builds only, unless TRAIL_RELEASE=1 asks for traced release builds too.
         let environment = ProcessInfo.processInfo.environment

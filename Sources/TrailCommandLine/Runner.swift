@@ -2,14 +2,19 @@
 import Glibc
 #endif
 
-/// Runs the verb named by the first argument; `--help` anywhere shows that verb's help.
-public func runVerbs(_ verbs: [Verb], arguments: [String], overview: String) -> Int32 {
+/// Runs the verb named by the first argument, here or in the executable `forwarded` names; `--help` anywhere
+/// shows that verb's help.
+public func runVerbs(_ verbs: [Verb], forwarded: [ForwardedVerb] = [], arguments: [String], overview: String) -> Int32 {
     guard let first = arguments.first, first != "-h", first != "--help", first != "help" else {
         printOut(overview + "\n")
         return arguments.isEmpty ? 2 : 0
     }
+    if let verb = forwarded.first(where: { $0.name == first }) {
+        return forward(verb, arguments: Array(arguments.dropFirst()))
+    }
     guard let verb = verbs.first(where: { $0.name == first }) else {
-        printError("trail: unknown verb '\(first)'. Verbs: \(verbs.map(\.name).joined(separator: ", ")).")
+        let names = verbs.map(\.name) + forwarded.map(\.name)
+        printError("trail: unknown verb '\(first)'. Verbs: \(names.joined(separator: ", ")).")
         return 2
     }
     return runVerb(verb, arguments: Array(arguments.dropFirst()))
@@ -67,3 +72,8 @@ public func printOut(_ text: String) { writeAll(1, text) }
 
 public func printError(_ text: String) { writeAll(2, text.hasSuffix("\n") ? text : text + "\n") }
 
+
+extension String {
+    /// The string and spaces up to `width` characters, for aligned columns of help text.
+    public func padded(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

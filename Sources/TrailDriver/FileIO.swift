@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailFormat
 import TrailRewriter
 
 /// Whole-file reads and crash-safe writes with plain system calls: a write goes to a temporary file in the
@@ -26,27 +27,12 @@ public enum FileIO {
     }
 
     /// Replaces `path` with `bytes`. The file keeps its mode; a new file gets `mode`.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode newMode: mode_t = 0o644) throws(SourceError) {
-        var info = stat()
-        let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : newMode
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var template = Array("\(directory.isEmpty ? "/" : directory)/.\(name).trail-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw failure(path, "cannot create a temporary file") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var ok = false
-        defer {
-            if !ok { unlink(temporary) }
-        }
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(SourceError) {
         do {
-            defer { close(fd) }
-            try writeAll(fd, bytes, path: path)
-            guard fchmod(fd, mode) == 0 else { throw failure(path, "cannot set the mode") }
+            try AtomicFile.replace(path, with: bytes, mode: mode)
+        } catch {
+            throw SourceError(path: path, message: error.reason)
         }
-        guard rename(temporary, path) == 0 else { throw failure(path, "cannot replace the file") }
-        ok = true
     }
 
     /// `writeAtomically`, unless the file already holds `bytes`: a rerun command (SwiftPM reruns every plugin
@@ -65,18 +51,6 @@ public enum FileIO {
         if stat(directory, &info) == 0 { return }
         try makeParents(of: directory)
         if mkdir(directory, 0o755) != 0, errno != EEXIST { throw failure(directory, "cannot create folder") }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SourceError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(path, "cannot write")
-            }
-            written += count
-        }
     }
 
     private static func failure(_ path: String, _ what: String) -> SourceError {

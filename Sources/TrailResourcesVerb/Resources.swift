@@ -4,7 +4,7 @@ import TrailResources
 
 public let resourcesVerb = Verb(
     name: "resources",
-    summary: "Write Swift constants for a target's resource files, or for the identifiers in one XML file.",
+    summary: ForwardedVerbs.resources.summary,
     usage: "--output FILE [--root DIR] FILE...   |   --xml --output FILE [--root DIR] XMLFILE",
     details: """
         Without --xml: every FILE (a folder stands for the files in it) becomes a constant in Resources.Images,

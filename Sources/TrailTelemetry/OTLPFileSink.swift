@@ -1,31 +1,34 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailFormat
 
 /// Requests as NDJSON: one whole `Export…ServiceRequest` per line, the shape the Collector's file exporter
 /// writes and its `otlpjsonfile` receiver reads. An export that fits one batch is one line, so the file is
-/// then also a single JSON document.
+/// then also a single JSON document. A file is replaced only when the export finishes: one that fails leaves
+/// the old file as it was.
 public final class OTLPFileSink: RequestSink {
     private let fd: Int32
     private let path: String
-    private let ownsDescriptor: Bool
+    private let output: AtomicFile?
 
     /// Standard output.
     public init() {
         fd = 1
         path = "standard output"
-        ownsDescriptor = false
+        output = nil
     }
 
-    /// A new file (replaced when it exists), 0644.
+    /// A new file (replacing one that exists when the export finishes), 0644.
     public init(path: String) throws(ExportFailure) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ExportFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        do {
+            output = try AtomicFile(path: path)
+        } catch {
+            throw ExportFailure("cannot write \(error)")
+        }
+        fd = output!.descriptor
         self.path = path
-        ownsDescriptor = true
     }
-
-    deinit { if ownsDescriptor { close(fd) } }
 
     public func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws {
         guard writeAll(request + [10]) else {
@@ -33,7 +36,14 @@ public final class OTLPFileSink: RequestSink {
         }
     }
 
-    public func finish(_ summary: ExportSummary) throws -> ExportSummary { summary }
+    public func finish(_ summary: ExportSummary) throws -> ExportSummary {
+        do {
+            try output?.commit()
+        } catch {
+            throw ExportFailure("cannot write \(error)", unsent: summary.items)
+        }
+        return summary
+    }
 
     private func writeAll(_ bytes: [UInt8]) -> Bool {
         var offset = 0

@@ -1,10 +1,15 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TrailCommandLine
-import TrailResourcesVerb
 import TrailSymbolizeVerb
 
-/// `trail <verb> ...`: each verb parses its arguments and calls a library.
-let verbs: [Verb] = [instrumentVerb, stripVerb, scanVerb, setupVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb, resourcesVerb]
+/// `trail <verb> ...`: each verb parses its arguments and calls a library. The viewers live here, in a static
+/// binary that starts in a millisecond or two; the verbs that parse Swift or XML are handed to `trail-rewrite`
+/// and `trail-resources` beside it.
+let verbs: [Verb] = [replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]
+let forwarded = ForwardedVerbs.all
+let listed = (forwarded.map { ($0.name, $0.summary) } + verbs.map { ($0.name, $0.summary) })
 
 let overview = """
     trail: build-time function tracing and logging for Swift.
@@ -12,13 +17,17 @@ let overview = """
     Usage: trail <verb> [options] [arguments]
 
     Verbs:
-    \(verbs.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+    \(listed.map { "  \($0.0.padded(to: 12))\($0.1)" }.joined(separator: "\n"))
 
     Run 'trail <verb> --help' for a verb's options.
 
     Run-time environment of an instrumented program (see README.md):
       TRAIL_TRACE=off|log|record   off by default; log (or 1): a line per entry and exit; record: a binary trace
-      TRAIL_TRACE_FILE=PATH        where record mode writes (default ./<program>.trace, or beside the log)
+      TRAIL_TRACE_FILE=PATTERN     where traces go: %p pid, %e executable, %h host, %t start time, %%
+                                   (default trail-traces/%e-%t-%p.trace, or the log folder after bootstrap)
+      TRAIL_TRACE_MAX_SIZE=SIZE    the most a trace takes (default 1G, at most a tenth of the free space)
+      TRAIL_TRACE_KEEP=last|first  a full trace overwrites its oldest records (last) or stops (first)
+      TRAIL_TRACE_KEEP_FILES=N, TRAIL_TRACE_KEEP_TOTAL=SIZE   older traces pruned at start (100, 4G)
       TRAIL_TRACE_BUFFER=SIZE      ring per thread (default 32M)
       TRAIL_TRACE_FILTER=GLOBS     trace only these functions and what they call
       TRAIL_TRACE_EXCLUDE=GLOBS    do not trace these functions
@@ -29,4 +38,4 @@ let overview = """
       TRAIL_LOG_MAX_TOTAL, TRAIL_LOG_FLUSH_MS, TRAIL_LOG_DURABLE=1, TRAIL_CRASH=0, TRAIL_APP_VERSION
     """
 
-exit(runVerbs(verbs, arguments: Array(CommandLine.arguments.dropFirst()), overview: overview))
+exit(runVerbs(verbs, forwarded: forwarded, arguments: Array(CommandLine.arguments.dropFirst()), overview: overview))

@@ -128,4 +128,34 @@ import TrailTestSupport
         #expect(swallowed.status == 2)
         #expect(swallowed.stderr.contains("option '--obj' needs a value (BINARY), not the option '--json'"))
     }
+
+    /// `trail` runs the viewers itself and hands the verbs that parse Swift or XML to the binaries beside it:
+    /// every verb is listed and reachable, and a missing binary is named with the command that builds it.
+    @Test func verbsHandedToTheBinariesBesideTrail() throws {
+        let top = try run(Paths.trail, ["--help"])
+        for verb in ["instrument", "strip", "scan", "setup", "resources", "replay", "report", "export", "flamegraph", "symbolize"] {
+            #expect(top.stdout.contains("\n  \(verb) "), "trail --help lists \(verb)")
+        }
+        let resources = try run(Paths.trail, ["resources", "--help"])
+        #expect(resources.status == 0)
+        #expect(resources.stdout.contains("Usage: trail resources"))
+        // What the forwarded binary does comes back whole: its output, its errors, its exit status.
+        let directory = Paths.temporaryDirectory("forward")
+        try "func f() {}\n".write(toFile: directory + "/F.swift", atomically: true, encoding: .utf8)
+        let instrumented = try run(Paths.trail, ["instrument", "--in-place", directory + "/F.swift"])
+        #expect(instrumented.status == 0, "\(instrumented.stderr)")
+        #expect(try String(contentsOfFile: directory + "/F.swift", encoding: .utf8).contains("Trail.enter"))
+        let broken = try run(Paths.trail, ["scan", "--output", directory + "/list.swift", directory + "/missing.swift"])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains(directory + "/missing.swift"))
+
+        // `trail` alone in a folder: the verbs it holds still run, a forwarded one says what to build.
+        let alone = Paths.temporaryDirectory("alone")
+        try FileManager.default.copyItem(atPath: Paths.trail, toPath: alone + "/trail")
+        let missing = try run(alone + "/trail", ["instrument", "--in-place", directory + "/F.swift"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot run \(alone)/trail-rewrite: No such file or directory"))
+        #expect(missing.stderr.contains("swift build --product trail-rewrite"))
+        #expect(try run(alone + "/trail", ["report", "--help"]).status == 0)
+    }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import TrailCommandLine
-import TrailDriver
 import TrailFormat
 import TrailSymbolizer
 
@@ -30,9 +29,9 @@ func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
         if let output = arguments.value("output") {
             // A report names paths and log lines: a new one is the user's alone (0600), whatever the umask.
             do {
-                try FileIO.writeAtomically(Array(text.utf8), to: output, mode: 0o600)
+                try AtomicFile.replace(output, with: Array(text.utf8), mode: 0o600)
             } catch {
-                throw VerbFailure("error: \(error.description)")
+                throw VerbFailure("error: \(error)")
             }
             printError("trail report: wrote \(output)")
         } else {

@@ -4,7 +4,7 @@ import TrailRewriter
 
 let scanVerb = Verb(
     name: "scan",
-    summary: "List the Never functions, result builders and builder requirements declared in files, for 'instrument --declarations'.",
+    summary: ForwardedVerbs.scan.summary,
     usage: "--output FILE [PATH...]",
     details: """
         The build plugin rewrites each file in a command of its own; this command gives each of them what the

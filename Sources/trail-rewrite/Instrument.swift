@@ -5,7 +5,7 @@ import TrailRewriter
 
 let instrumentVerb = Verb(
     name: "instrument",
-    summary: "Insert an entry/exit trace call into every function.",
+    summary: ForwardedVerbs.instrument.summary,
     usage: "[--in-place | --output DIR | --output-file FILE | --dry-run] [options] PATH...",
     details: """
         Folders are searched for .swift files. Each function-like body gets, on the line of its opening

@@ -4,7 +4,7 @@ import TrailRewriter
 
 let setupVerb = Verb(
     name: "setup",
-    summary: "Give a package's manifest the TRAIL=1 pattern, so 'TRAIL=1 swift build' traces it.",
+    summary: ForwardedVerbs.setup.summary,
     usage: "[--package DIR] [--target NAME]... [--undo] [--dry-run]",
     details: """
         Edits Package.swift as README ("Tracing a package") shows: `let traced = Context.environment["TRAIL"] == "1"`

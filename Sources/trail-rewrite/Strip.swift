@@ -3,7 +3,7 @@ import TrailDriver
 
 let stripVerb = Verb(
     name: "strip",
-    summary: "Remove what 'trail instrument' inserted.",
+    summary: ForwardedVerbs.strip.summary,
     usage: "[--in-place | --output DIR | --output-file FILE | --dry-run] [options] PATH...",
     details: "Only text inside /*<trail*/ ... /*trail>*/ comment markers is removed; user code is never touched.",
     options: pathOptions,
