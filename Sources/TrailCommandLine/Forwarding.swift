@@ -10,6 +10,8 @@ public struct ForwardedVerb: Sendable {
     public var summary: String
     /// The executable, in `trail`'s own folder.
     public var executable: String
+    /// True when the executable holds only this verb, and takes the verb's arguments alone.
+    public var onlyVerb = false
 }
 
 /// Every forwarded verb, defined once: `trail` lists and forwards them, the executables that hold them take
@@ -28,7 +30,7 @@ public enum ForwardedVerbs {
         executable: "trail-rewrite")
     public static let resources = ForwardedVerb(
         name: "resources", summary: "Write Swift constants for a target's resource files, or for the identifiers in one XML file.",
-        executable: "trail-resources")
+        executable: "trail-resources", onlyVerb: true)
 
     public static let all = [instrument, strip, scan, setup, resources]
 }
@@ -45,7 +47,7 @@ public func forward(_ verb: ForwardedVerb, arguments: [String]) -> Int32 {
     let own = String(decoding: buffer[0 ..< length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let folder = own.lastIndex(of: "/").map { String(own[..<$0]) } ?? "."
     let path = folder + "/" + verb.executable
-    let argv = ([path, verb.name] + arguments).map { strdup($0) } + [nil]
+    let argv = ([path] + (verb.onlyVerb ? [] : [verb.name]) + arguments).map { strdup($0) } + [nil]
     execv(path, argv)
     let reason = String(cString: strerror(errno))
     printError("""

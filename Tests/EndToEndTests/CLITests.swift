@@ -139,6 +139,9 @@ import TrailTestSupport
         let resources = try run(Paths.trail, ["resources", "--help"])
         #expect(resources.status == 0)
         #expect(resources.stdout.contains("Usage: trail resources"))
+        let noResources = try run(Paths.trail, ["resources", "-o", "/dev/null", "/nonexistent/image.png"])
+        #expect(noResources.status == 1)
+        #expect(noResources.stderr.contains("/nonexistent/image.png"), "\(noResources.stderr)")
         // What the forwarded binary does comes back whole: its output, its errors, its exit status.
         let directory = Paths.temporaryDirectory("forward")
         try "func f() {}\n".write(toFile: directory + "/F.swift", atomically: true, encoding: .utf8)
@@ -151,7 +154,12 @@ import TrailTestSupport
 
         // `trail` alone in a folder: the verbs it holds still run, a forwarded one says what to build.
         let alone = Paths.temporaryDirectory("alone")
-        try FileManager.default.copyItem(atPath: Paths.trail, toPath: alone + "/trail")
+        // A hard link where it can be: a copy's write descriptor, inherited by a child another test spawns at
+        // that moment, makes exec fail with "Text file busy".
+        if link(Paths.trail, alone + "/trail") != 0 {
+            try FileManager.default.copyItem(atPath: Paths.trail, toPath: alone + "/trail")
+            usleep(200_000)
+        }
         let missing = try run(alone + "/trail", ["instrument", "--in-place", directory + "/F.swift"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("cannot run \(alone)/trail-rewrite: No such file or directory"))
