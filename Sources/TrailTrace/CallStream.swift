@@ -95,7 +95,7 @@ struct CallBuilder {
         var stack: [Frame] = []
         /// Per site, open calls on this stack (for recursion).
         var open: [Int32] = []
-        var pending: [TraceRecord] = []
+        let pending = RecordBuffer()
         var pendingHead = 0
         /// The position of `pending[pendingHead]`.
         var position: UInt64 = 0
@@ -181,21 +181,12 @@ struct CallBuilder {
         let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
         let index = Int(thread(slot: slot, tid: tid))
         if threads[index].pendingHead == threads[index].pending.count {
-            threads[index].pending.removeAll(keepingCapacity: threads[index].pending.capacity <= Self.keptRecords)
+            threads[index].pending.removeAll(keep: Self.keptRecords)
             threads[index].pendingHead = 0
             threads[index].position = position
         }
-        let records = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.recordsHeaderSize ..< TraceLayout.recordsHeaderSize + count * TraceRecord.size])
-        let state = threads[index]
-        let aligned = Int(bitPattern: records.baseAddress) % MemoryLayout<TraceRecord>.alignment == 0 && UInt64(1).littleEndian == 1
-        if aligned {
-            state.pending.append(contentsOf: UnsafeBufferPointer(start: records.baseAddress?.assumingMemoryBound(to: TraceRecord.self), count: count))
-        } else {
-            state.pending.reserveCapacity(state.pending.count + count)
-            for offset in stride(from: 0, to: count * TraceRecord.size, by: TraceRecord.size) {
-                state.pending.append(TraceRecord(records, at: offset))
-            }
-        }
+        // Records are little-endian on disk, as in memory on every platform this reads on.
+        if count > 0 { threads[index].pending.append(payload.baseAddress! + TraceLayout.recordsHeaderSize, count: count) }
         held += count
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }
@@ -228,7 +219,7 @@ struct CallBuilder {
         }
         for index in active where threads[index].pendingHead == threads[index].pending.count {
             // A thread that was busy will be again: its buffer is kept, up to a default ring's worth (32 MiB).
-            threads[index].pending.removeAll(keepingCapacity: threads[index].pending.capacity <= Self.keptRecords)
+            threads[index].pending.removeAll(keep: Self.keptRecords)
             threads[index].pendingHead = 0
         }
     }
@@ -238,9 +229,8 @@ struct CallBuilder {
     mutating func drain<V: CallVisitor>(_ index: Int, upTo limit: UInt64, before: UInt64?, _ visitor: inout V) {
         let state = threads[index]
         let start = state.pendingHead
-        let handled = state.pending.withUnsafeBufferPointer { records in
-            handleRun(records, from: start, upTo: limit, before: before, position: state.position, thread: Int32(index), state: state, &visitor)
-        }
+        let handled = handleRun(state.pending.records, from: start, upTo: limit, before: before, position: state.position,
+                                thread: Int32(index), state: state, &visitor)
         held -= handled
         state.pendingHead = start + handled
         state.position += UInt64(handled)
