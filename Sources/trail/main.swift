@@ -27,7 +27,7 @@ let overview = """
                                    (default trail-traces/%e-%t-%p.trace, or the log folder after bootstrap)
       TRAIL_TRACE_MAX_SIZE=SIZE    the most a trace takes (default 1G, at most a tenth of the free space)
       TRAIL_TRACE_KEEP=last|first  a full trace overwrites its oldest records (last) or stops (first)
-      TRAIL_TRACE_KEEP_FILES=N, TRAIL_TRACE_KEEP_TOTAL=SIZE   older traces pruned at start (100, 4G)
+      TRAIL_TRACE_KEEP_FILES=N, TRAIL_TRACE_KEEP_TOTAL=SIZE   older traces pruned (1000, 4G)
       TRAIL_TRACE_BUFFER=SIZE      ring per thread (default 32M)
       TRAIL_TRACE_FILTER=GLOBS     trace only these functions and what they call
       TRAIL_TRACE_EXCLUDE=GLOBS    do not trace these functions

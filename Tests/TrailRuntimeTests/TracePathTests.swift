@@ -82,6 +82,16 @@ import TrailTestSupport
         #expect(FileManager.default.fileExists(atPath: elsewhere + "/target.trace"))
     }
 
+    /// A suite that runs a traced tool hundreds of times keeps every run's trace by default: the count limit is
+    /// 1000, and the total size is what bounds the disk.
+    @Test func theDefaultKeepsHundredsOfTraces() throws {
+        let directory = Paths.temporaryDirectory("prune-default")
+        for index in 0 ..< 300 { try Self.fakeTrace(directory + "/run\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index) }
+        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace"],
+                check: true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 301)
+    }
+
     @Test func pruningByTotalSize() throws {
         let directory = Paths.temporaryDirectory("prune-total")
         for index in 0 ..< 4 {
