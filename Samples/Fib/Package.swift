@@ -10,7 +10,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "Fib",
-            dependencies: [.product(name: "Trail", package: "swift-trail")],
+            dependencies: traced ? [.product(name: "Trail", package: "swift-trail")] : [],
             sources: traced ? ["_Trail.swift"] : nil,
             plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []
         ),

@@ -122,14 +122,14 @@ public enum PackageSetup {
     static func byHand(_ identity: String, undo: Bool) -> String {
         if undo {
             return "\nRemove by hand what 'trail setup' added: the `traced` declaration, and in each target the "
-                + ".product(name: \"Trail\", ...) dependency, `sources:` and `plugins:`, and its _Trail.swift."
+                + "`traced ? [.product(name: \"Trail\", ...)] : []` dependency, `sources:` and `plugins:`, and its _Trail.swift."
         }
         return """
 
             Add by hand, as README ("Tracing a package") shows: after the imports
                 \(tracedDeclaration)
             and in each target to trace
-                dependencies: [.product(name: "Trail", package: "\(identity)")],
+                dependencies: traced ? [.product(name: "Trail", package: "\(identity)")] : [],
                 sources: traced ? ["\(placeholder)"] : nil,
                 plugins: traced ? [.plugin(name: "TrailPlugin", package: "\(identity)")] : []
             with a file \(placeholder) holding a comment in the target's folder.
@@ -305,23 +305,18 @@ struct Manifest {
         let separator = Self.separator(arguments.map(Syntax.init))
         func end(_ argument: LabeledExprSyntax) -> Int { argument.expression.endPositionBeforeTrailingTrivia.utf8Offset }
         var edits: [Edit] = [], added: [String] = []
-        let product = #".product(name: "Trail", package: "\#(identity)")"#
+        // Only traced builds depend on the runtime: an untraced build neither builds nor links it.
+        let conditional = tracedProduct
         if let dependencies = target.argument("dependencies") {
             guard let array = dependencies.expression.as(ArrayExprSyntax.self) else {
                 throw refusal(dependencies, "target '\(target.name)': `dependencies:` is not an array literal")
             }
-            let elements = Array(array.elements)
-            if !elements.contains(where: Self.isTrailProduct) {
-                if let last = elements.last {
-                    edits.append(Edit(offset: last.expression.endPositionBeforeTrailingTrivia.utf8Offset,
-                                      text: "," + Self.separator(elements.map(Syntax.init)) + product))
-                } else {
-                    edits.append(Edit(offset: array.leftSquare.endPositionBeforeTrailingTrivia.utf8Offset, text: product))
-                }
+            if !array.elements.contains(where: Self.isTrailProduct) {
+                edits.append(Edit(offset: array.endPositionBeforeTrailingTrivia.utf8Offset, text: " + (\(conditional))"))
                 added.append("dependency")
             }
         } else {
-            edits.append(Edit(offset: end(arguments[0]), text: ",\(separator)dependencies: [\(product)]", order: 0))
+            edits.append(Edit(offset: end(arguments[0]), text: ",\(separator)dependencies: \(conditional)", order: 0))
             added.append("dependencies")
         }
         let before = ["name", "dependencies", "path", "exclude"]
@@ -348,31 +343,73 @@ struct Manifest {
         }
         var edits = [try removal("sources"), try removal("plugins")]
         if record.contains("dependencies") || record.contains("dependency") {
-            guard let array = target.argument("dependencies")?.expression.as(ArrayExprSyntax.self),
-                  let index = array.elements.firstIndex(where: Self.isTrailProduct) else {
-                throw refusal(target.call, "target '\(target.name)' has no Trail product in `dependencies:`, which setup added")
+            guard let dependencies = target.argument("dependencies") else {
+                throw refusal(target.call, "target '\(target.name)' has no `dependencies:` argument, which setup added to")
             }
-            if record.contains("dependencies") {
-                guard array.elements.count == 1 else {
-                    throw refusal(array, "target '\(target.name)': `dependencies:` gained other elements since 'trail setup'")
-                }
+            if record.contains("dependencies"), Self.sameProduct(dependencies.expression.tokenText, Self.tokens(tracedProduct)) {
                 edits.append(try removal("dependencies"))
-            } else if index == array.elements.startIndex {
-                let element = array.elements[index]
-                let start = element.expression.positionAfterSkippingLeadingTrivia.utf8Offset
-                let next = array.elements.index(after: index)
-                // The only element: setup wrote it alone between the brackets.
-                guard next == array.elements.endIndex else {
-                    throw refusal(array, "target '\(target.name)': the Trail product is no longer last in `dependencies:`")
-                }
-                edits.append(Edit(offset: start, length: element.expression.endPositionBeforeTrailingTrivia.utf8Offset - start))
+            } else if let sequence = dependencies.expression.as(SequenceExprSyntax.self) {
+                edits.append(try conditionalRemoval(sequence, target: target, whole: record.contains("dependencies")))
+            } else if let array = dependencies.expression.as(ArrayExprSyntax.self) {
+                edits.append(try unconditionalRemoval(array, target: target, whole: record.contains("dependencies"), removal: removal))
             } else {
-                let previous = array.elements[array.elements.index(index, offsetBy: -1)]
-                let start = previous.expression.endPositionBeforeTrailingTrivia.utf8Offset
-                edits.append(Edit(offset: start, length: array.elements[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start))
+                throw refusal(dependencies, "target '\(target.name)': `dependencies:` changed since 'trail setup'")
             }
         }
         return edits
+    }
+
+    /// `traced ? [.product(name: "Trail", ...)] : []`, what setup adds to a target's dependencies.
+    var tracedProduct: String { #"traced ? [.product(name: "Trail", package: "\#(identity)")] : []"# }
+
+    /// Token texts equal but for the `package:` name, which undo does not know (setup wrote the identity it found).
+    static func sameProduct(_ text: String, _ pattern: String) -> Bool {
+        func masked(_ tokens: String) -> String {
+            var parts = tokens.components(separatedBy: #"package : ""#)
+            for index in parts.indices.dropFirst() {
+                if let close = parts[index].firstIndex(of: "\"") { parts[index] = String(parts[index][close...]) }
+            }
+            return parts.joined(separator: #"package : ""#)
+        }
+        return masked(text) == masked(pattern)
+    }
+
+    /// Removes ` + (traced ? [...] : [])` after the target's own dependency array.
+    func conditionalRemoval(_ sequence: SequenceExprSyntax, target: ManifestTarget, whole: Bool) throws(SourceError) -> Edit {
+        let elements = Array(sequence.elements)
+        guard !whole, elements.count == 3, let array = elements[0].as(ArrayExprSyntax.self),
+              elements[1].tokenText == "+", Self.sameProduct(elements[2].tokenText, Self.tokens("(\(tracedProduct))")) else {
+            throw refusal(sequence, "target '\(target.name)': `dependencies:` changed since 'trail setup'")
+        }
+        let start = array.endPositionBeforeTrailingTrivia.utf8Offset
+        return Edit(offset: start, length: sequence.endPositionBeforeTrailingTrivia.utf8Offset - start)
+    }
+
+    /// Removes the Trail product that earlier versions of setup added to the array itself.
+    func unconditionalRemoval(_ array: ArrayExprSyntax, target: ManifestTarget, whole: Bool,
+                              removal: (String) throws(SourceError) -> Edit) throws(SourceError) -> Edit {
+        guard let index = array.elements.firstIndex(where: Self.isTrailProduct) else {
+            throw refusal(target.call, "target '\(target.name)' has no Trail product in `dependencies:`, which setup added")
+        }
+        if whole {
+            guard array.elements.count == 1 else {
+                throw refusal(array, "target '\(target.name)': `dependencies:` gained other elements since 'trail setup'")
+            }
+            return try removal("dependencies")
+        }
+        let next = array.elements.index(after: index)
+        if index == array.elements.startIndex {
+            let element = array.elements[index]
+            let start = element.expression.positionAfterSkippingLeadingTrivia.utf8Offset
+            // The only element: setup wrote it alone between the brackets.
+            guard next == array.elements.endIndex else {
+                throw refusal(array, "target '\(target.name)': the Trail product is no longer last in `dependencies:`")
+            }
+            return Edit(offset: start, length: element.expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
+        }
+        let previous = array.elements[array.elements.index(index, offsetBy: -1)]
+        let start = previous.expression.endPositionBeforeTrailingTrivia.utf8Offset
+        return Edit(offset: start, length: array.elements[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
     }
 
     /// The swift-trail package in `dependencies:`: named swift-trail, at a URL or path ending in swift-trail, or

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import TrailFormat
 
 /// One trace file as the runtime's recorder writes it (Docs/trace-format.md): a header, then blocks of chunks
@@ -78,9 +79,9 @@ public final class TraceFile {
             throw FormatError(description: "\(path): the header is damaged (block size \(header.blockSize), header size \(header.size))")
         }
         self.header = header
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.blockSize, alignment: 16)
+        let buffer = Self.borrowBuffer(header.blockSize)
         defer {
-            buffer.deallocate()
+            Self.returnBuffer(buffer)
             close(descriptor)
         }
 
@@ -136,8 +137,15 @@ public final class TraceFile {
                 }
             }
         } else if let first = blocks.first {
-            Self.chunks(in: first, descriptor: descriptor, buffer: buffer) { type, payload in
-                if type == TraceLayout.Chunk.info.rawValue { addInfo(payload) }
+            // INFO is the first chunk: its start is read, and the whole block only when INFO is larger.
+            var found = false
+            for prefix in [min(first.used, 64 << 10), first.used] where !found {
+                Self.chunks(in: first, prefix: prefix, descriptor: descriptor, buffer: buffer) { type, payload in
+                    if type == TraceLayout.Chunk.info.rawValue, !found {
+                        addInfo(payload)
+                        found = true
+                    }
+                }
             }
         }
     }
@@ -161,9 +169,9 @@ public final class TraceFile {
             truncated = true
             return
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.blockSize, alignment: 16)
+        let buffer = Self.borrowBuffer(header.blockSize)
         defer {
-            buffer.deallocate()
+            Self.returnBuffer(buffer)
             close(descriptor)
         }
         for block in blocks {
@@ -205,13 +213,39 @@ public final class TraceFile {
         }
     }
 
-    /// Reads one block and walks its chunks; false when a chunk runs past the block's end.
+    /// One spare block buffer for the next read: opening a trace and then streaming it, or one file after
+    /// another, would otherwise map and fault in a fresh megabyte each time.
+    private static let spare = Mutex<(address: UInt, size: Int)?>(nil)
+
+    private static func borrowBuffer(_ size: Int) -> UnsafeMutableRawBufferPointer {
+        let reused = spare.withLock { buffer -> UInt? in
+            guard let found = buffer, found.size == size else { return nil }
+            buffer = nil
+            return found.address
+        }
+        if let reused, let start = UnsafeMutableRawPointer(bitPattern: reused) {
+            return UnsafeMutableRawBufferPointer(start: start, count: size)
+        }
+        return .allocate(byteCount: size, alignment: 16)
+    }
+
+    private static func returnBuffer(_ returned: UnsafeMutableRawBufferPointer) {
+        let kept = (address: UInt(bitPattern: returned.baseAddress), size: returned.count)
+        let dropped = spare.withLock { buffer -> UInt? in
+            defer { buffer = kept }
+            return buffer?.address
+        }
+        if let dropped { UnsafeMutableRawPointer(bitPattern: dropped)?.deallocate() }
+    }
+
+    /// Reads one block (its first `prefix` bytes) and walks its chunks; false when a chunk runs past the end.
     @discardableResult
-    private static func chunks(in block: Block, descriptor: Int32, buffer: UnsafeMutableRawBufferPointer,
+    private static func chunks(in block: Block, prefix: Int? = nil, descriptor: Int32, buffer: UnsafeMutableRawBufferPointer,
                                _ visit: (UInt32, UnsafeRawBufferPointer) -> Void) -> Bool {
         var filled = 0
-        while filled < block.used {
-            let read = pread(descriptor, buffer.baseAddress! + filled, block.used - filled, off_t(block.offset + filled))
+        let wanted = min(prefix ?? block.used, block.used)
+        while filled < wanted {
+            let read = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(block.offset + filled))
             if read <= 0 { break }
             filled += read
         }

@@ -32,7 +32,7 @@ import TrailTestSupport
         try run("swift", ["package"] + scratch + ["--allow-writing-to-package-directory", "trail", "setup"], check: true)
         let edited = Transcript.read(manifest)
         #expect(edited.contains(#"let traced = Context.environment["TRAIL"] == "1""#))
-        #expect(edited.contains(#"dependencies: ["Greeting", "CDouble", .product(name: "Trail", package: "#))
+        #expect(edited.contains(#"dependencies: ["Greeting", "CDouble"] + (traced ? [.product(name: "Trail", package: "#))
         #expect(Self.placeholders(package) == ["Greeting", "Hello"].map { package + "/Sources/\($0)/_Trail.swift" },
                 "C targets and test targets are left alone")
 
@@ -46,6 +46,9 @@ import TrailTestSupport
         let plain = try run(package + "/.build/plain/debug/Hello", [], environment: ["TRAIL_TRACE": "1"], check: true)
         #expect(plain.stdout == "hello, setup 42\n")
         #expect(plain.stderr.isEmpty)
+        // An untraced build does not link the runtime.
+        let symbols = try run("nm", [package + "/.build/plain/debug/Hello"], check: true)
+        #expect(!symbols.stdout.contains("trail_"), "the untraced Hello links no runtime symbol")
 
         // A second setup changes nothing.
         let again = try run(Paths.trail, ["setup", "--package", package], check: true)
@@ -80,6 +83,64 @@ import TrailTestSupport
         #expect(Transcript.read(package + "/Package.swift").contains(#"sources: traced ? ["_Trail.swift", "main.swift"] : nil"#))
         try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
         #expect(Transcript.read(package + "/Package.swift") == manifest)
+    }
+
+    /// Manifests set up by earlier versions, whose Trail product was in the target's array for every build,
+    /// are still undone byte for byte.
+    @Test func undoOfAnEarlierSetupWithAnUnconditionalProduct() throws {
+        let package = Paths.temporaryDirectory("setup-earlier")
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        for target in ["A", "B"] {
+            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
+            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
+        }
+        let original = """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "P",
+                dependencies: [.package(name: "swift-trail", path: "../swift-trail")],
+                targets: [
+                    .target(name: "A", dependencies: ["B"]),
+                    .target(name: "B"),
+                ]
+            )
+
+            """
+        let earlier = """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            // Added by `trail setup`: `TRAIL=1 swift build --scratch-path .build/trail` traces this package.
+            let traced = Context.environment["TRAIL"] == "1"
+
+            let package = Package(
+                name: "P",
+                dependencies: [.package(name: "swift-trail", path: "../swift-trail")],
+                targets: [
+                    .target(name: "A", dependencies: ["B", .product(name: "Trail", package: "swift-trail")], sources: traced ? ["_Trail.swift"] : nil, plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []),
+                    .target(name: "B", dependencies: [.product(name: "Trail", package: "swift-trail")], sources: traced ? ["_Trail.swift"] : nil, plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []),
+                ]
+            )
+
+            """
+        try earlier.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        try "// trail setup added: dependency, sources, plugins (removed by 'trail setup --undo')\n"
+            .write(toFile: package + "/Sources/A/_Trail.swift", atomically: true, encoding: .utf8)
+        try "// trail setup added: dependencies, sources, plugins (removed by 'trail setup --undo')\n"
+            .write(toFile: package + "/Sources/B/_Trail.swift", atomically: true, encoding: .utf8)
+        let undo = try run(Paths.trail, ["setup", "--package", package, "--undo"])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(Transcript.read(package + "/Package.swift") == original)
+
+        // And the same targets set up now: the product only for traced builds.
+        try run(Paths.trail, ["setup", "--package", package], check: true)
+        let now = Transcript.read(package + "/Package.swift")
+        #expect(now.contains(#".target(name: "A", dependencies: ["B"] + (traced ? [.product(name: "Trail", package: "swift-trail")] : []), sources:"#))
+        #expect(now.contains(#".target(name: "B", dependencies: traced ? [.product(name: "Trail", package: "swift-trail")] : [], sources:"#))
+        try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
+        #expect(Transcript.read(package + "/Package.swift") == original)
     }
 
     @Test func dryRunPrintsADiffAndUndoRemovesOnlyWhatSetupAdded() throws {
