@@ -55,18 +55,26 @@ public final class TraceFile {
         self.path = path
         // The file is open, and a block's buffer held, only while it is being read: a folder of hundreds of
         // traces costs a directory of blocks each, no more.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: a FIFO or device named like a trace must not hang the reader.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw FormatError(description: "\(path): cannot read the trace file: \(String(cString: strerror(errno)))")
         }
         var status = stat()
-        fstat(descriptor, &status)
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw FormatError(description: "\(path): not a trail trace file (not a regular file)")
+        }
         let fileSize = Int(status.st_size)
         var headerBytes = [UInt8](repeating: 0, count: TraceLayout.headerSize)
         let got = headerBytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard got >= 16, TraceLayout.hasMagic(headerBytes) else {
+        guard got >= 8, TraceLayout.hasMagic(headerBytes) else {
             close(descriptor)
             throw FormatError(description: "\(path): not a trail trace file (no \(TraceLayout.magic) header)")
+        }
+        guard got == TraceLayout.headerSize else {
+            close(descriptor)
+            throw FormatError(description: "\(path): the trace ends inside its header (\(max(got, 0)) of \(TraceLayout.headerSize) bytes)")
         }
         guard let header = TraceHeader(headerBytes), header.version == TraceLayout.version else {
             close(descriptor)

@@ -12,7 +12,9 @@ func isCrashInput(_ path: String) -> Bool {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return !names.contains { $0.hasSuffix(".trace") }
     }
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    // Only a regular file is opened to look: opening a FIFO would wait for a writer.
+    guard (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeRegular,
+          let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     return (try? handle.read(upToCount: 8)).map { !TraceLayout.hasMagic($0) } ?? false
 }

@@ -11,15 +11,18 @@ let traceDetails = """
 /// The traces named on the command line (files, or folders of `*.trace`), opened and ordered by start time.
 func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
     var paths: [String] = []
+    // Files found in a folder may be anything named *.trace: what is not a trace is skipped, with a note.
+    var found: Set<String> = []
     for given in arguments.positionals {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: given, isDirectory: &isFolder) else {
             throw VerbFailure.input("\(given): no such trace file or folder")
         }
         if isFolder.boolValue {
-            let found = traces(in: given)
-            guard !found.isEmpty else { throw VerbFailure.input("\(given): no *.trace files in this folder") }
-            paths += found
+            let inFolder = traces(in: given)
+            guard !inFolder.isEmpty else { throw VerbFailure.input("\(given): no *.trace files in this folder") }
+            paths += inFolder
+            found.formUnion(inFolder)
         } else {
             paths.append(given)
         }
@@ -37,9 +40,16 @@ func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
             printError("trail: reading \(newest), the newest of \(found.count) traces; name the folder (\(folder.isEmpty ? "." : folder)) to read them all")
         }
     }
-    let files = try paths.map { path in
-        do { return try TraceFile(path: path) } catch let error as TraceFile.FormatError { throw VerbFailure.input(error.description) }
+    var files: [TraceFile] = []
+    for path in paths {
+        do {
+            files.append(try TraceFile(path: path))
+        } catch let error as TraceFile.FormatError {
+            guard found.contains(path) else { throw VerbFailure.input(error.description) }
+            printError("trail: skipping \(error.description)")
+        }
     }
+    guard !files.isEmpty else { throw VerbFailure.input("no trace could be read (see above)") }
     let sorted = files.sorted { ($0.startWallNanoseconds, $0.pid) < ($1.startWallNanoseconds, $1.pid) }
     reportGaps(sorted, before: true)
     return sorted
@@ -59,9 +69,13 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
     }
 }
 
+/// The `*.trace` entries of a folder that are not folders themselves (a folder named `x.trace` is not a trace).
 private func traces(in folder: String) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }
+    return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }.filter { path in
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
+    }
 }
 
 private func size(_ path: String) -> Int {

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TrailFormat
+import TrailTestSupport
+
+/// A folder of traces may hold anything named `*.trace`: the viewers read the traces in it, skip the rest with
+/// a note, and never wait on a FIFO.
+@Suite struct HostileFolderTests {
+    @Test func whatIsNotATraceIsSkippedAndNamed() throws {
+        let folder = Paths.temporaryDirectory("hostile")
+        var builder = TraceBuilder()
+        CallStreamTests.named(&builder)
+        builder.records(slot: 0, tid: 100, position: 0, [CallStreamTests.enter(1000, CallStreamTests.main, 0),
+                                                         CallStreamTests.exit(3000, CallStreamTests.main, 0)])
+        builder.watermark(4000)
+        builder.end(records: 2)
+        try builder.write(to: folder + "/good.trace")
+        #expect(mkfifo(folder + "/fifo.trace", 0o644) == 0)
+        try FileManager.default.createDirectory(atPath: folder + "/folder.trace", withIntermediateDirectories: false)
+        symlink("/etc/passwd", folder + "/link.trace")
+        try Data("TRAILTRC".utf8).write(to: URL(fileURLWithPath: folder + "/short.trace"))
+        try Data((0 ..< 4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: folder + "/noise.trace"))
+
+        let report = try run(Paths.trail, ["report", folder])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.contains("M.main()"))
+        #expect(report.stderr.contains("skipping \(folder)/fifo.trace: not a trail trace file (not a regular file)"))
+        #expect(report.stderr.contains("skipping \(folder)/link.trace: not a trail trace file (no TRAILTRC header)"))
+        #expect(report.stderr.contains("skipping \(folder)/noise.trace: not a trail trace file (no TRAILTRC header)"))
+        #expect(report.stderr.contains("skipping \(folder)/short.trace: the trace ends inside its header (8 of 64 bytes)"))
+        #expect(!report.stderr.contains("folder.trace"))
+
+        // Named on the command line, a FIFO is an error at once, for every viewer.
+        for verb in ["report", "replay", "flamegraph"] {
+            let named = try run(Paths.trail, [verb, folder + "/fifo.trace"])
+            #expect(named.status == 1)
+            #expect(named.stderr.contains("fifo.trace: not a trail trace file (not a regular file)"))
+        }
+        // A folder with nothing readable says so.
+        try FileManager.default.removeItem(atPath: folder + "/good.trace")
+        let nothing = try run(Paths.trail, ["export", "--chrome", folder])
+        #expect(nothing.status == 1)
+        #expect(nothing.stderr.contains("no trace could be read"))
+    }
+}
