@@ -58,6 +58,7 @@ static uint32_t header_used = UINT32_MAX;    // `used` as the block's header in 
 static struct block_content { uint64_t records, bytes; } *blocks;  // per block slot: what a wrap cuts
 static uint64_t cut_records, cut_bytes;
 static int full, finishing;
+static int write_error;  // errno of the first failed write (a full disk): recording stops there
 static pthread_t pruner;
 static int pruner_started;
 
@@ -84,12 +85,21 @@ uint64_t trail_recorder_start_wall_ns(void) { return start_wall_ns; }
 
 static uint64_t block_offset(uint64_t index) { return TRAIL_TRACE_HEADER_SIZE + index * block_size; }
 
+/// A write failed: what is in the file stays readable, and the rest is cut, said at exit.
+static void write_failed(void) {
+    if (!write_error) write_error = errno ? errno : EIO;
+    __atomic_store_n(&full, 1, __ATOMIC_RELAXED);
+}
+
 static void pwrite_all(const void *data, size_t length, uint64_t offset) {
     const unsigned char *bytes = data;
     while (length > 0) {
         ssize_t written = pwrite(trace_fd, bytes, length, (off_t)offset);
         if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) return;
+        if (written <= 0) {
+            write_failed();
+            return;
+        }
         bytes += written;
         length -= (size_t)written;
         offset += (uint64_t)written;
@@ -104,7 +114,10 @@ static void flush_parts(void) {
     while (count > 0 && trace_fd >= 0) {
         ssize_t written = pwritev(trace_fd, next, count, (off_t)offset);
         if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) break;
+        if (written <= 0) {
+            write_failed();
+            break;
+        }
         offset += (uint64_t)written;
         while (count > 0 && (size_t)written >= next->iov_len) {
             written -= (ssize_t)next->iov_len;
@@ -565,7 +578,7 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
 /// The final chunks: each thread's name and drop count, what was cut, and END.
 static void finish(uint64_t dropped) {
     finishing = 1;
-    full = 0;  // policy first keeps room for these
+    full = write_error != 0;  // policy first keeps room for these; a failed disk takes nothing more
     uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
         if (__atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) put_thread(rings[i]);
@@ -599,7 +612,16 @@ static void stop_at_exit(void) {
         ssize_t ignored = write(2, message, (size_t)length);
         (void)ignored;
     }
-    if (cut_records) {
+    if (write_error) {
+        char message[4600];
+        int length = snprintf(message, sizeof message, "trail: writing the trace %s failed (%s): it holds the records "
+                              "before that; %llu records (%llu MiB) were not written\n", trace_path, strerror(write_error),
+                              (unsigned long long)cut_records, (unsigned long long)(cut_bytes >> 20));
+        if (length > 0 && length < (int)sizeof message) {
+            ssize_t ignored = write(2, message, (size_t)length);
+            (void)ignored;
+        }
+    } else if (cut_records) {
         // Said once, at exit: the viewers say it too, but a user reading a test run's output should know that
         // the trace holds only part of it.
         char message[4600];

@@ -7,7 +7,7 @@ import TrailFormat
 /// One trace file as the runtime's recorder writes it (Docs/trace-format.md): a header, then blocks of chunks
 /// read in sequence order. Opening reads the header, the block directory and what a one-pass reader needs
 /// first (the clock rate; every name, when the file wrapped); `readChunks` then streams the chunks a block at a
-/// time, so memory never grows with the file. A file cut short is read up to its last whole chunk.
+/// time, so memory never grows with the file. A file cut short is read up to its last whole record.
 public final class TraceFile {
     public typealias Record = TraceRecord
     public typealias Kind = TraceRecord.Kind
@@ -263,7 +263,15 @@ public final class TraceFile {
             let type = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
             let size = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
             let start = offset + TraceLayout.chunkHeaderSize
-            guard start + size <= filled else { return false }
+            guard start + size <= filled else {
+                // A file cut inside a chunk of records (a full disk, a killed process) keeps its whole records.
+                let whole = (filled - start - TraceLayout.recordsHeaderSize) / TraceRecord.size
+                if type == TraceLayout.Chunk.records.rawValue, start + TraceLayout.recordsHeaderSize <= filled, whole > 0 {
+                    let end = start + TraceLayout.recordsHeaderSize + whole * TraceRecord.size
+                    visit(type, UnsafeRawBufferPointer(rebasing: bytes[start ..< end]))
+                }
+                return false
+            }
             visit(type, UnsafeRawBufferPointer(rebasing: bytes[start ..< start + size]))
             offset = start + size
         }

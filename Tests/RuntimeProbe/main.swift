@@ -226,6 +226,14 @@ case "diskfull":
     LogSink.shared.flush()
     print("still running")
 
+case "trace-diskfull":
+    // A file size limit of SIZE bytes stands in for a full disk under a trace: writes past it fail with EFBIG.
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: rlim_t(number(4, 262_144)), rlim_max: rlim_t(number(4, 262_144)))
+    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+    for _ in 0 ..< number(3, 200_000) { nothing() }
+    print("still running")
+
 case "async":
     // Async calls that suspend and resume, usually on another thread, traced as instrumented code would be.
     for round in 0 ..< number(3, 20) {

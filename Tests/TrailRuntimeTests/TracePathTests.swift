@@ -92,6 +92,25 @@ import TrailTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 301)
     }
 
+    /// A full disk under a trace: the program runs on, the trace keeps what was written, and both the program's
+    /// exit and the viewers say so.
+    @Test func aFullDiskStopsTheTraceNotTheProgram() throws {
+        let directory = Paths.temporaryDirectory("trace-full")
+        let path = directory + "/full.trace"
+        let result = try run(Self.probe, ["trace-diskfull", directory, "300000", "262144"],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "still running\n")
+        #expect(result.stderr.contains("trail: writing the trace \(path) failed (File too large): it holds the records before that; "),
+                "\(result.stderr)")
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(size > 0 && size <= 262_144)
+        let report = try run(Paths.trail, ["report", path])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.contains("Probe.nothing()"))
+        #expect(report.stderr.contains("ends early"))
+    }
+
     @Test func pruningByTotalSize() throws {
         let directory = Paths.temporaryDirectory("prune-total")
         for index in 0 ..< 4 {
