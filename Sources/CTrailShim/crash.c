@@ -24,7 +24,6 @@ static struct sigaction previous[FATAL_COUNT];
 static int installed;
 static int handling;
 
-void trail_trace_crash_flush(void);
 void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds);
 
 // MARK: a fixed buffer and formatting without allocation
@@ -318,8 +317,8 @@ void trail_crash_set_log_path(const char *path) { snprintf(log_path, sizeof log_
 
 // MARK: the handler
 
-static void chain(int index, int signal, siginfo_t *info, void *context) {
-    struct sigaction *before = &previous[index];
+/// Runs the handler `before` held as if it had been called first.
+void trail_chain_signal(const struct sigaction *before, int signal, siginfo_t *info, void *context) {
     if (before->sa_flags & SA_SIGINFO) {
         if (before->sa_sigaction) before->sa_sigaction(signal, info, context);
     } else if (before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN) {
@@ -327,7 +326,8 @@ static void chain(int index, int signal, siginfo_t *info, void *context) {
     }
 }
 
-static void die_of(int signal) {
+/// The default action, at once: the exit status stays 128+signal.
+void trail_die_of(int signal) {
     struct sigaction fallback;
     memset(&fallback, 0, sizeof fallback);
     fallback.sa_handler = SIG_DFL;
@@ -341,7 +341,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     while (index < (int)FATAL_COUNT && fatal_signals[index] != signal) index++;
     if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
         // A second fault, in this handler or another thread: die at once.
-        die_of(signal);
+        trail_die_of(signal);
         return;
     }
     int saved_errno = errno;
@@ -359,10 +359,10 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     sigemptyset(&unblock);
     sigaddset(&unblock, signal);
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-    if (index < (int)FATAL_COUNT) chain(index, signal, info, context);
+    if (index < (int)FATAL_COUNT) trail_chain_signal(&previous[index], signal, info, context);
     // Whatever the previous handler did, end with the default action: a fault re-executes and kills, and a
     // raised signal stays pending until this handler returns.
-    die_of(signal);
+    trail_die_of(signal);
     errno = saved_errno;
 }
 
@@ -423,7 +423,7 @@ void trail_set_thread_name(const char *name) {
 /// A thread's first traced call (log or record mode) or name: give it an alternate stack too, so that a stack overflow
 /// on it is caught as well (the kernel cannot run a handler on the stack that overflowed).
 void trail_crash_thread_started(void) {
-    if (__atomic_load_n(&installed, __ATOMIC_ACQUIRE) && !__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
+    if ((__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || trail_trace_guard_active()) && !__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
         trail_crash_prepare_thread();
     }
 }

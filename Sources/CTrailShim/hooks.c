@@ -379,6 +379,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
     if (!strcmp(value, "record")) {
         if (trail_recorder_start() == 0) {
             trail_set_mode(TRAIL_MODE_RECORD);
+            trail_trace_guard_install();
         } else {
             static const char message[] = "trail: cannot start the trace recorder; tracing is off\n";
             ssize_t ignored = write(2, message, sizeof message - 1);

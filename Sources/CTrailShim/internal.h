@@ -92,6 +92,20 @@ static inline uint64_t trail_monotonic_ns(void) {
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
+// MARK: signals (crash.c, trace_guard.c)
+
+#include <signal.h>
+/// Runs the handler `before` held as if it had been called first.
+void trail_chain_signal(const struct sigaction *before, int signal, siginfo_t *info, void *context);
+/// The default action, at once: the exit status stays 128+signal.
+void trail_die_of(int signal);
+/// Record mode without bootstrap: crash and termination signals flush the rings into the trace first.
+void trail_trace_guard_install(void);
+int trail_trace_guard_active(void);
+/// Writes what the rings hold into the trace, async-signal-safely (recorder.c).
+void trail_trace_crash_flush(void);
+void trail_crash_prepare_thread(void);
+
 // MARK: recorder (recorder.c)
 
 /// Starts the writer thread and prepares the trace file; 0 on success.

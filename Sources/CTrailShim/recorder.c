@@ -761,11 +761,12 @@ uint64_t trail_trace_dropped(void) {
 
 uint32_t trail_ring_slot(struct trail_ring *ring) { return ring->slot; }
 
-/// Async-signal-safe: drains every ring once more, without allocating. Waits up to 100 ms for the writer
+/// Async-signal-safe, and done once: drains every ring once more, without allocating. Waits up to 100 ms for the writer
 /// thread to finish a drain in progress, then goes ahead regardless (this thread may be the writer), dropping
 /// what that drain had not yet written so that block headers never claim unwritten bytes.
 void trail_trace_crash_flush(void) {
-    if (trail_current_mode() != TRAIL_MODE_RECORD || !staging) return;
+    static int flushed;  // once: the crash handler and the trace guard it chains to both ask
+    if (trail_current_mode() != TRAIL_MODE_RECORD || !staging || __atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL)) return;
     int waited = 0;
     while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE) && waited < 1000) {
         struct timespec pause = { 0, 100000 };

@@ -234,6 +234,25 @@ case "trace-diskfull":
     for _ in 0 ..< number(3, 200_000) { nothing() }
     print("still running")
 
+case "trace-then":
+    // COUNT traced calls, then an end without atexit, without Trail.bootstrap: segv, abort, fatal, sigterm,
+    // sigint or pipe (a write to a pipe nobody reads).
+    for _ in 0 ..< number(4, 1000) { nothing() }
+    switch arguments.count > 3 ? arguments[3] : "segv" {
+    case "abort": abort()
+    case "fatal": fatalError("probe ends")
+    case "sigterm": kill(getpid(), SIGTERM)
+    case "sigint": kill(getpid(), SIGINT)
+    case "pipe":
+        var ends: [Int32] = [0, 0]
+        pipe(&ends)
+        close(ends[0])
+        _ = write(ends[1], "x", 1)
+    default: UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+    }
+    sleep(5)
+    print("not ended")
+
 case "async":
     // Async calls that suspend and resume, usually on another thread, traced as instrumented code would be.
     for round in 0 ..< number(3, 20) {

@@ -40,6 +40,36 @@ import TrailTestSupport
         #expect(dump.watermarks.count >= 1)
     }
 
+    /// Without Trail.bootstrap, a crash, `kill`, Ctrl-C or a closed pipe ends the process without atexit: the
+    /// trace still gets the records the rings held (the last moments), and the process dies as it would have.
+    @Test(arguments: [("segv", 139), ("abort", 134), ("fatal", 132), ("sigterm", 143), ("sigint", 130), ("pipe", 141)])
+    func anEndWithoutExitKeepsTheLastCalls(_ method: String, _ status: Int32) throws {
+        let calls = 300_000
+        let directory = Paths.temporaryDirectory("end-\(method)"), file = directory + "/end.trace"
+        let result = try run(Self.probe, ["trace-then", directory, method, "\(calls)"],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
+        #expect(result.shellStatus == status, "\(result.stderr)")
+        #expect(!result.stdout.contains("not ended"))
+        let dump = try TraceDump(path: file)
+        #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
+        #expect(dump.allRecords.filter { $0.kind == .enter }.count == calls, "every call, the last ones too")
+        #expect(dump.end == nil, "no END: the process did not exit")
+        let report = try run(Paths.trail, ["report", file])
+        #expect(report.stdout.contains("\(calls)    ") && report.stdout.contains("Probe.nothing()"), "\(report.stdout)")
+        #expect(report.stderr.contains("has no end record"))
+    }
+
+    /// A program that handles or ignores a termination signal keeps its way: nothing is installed over it.
+    @Test func aProgramsOwnSignalHandlingIsLeftAlone() throws {
+        let directory = Paths.temporaryDirectory("ignored")
+        let result = try run("/bin/sh", ["-c", "trap '' TERM; exec \(Self.probe) trace-then \(directory) sigterm 1000"],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/t.trace"])
+        // SIGTERM ignored from the start stays ignored: the probe sleeps, prints and exits normally.
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("not ended"))
+        #expect(try TraceDump(path: directory + "/t.trace").end != nil)
+    }
+
     /// fib(30) makes 2,692,537 calls: as many, at default settings, lose nothing.
     @Test func aFibSizedRunDropsNothingAtDefaults() throws {
         let calls = 2_692_537

@@ -48,10 +48,24 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
+    // Children start as from a shell: no signal blocked (the spawning thread may block some), and the default
+    // action for those a test runner may ignore.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    posix_spawnattr_setsigmask(&attributes, &unblocked)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
     var pid: pid_t = 0
     let status = withCStrings(argv) { argvPointers in
         withCStrings(env.map { "\($0.key)=\($0.value)" }) { envPointers in
-            posix_spawn(&pid, program, &actions, nil, argvPointers, envPointers)
+            posix_spawn(&pid, program, &actions, &attributes, argvPointers, envPointers)
         }
     }
     guard status == 0 else {

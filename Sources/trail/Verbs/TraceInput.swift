@@ -64,7 +64,11 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
             printError("trail: \(file.path): the size limit (TRAIL_TRACE_MAX_SIZE) cut \(cut.records) records (\(cut.bytes >> 20) MiB), \(which)")
         }
         if before { continue }
-        if file.truncated { printError("trail: \(file.path) ends early (the process died while writing?); showing what is there") }
+        if file.truncated {
+            printError("trail: \(file.path) ends early (the process died while writing?); showing what is there")
+        } else if !file.complete {
+            printError("trail: \(file.path) has no end record: the process crashed, was killed, or is still running; showing what is there")
+        }
         if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
     }
 }
