@@ -365,12 +365,12 @@ int trail_current_span(uint8_t trace_id[16], uint64_t *span_id) {
 // MARK: start-up
 
 static char *copy_env(const char *name) {
-    const char *value = getenv(name);
+    const char *value = trail_env(name);
     return value && *value ? strdup(value) : NULL;
 }
 
 __attribute__((constructor)) static void trail_read_environment(void) {
-    const char *value = getenv("TRAIL_TRACE");
+    const char *value = trail_env("TRAIL_TRACE");
     if (value == NULL || *value == 0 || !strcmp(value, "0") || !strcmp(value, "off")) return;
     include_patterns = copy_env("TRAIL_TRACE_FILTER");
     exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");

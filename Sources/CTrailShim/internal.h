@@ -191,6 +191,8 @@ uint32_t trail_ring_slot(struct trail_ring *ring);
 
 /// One line on stderr: "trail: NAME=VALUE WHY; using USED".
 void trail_setting_warning(const char *name, const char *value, const char *why, const char *used);
+/// getenv, except that a process without TRAIL_TRACE takes the TRAIL_TRACE* settings of a recording parent.
+const char *trail_env(const char *name);
 /// A whole number (or, with `size`, a size like 64K) from the environment, in [minimum, maximum]; warns and
 /// falls back (or clamps) otherwise.
 uint64_t trail_setting_number(const char *name, uint64_t minimum, uint64_t maximum, uint64_t fallback, int size);

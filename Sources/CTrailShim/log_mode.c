@@ -121,7 +121,7 @@ static void pipe_at_exit(void) {
 }
 
 void trail_log_mode_start(void) {
-    const char *pattern = getenv("TRAIL_TRACE_FILE");
+    const char *pattern = trail_env("TRAIL_TRACE_FILE");
     if (pattern && *pattern) {
         trail_paths_start();
         char path[4096];

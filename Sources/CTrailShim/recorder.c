@@ -662,7 +662,7 @@ static void choose_limits(void) {
     while (max_size && block_size > (64u << 10) && max_size / block_size < 16) block_size /= 2;
     max_blocks = max_size ? (max_size - TRAIL_TRACE_HEADER_SIZE) / block_size : 0;
     if (max_size && max_blocks < 2) max_blocks = 2;
-    const char *keep = getenv("TRAIL_TRACE_KEEP");
+    const char *keep = trail_env("TRAIL_TRACE_KEEP");
     policy = POLICY_KEEP_LAST;
     if (keep && !strcmp(keep, "first")) policy = POLICY_KEEP_FIRST;
     else if (keep && *keep && strcmp(keep, "last")) trail_setting_warning("TRAIL_TRACE_KEEP", keep, "is not last or first", "last");
@@ -689,7 +689,7 @@ static void prepare_info(void) {
 }
 
 void trail_recorder_prepare(void) {
-    const char *pattern = getenv("TRAIL_TRACE_FILE");
+    const char *pattern = trail_env("TRAIL_TRACE_FILE");
     int fixed = pattern && *pattern;
     const char *directory = trace_directory[0] ? trace_directory : "trail-traces";
     if (!trail_expand_pattern(fixed ? pattern : "%e-%t-%p.trace", fixed ? NULL : directory, trace_path, sizeof trace_path)) {

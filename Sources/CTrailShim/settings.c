@@ -3,10 +3,59 @@
 // the logger's variables, Sources/Trail/Settings.swift).
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+// MARK: settings inherited from the parent process
+
+/// A test harness often starts a tool with an environment of its own (Foundation's `Process.environment`
+/// replaces the whole of it), and a traced tool then ran untraced: its trace was missing from the run. A
+/// traced program whose environment has no TRAIL_TRACE at all, started by a process recording a trace, records
+/// too, with the parent's TRAIL_TRACE_* settings. Only record mode is inherited this way: log lines on a
+/// stderr that a harness compares would change what it sees. TRAIL_TRACE=off in the child opts out.
+static char parent_settings[16384];  // "NAME=value\0" entries, the parent's TRAIL_TRACE* only
+static size_t parent_length;
+static int parent_read;
+
+static void read_parent_settings(void) {
+    parent_read = 1;
+    char path[64], environ_bytes[65536];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t length = 0, got;
+    while (length < (ssize_t)sizeof environ_bytes - 1
+           && (got = read(fd, environ_bytes + length, sizeof environ_bytes - 1 - (size_t)length)) > 0) length += got;
+    close(fd);
+    if (length <= 0) return;
+    environ_bytes[length] = 0;
+    int recording = 0;
+    for (ssize_t at = 0; at < length; at += (ssize_t)strlen(environ_bytes + at) + 1) {
+        const char *entry = environ_bytes + at;
+        if (strncmp(entry, "TRAIL_TRACE", 11) != 0 || (entry[11] != '=' && entry[11] != '_')) continue;
+        if (!strcmp(entry, "TRAIL_TRACE=record")) recording = 1;
+        size_t size = strlen(entry) + 1;
+        if (parent_length + size > sizeof parent_settings) break;
+        memcpy(parent_settings + parent_length, entry, size);
+        parent_length += size;
+    }
+    if (!recording) parent_length = 0;
+}
+
+const char *trail_env(const char *name) {
+    const char *own = getenv(name);
+    if (own || strncmp(name, "TRAIL_TRACE", 11) != 0 || getenv("TRAIL_TRACE")) return own;
+    if (!parent_read) read_parent_settings();
+    size_t name_length = strlen(name);
+    for (size_t at = 0; at < parent_length; at += strlen(parent_settings + at) + 1) {
+        const char *entry = parent_settings + at;
+        if (!strncmp(entry, name, name_length) && entry[name_length] == '=') return entry + name_length + 1;
+    }
+    return NULL;
+}
 
 void trail_setting_warning(const char *name, const char *value, const char *why, const char *used) {
     char line[512];
@@ -40,7 +89,7 @@ static int parse_size(const char *text, uint64_t *out) {
 }
 
 uint64_t trail_setting_number(const char *name, uint64_t minimum, uint64_t maximum, uint64_t fallback, int size) {
-    const char *value = getenv(name);
+    const char *value = trail_env(name);
     if (!value || !*value) return fallback;
     uint64_t number = 0;
     char used[32], range[96];

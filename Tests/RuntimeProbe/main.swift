@@ -253,6 +253,22 @@ case "trace-then":
     sleep(5)
     print("not ended")
 
+case "spawn-child":
+    // Runs `trail-probe calls DIRECTORY 100` with an environment of its own: ENV, comma-separated (may be empty),
+    // as a test harness does with Foundation's Process.environment.
+    nothing()
+    let childEnvironment = (arguments.count > 3 ? arguments[3] : "").split(separator: ",").map(String.init)
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    child.arguments = ["calls", directory, "100"]
+    child.environment = Dictionary(uniqueKeysWithValues: childEnvironment.map { entry in
+        let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+        return (parts[0], parts.count > 1 ? parts[1] : "")
+    })
+    try child.run()
+    child.waitUntilExit()
+    print("child \(child.terminationStatus)")
+
 case "async":
     // Async calls that suspend and resume, usually on another thread, traced as instrumented code would be.
     for round in 0 ..< number(3, 20) {

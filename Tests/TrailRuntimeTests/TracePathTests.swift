@@ -111,6 +111,28 @@ import TrailTestSupport
         #expect(report.stderr.contains("ends early"))
     }
 
+    /// A child started with an environment of its own (as test harnesses do with Foundation's Process) is traced
+    /// when its parent records: it takes the parent's TRAIL_TRACE* settings. TRAIL_TRACE=off opts out, and log
+    /// mode, whose lines would land on a stderr the harness reads, is not passed on this way.
+    @Test func aChildWithAnEnvironmentOfItsOwnIsTracedToo() throws {
+        let directory = Paths.temporaryDirectory("scrubbed")
+        let traces = { (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0.hasSuffix(".trace") } }
+        let pattern = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"]
+        let inherited = try run(Self.probe, ["spawn-child", directory, "X=1"], environment: pattern, check: true)
+        #expect(inherited.stdout.contains("child 0"))
+        #expect(try traces().count == 2, "the parent's trace and the child's")
+        for name in try traces() {
+            let dump = try TraceDump(path: directory + "/" + name)
+            #expect(dump.names.values.contains("Probe.nothing() @ Probe/main.swift:120"))
+        }
+        for name in try traces() { try FileManager.default.removeItem(atPath: directory + "/" + name) }
+        try run(Self.probe, ["spawn-child", directory, "TRAIL_TRACE=off"], environment: pattern, check: true)
+        #expect(try traces().count == 1, "the child opted out")
+
+        let logged = try run(Self.probe, ["spawn-child", directory, ""], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(logged.stderr.components(separatedBy: "-> Probe.nothing()").count == 2, "only the parent's line: \(logged.stderr)")
+    }
+
     @Test func pruningByTotalSize() throws {
         let directory = Paths.temporaryDirectory("prune-total")
         for index in 0 ..< 4 {
