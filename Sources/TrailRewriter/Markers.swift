@@ -17,6 +17,9 @@ public enum Marker {
     /// and make the name ambiguous in the user's file.
     static let importTrail = wrap(importCode + " ")
     static let importCode = "import enum Trail.Trail;"
+    /// In place: after the file's first import, on its line, or as the file's last line.
+    static let importAfterImport = wrap("; import enum Trail.Trail")
+    static let importAtEnd = wrap("import enum Trail.Trail")
 
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
     /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which

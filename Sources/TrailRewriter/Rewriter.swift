@@ -193,14 +193,30 @@ public enum Rewriter {
                                    file: String?) -> Edit {
         let offset = importOffset(tree, buffer)
         guard let file, let first = tree.firstToken(viewMode: .sourceAccurate),
-              first.tokenKind != .endOfFile else { return Edit(offset: offset, text: Marker.importTrail) }
+              first.tokenKind != .endOfFile else { return inPlaceImportEdit(tree, buffer, fallback: offset) }
         let entry = Columns(file: file, lines: lines).entry(Marker.importCode, at: offset,
                                                             firstToken: first.positionAfterSkippingLeadingTrivia.utf8Offset,
                                                             returnsFirst: false)
         return Edit(offset: offset, text: entry.text)
     }
 
-    /// Where the import of `Trail` goes: before the first top-level import, else at the start of the file
+    /// In place, the import of `Trail` follows the first top-level import on its line
+    /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), or ends the file: no line moves,
+    /// and no line starts with the marker's `/*`. SwiftPM decides whether a one-file executable's `@main` needs
+    /// `-parse-as-library` by reading lines, and takes a line that starts with `/*` and does not end with `*/`
+    /// for the start of a comment that hides the rest of the file. A file that does not end with a newline and
+    /// imports nothing gets it at the start (`fallback`).
+    private static func inPlaceImportEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>, fallback: Int) -> Edit {
+        for item in tree.statements {
+            if case .decl(let decl) = item.item, decl.is(ImportDeclSyntax.self) {
+                return Edit(offset: decl.endPositionBeforeTrailingTrivia.utf8Offset, text: Marker.importAfterImport)
+            }
+        }
+        if let last = buffer.last, last == UInt8(ascii: "\n") { return Edit(offset: buffer.count, text: Marker.importAtEnd) }
+        return Edit(offset: fallback, text: Marker.importTrail)
+    }
+
+    /// Where the import of `Trail` goes in a build copy: before the first top-level import, else at the start of the file
     /// (after a `#!` line). Either way it shares a line with existing text, so no line moves.
     private static func importOffset(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         for item in tree.statements {

@@ -129,6 +129,41 @@ import TrailTestSupport
         #expect(swallowed.stderr.contains("option '--obj' needs a value (BINARY), not the option '--json'"))
     }
 
+    /// A one-file executable with `@main` builds only if SwiftPM finds `@main` by reading its lines: instrumented
+    /// in place, with an import or without one, it still does, runs traced, and strips back byte for byte.
+    @Test func oneFileExecutablesKeepTheirMainInPlace() throws {
+        let package = Paths.temporaryDirectory("solo")
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        let sources = [
+            "Solo": "// Solo: one file\nimport Foundation\n\n@main\nstruct Solo {\n    static func main() { print(greeting()) }\n    static func greeting() -> String { \"hi\" }\n}\n",
+            "Bare": "@main\nstruct Bare {\n    static func main() { print(\"bare\") }\n}\n",
+        ]
+        for (name, text) in sources {
+            try FileManager.default.createDirectory(atPath: package + "/Sources/" + name, withIntermediateDirectories: true)
+            try text.write(toFile: package + "/Sources/\(name)/\(name).swift", atomically: true, encoding: .utf8)
+        }
+        try """
+            // swift-tools-version:6.0
+            import PackageDescription
+            let package = Package(
+                name: "Solo",
+                dependencies: [.package(name: "swift-trail", path: \(String(reflecting: Paths.packageRoot)))],
+                targets: ["Solo", "Bare"].map { .executableTarget(name: $0, dependencies: [.product(name: "Trail", package: "swift-trail")]) }
+            )
+
+            """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        try run(Paths.trail, ["instrument", "--in-place", package + "/Sources"], check: true)
+        try run("swift", ["build", "--package-path", package], check: true)
+        let solo = try run(package + "/.build/debug/Solo", [], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(solo.stdout == "hi\n")
+        #expect(solo.stderr.contains("-> Solo.Solo.greeting()"), "\(solo.stderr)")
+        #expect(try run(package + "/.build/debug/Bare", [], check: true).stdout == "bare\n")
+        try run(Paths.trail, ["strip", "--in-place", package + "/Sources"], check: true)
+        for (name, text) in sources {
+            #expect(Transcript.read(package + "/Sources/\(name)/\(name).swift") == text)
+        }
+    }
+
     /// `trail` runs the viewers itself and hands the verbs that parse Swift or XML to the binaries beside it:
     /// every verb is listed and reachable, and a missing binary is named with the command that builds it.
     @Test func verbsHandedToTheBinariesBesideTrail() throws {

@@ -18,7 +18,7 @@ import TrailTestSupport
             """
         let expected = """
             // header
-            /*<trail*/import enum Trail.Trail; /*trail>*/import Foundation
+            import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
 
             func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4"); defer { Trail.exit() };/*trail>*/ /*<trail*/return /*trail>*/a + b }
             func log() {/*<trail*/Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit() };/*trail>*/
@@ -30,13 +30,21 @@ import TrailTestSupport
         #expect(try instrumented(source) == expected)
     }
 
-    @Test func importGoesToLineOneOrAfterAShebang() throws {
-        #expect(try instrumented("func f() {}\n").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
+    /// In place, no line starts with the import's marker (SwiftPM would take the rest of the file for a comment
+    /// and miss a one-file executable's `@main`): it follows the first import, or ends the file.
+    @Test func importFollowsTheFirstImportOrEndsTheFile() throws {
+        #expect(try instrumented("func f() {}\n").hasSuffix("}\n/*<trail*/import enum Trail.Trail/*trail>*/"))
         let script = try instrumented("#!/usr/bin/env swift\nfunc f() {}\n")
-        #expect(script.hasPrefix("#!/usr/bin/env swift\n/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
+        #expect(script.hasPrefix("#!/usr/bin/env swift\nfunc f() {"))
+        #expect(script.hasSuffix("\n/*<trail*/import enum Trail.Trail/*trail>*/"))
         // An import inside #if does not count: Trail must be imported on every platform.
         let conditional = try instrumented("#if os(Linux)\nimport Glibc\n#endif\nfunc f() {}\n")
-        #expect(conditional.hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/#if os(Linux)"))
+        #expect(conditional.hasPrefix("#if os(Linux)\nimport Glibc\n#endif\n"))
+        #expect(conditional.hasSuffix("\n/*<trail*/import enum Trail.Trail/*trail>*/"))
+        // With no newline at the end and no import, the start of line 1 is all there is.
+        #expect(try instrumented("func f() {}").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
+        let attributed = try instrumented("@preconcurrency import Dispatch // queues\n@main struct A { static func main() {} }\n")
+        #expect(attributed.hasPrefix("@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail/*trail>*/ // queues\n@main"))
     }
 
     @Test func asyncFunctionsAndAwaitingClosuresUseTheAsyncEntry() throws {
