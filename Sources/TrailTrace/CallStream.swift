@@ -93,7 +93,7 @@ struct CallBuilder {
 
     final class ThreadState {
         var stack: [Frame] = []
-        /// Per site, open calls on this stack (for recursion).
+        /// Per name (`sameName`), open calls on this stack (for recursion).
         var open: [Int32] = []
         let pending = RecordBuffer()
         var pendingHead = 0
@@ -116,6 +116,8 @@ struct CallBuilder {
     var threads: [ThreadState] = []
     var threadIndex: [UInt64: Int32] = [:]
     var siteOf = AddressMap()
+    /// `SiteTable.sameName`, copied as sites appear: read on every call.
+    var sameName: [Int32] = []
     var openAsync: [UInt64: AsyncFrame] = [:]
     /// Per task, its open async calls' tokens, innermost last.
     var taskStacks: [UInt64: [UInt64]] = [:]
@@ -265,6 +267,7 @@ struct CallBuilder {
         let text = file.names[address] ?? "0x" + String(address, radix: 16)
         let index = process.sites.index(text)
         siteOf.insert(address, index)
+        while sameName.count < process.sites.sameName.count { sameName.append(process.sites.sameName[sameName.count]) }
         return index
     }
 
@@ -340,9 +343,10 @@ struct CallBuilder {
             endFrame(thread: thread, at: record.time, unfinished: true, state: state, &visitor)
         }
         let site = site(record.address)
-        if state.open.count <= Int(site) { state.open.append(contentsOf: repeatElement(0, count: Int(site) + 1 - state.open.count)) }
-        let outermost = state.open[Int(site)] == 0
-        state.open[Int(site)] += 1
+        let name = Int(sameName[Int(site)])
+        if state.open.count <= name { state.open.append(contentsOf: repeatElement(0, count: name + 1 - state.open.count)) }
+        let outermost = state.open[name] == 0
+        state.open[name] += 1
         let spanId = UInt64(state.slot + 1) << 44 | (position & (1 << 44 - 1))
         var frame: Frame
         if let top = state.stack.last {
@@ -377,7 +381,7 @@ struct CallBuilder {
 
     mutating func endFrame<V: CallVisitor>(thread: Int32, at time: UInt64, unfinished: Bool, state: ThreadState, _ visitor: inout V) {
         guard let frame = state.stack.popLast() else { return }
-        state.open[Int(frame.site)] -= 1
+        state.open[Int(sameName[Int(frame.site)])] -= 1
         let end = max(time, frame.start)
         if let last = state.stack.indices.last {
             state.stack[last].childTicks &+= end - frame.start

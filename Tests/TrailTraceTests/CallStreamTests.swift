@@ -156,6 +156,28 @@ import TrailTrace
         #expect(entries["M.b()"]?.total == 100)
     }
 
+    /// Overloads that print alike share a row; one calling the other is not a second outermost call (an
+    /// overload that forwards to another, as swift-argument-parser's test helpers do, counted its time twice).
+    @Test func overloadsThatShareANameCountTheirTimeOnce() throws {
+        var builder = TraceBuilder()
+        Self.named(&builder)
+        let intVersion: UInt64 = 0x6000, stringVersion: UInt64 = 0x7000
+        builder.name(intVersion, "M.check(_:) @ M/c.swift:3")
+        builder.name(stringVersion, "M.check(_:) @ M/c.swift:9")
+        builder.records(slot: 0, tid: 1, position: 0, [
+            Self.enter(0, stringVersion, 0), Self.enter(100, intVersion, 1), Self.exit(900, intVersion, 1), Self.exit(1000, stringVersion, 0),
+            Self.enter(2000, intVersion, 0), Self.exit(2500, intVersion, 0),
+        ])
+        builder.watermark(3000)
+        var profile = Profile()
+        CallStream().stream([try TraceFile(path: file(builder))], into: &profile)
+        let entries = profile.entries(.name).filter { $0.name == "M.check(_:)" }
+        #expect(entries.count == 1)
+        #expect(entries.first?.calls == 3)
+        #expect(entries.first?.total == 1500)
+        #expect(entries.first?.selfTime == 1500)
+    }
+
     @Test func aFileCutShortKeepsWhatCameBeforeTheCut() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
