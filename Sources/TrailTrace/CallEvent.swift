@@ -122,8 +122,12 @@ public final class TraceProcess {
     @inlinable public func nanoseconds(_ ticks: UInt64) -> Double { file.nanoseconds(ticks) }
     /// Nanoseconds for a tick count.
     @inlinable public func nanoseconds(duration ticks: UInt64) -> Double { Double(ticks) * file.nanosecondsPerTick }
-    /// Unix time in nanoseconds.
+    /// Unix time in nanoseconds. The offset is added as an integer: a Double holds Unix nanoseconds only to the
+    /// nearest 256, which made short spans last zero.
     public func wallNanoseconds(_ ticks: UInt64) -> UInt64 {
-        UInt64(max(0, Double(file.startWallNanoseconds) + file.nanoseconds(ticks)))
+        let exact = file.nanoseconds(ticks).rounded()
+        let offset = exact.isFinite ? Int64(max(-4e18, min(4e18, exact))) : 0
+        let wall = Int64(bitPattern: file.startWallNanoseconds) &+ offset
+        return wall < 0 ? 0 : UInt64(wall)
     }
 }

@@ -178,6 +178,28 @@ import TrailTrace
         #expect(entries.first?.selfTime == 1500)
     }
 
+    /// Unix times keep every nanosecond: a Double holds them only to the nearest 256.
+    @Test func wallTimesAreExactToTheNanosecond() throws {
+        struct Times: CallVisitor {
+            var process: TraceProcess?
+            var spans: [(UInt64, UInt64)] = []
+            mutating func beginProcess(_ process: TraceProcess) { self.process = process }
+            mutating func exit(_ call: CallEvent, tag: Int32) {
+                spans.append((process!.wallNanoseconds(call.start), process!.wallNanoseconds(call.end)))
+            }
+        }
+        var builder = TraceBuilder()
+        builder.wallStart = 1_764_000_000_123_456_789
+        Self.named(&builder)
+        builder.records(slot: 0, tid: 1, position: 0, [Self.enter(1000, Self.a, 0), Self.exit(1001, Self.a, 0)])
+        builder.watermark(2000)
+        var times = Times()
+        CallStream().stream([try TraceFile(path: file(builder))], into: &times)
+        #expect(times.spans.count == 1)
+        #expect(times.spans.first?.0 == 1_764_000_000_123_457_789)
+        #expect(times.spans.first?.1 == 1_764_000_000_123_457_790)
+    }
+
     @Test func aFileCutShortKeepsWhatCameBeforeTheCut() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
