@@ -26,6 +26,8 @@ public enum PackageSetup {
         /// Targets changed, and targets chosen that needed nothing.
         public var changed: [String] = []
         public var unchanged: [String] = []
+        /// What setup left alone that a user would expect it to do, as `path:line:column: note: ...` lines.
+        public var notes: [String] = []
 
         public var isEmpty: Bool { original == edited && created.isEmpty && removed.isEmpty }
 
@@ -62,6 +64,7 @@ public enum PackageSetup {
         let bytes = try FileIO.read(path)
         let manifest = try Manifest(bytes, path: path, undo: undo)
         var plan = Plan(manifest: path, original: bytes, edited: bytes)
+        plan.notes = manifest.notes
         var edits: [Edit] = []
         for target in try manifest.chosen(names, undo: undo) {
             let placeholder = target.folder + "/" + placeholder
@@ -129,7 +132,7 @@ public enum PackageSetup {
             Add by hand, as README ("Tracing a package") shows: after the imports
                 \(tracedDeclaration)
             and in each target to trace
-                dependencies: traced ? [.product(name: "Trail", package: "\(identity)")] : [],
+                dependencies: [<its own, if any>] + (traced ? [.product(name: "Trail", package: "\(identity)")] : []),
                 sources: traced ? ["\(placeholder)"] : nil,
                 plugins: traced ? [.plugin(name: "TrailPlugin", package: "\(identity)")] : []
             with a file \(placeholder) holding a comment in the target's folder.
@@ -177,6 +180,7 @@ struct Manifest {
     var targets: [ManifestTarget] = []
     /// The `package:` name of swift-trail: the dependency's `name:`, else its identity.
     var identity = "swift-trail"
+    var notes: [String] = []
 
     init(_ bytes: [UInt8], path: String, undo: Bool) throws(SourceError) {
         self.path = path
@@ -210,7 +214,13 @@ struct Manifest {
         let references = References(viewMode: .sourceAccurate)
         references.walk(tree)
         tracedUses = references.traced
-        if let added = references.targetsByCode { throw refusal(added, "targets are added or changed by code") }
+        if let replaced = references.targetsReplacedByCode { throw refusal(replaced, "targets are replaced or changed by code") }
+        if let added = references.targetsAddedByCode, !undo {
+            // Targets appended in code (often under `#if os(macOS)`) keep their own form: the literal ones are set up.
+            let location = added.startLocation(converter: converter, afterLeadingTrivia: true)
+            notes.append("\(path):\(location.line):\(location.column): note: targets added by code here are not set up; "
+                + "give them the pattern by hand to trace them")
+        }
         if let traced, traced.bindings.first?.initializer?.value.tokenText != Self.tokens(#"Context.environment["TRAIL"] == "1""#) {
             throw refusal(traced, "`traced` is not `Context.environment[\"TRAIL\"] == \"1\"`")
         }
@@ -219,6 +229,9 @@ struct Manifest {
         }
         let array = try packageArray("targets", missing: "Package(...) has no `targets:`",
                                      notLiteral: "`targets:` is not an array literal: the targets are built by code")
+        if let added = references.targetsAddedByCode, array.elements.isEmpty {
+            throw refusal(added, "targets are added by code, and none is written out")
+        }
         for element in array.elements {
             guard let call = element.expression.as(FunctionCallExprSyntax.self),
                   let member = call.calledExpression.as(MemberAccessExprSyntax.self),
@@ -489,7 +502,8 @@ struct Manifest {
 /// Uses of `traced`, and code that changes `package.targets`.
 private final class References: SyntaxVisitor {
     var traced = 0
-    var targetsByCode: Syntax?
+    var targetsReplacedByCode: Syntax?
+    var targetsAddedByCode: Syntax?
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
         if node.baseName.text == "traced" { traced += 1 }
@@ -498,14 +512,31 @@ private final class References: SyntaxVisitor {
 
     override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
         let name = node.declName.baseName.text
-        // Reading `package.targets` (a loop that adjusts settings, as swift-log's does) is fine; adding or
-        // replacing targets, or setting a target's `sources`/`plugins` in code, is what setup cannot see.
-        if targetsByCode == nil,
-           (name == "targets" && node.base?.tokenText == "package" && Self.isMutated(node))
-            || ((name == "sources" || name == "plugins") && node.base != nil && Self.isAssigned(node)) {
-            targetsByCode = Syntax(node)
+        // Reading `package.targets` (a loop that adjusts settings, as swift-log's does) is fine, and so is adding
+        // targets (swift-argument-parser appends its macOS-only ones); replacing them, or setting a target's
+        // `sources`/`plugins` in code, is what setup cannot see.
+        if name == "targets" && node.base?.tokenText == "package" {
+            if Self.isAdded(node) {
+                if targetsAddedByCode == nil { targetsAddedByCode = Syntax(node) }
+            } else if Self.isMutated(node), targetsReplacedByCode == nil {
+                targetsReplacedByCode = Syntax(node)
+            }
+        } else if (name == "sources" || name == "plugins") && node.base != nil && Self.isAssigned(node), targetsReplacedByCode == nil {
+            targetsReplacedByCode = Syntax(node)
         }
         return .visitChildren
+    }
+
+    /// `x.append(…)`, `x.append(contentsOf: …)`, `x.insert(…)` or `x += …`: the targets written out stay as written.
+    private static func isAdded(_ node: MemberAccessExprSyntax) -> Bool {
+        if let method = node.parent?.as(MemberAccessExprSyntax.self)?.declName.baseName.text {
+            return method == "append" || method == "insert"
+        }
+        guard let list = node.parent?.as(ExprListSyntax.self), let index = list.firstIndex(where: { $0.id == node.id }) else {
+            return false
+        }
+        let next = list.index(after: index)
+        return next < list.endIndex && list[next].as(BinaryOperatorExprSyntax.self)?.operator.text == "+="
     }
 
     /// `x.append(…)`, `x.insert(…)`, `x.remove…(…)`, `x.replaceSubrange(…)`, or `x = …`, `x += …`.

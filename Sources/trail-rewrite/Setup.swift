@@ -31,6 +31,7 @@ let setupVerb = Verb(
         let plan = try reportingInputErrors { () throws(SourceError) in
             try PackageSetup.plan(package: arguments.value("package") ?? ".", targets: arguments.all("target"), undo: undo)
         }
+        for note in plan.notes { printError(note) }
         if arguments.has("dry-run") {
             printOut(plan.diff())
             return 0

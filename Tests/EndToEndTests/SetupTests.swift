@@ -226,6 +226,32 @@ import TrailTestSupport
         #expect(Transcript.read(package + "/Package.swift") == manifest)
     }
 
+    /// swift-argument-parser appends macOS-only targets in code: the targets written out are set up, and a note
+    /// says which were not.
+    @Test func targetsAddedInCodeAreLeftAloneWithANote() throws {
+        let package = Paths.temporaryDirectory("setup-appended")
+        for target in ["A", "B"] {
+            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
+            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
+        }
+        let manifest = Self.header + """
+                targets: [.target(name: "A")]
+            )
+            #if os(macOS)
+            package.targets.append(contentsOf: [.target(name: "B")])
+            #endif
+
+            """
+        try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let result = try run(Paths.trail, ["setup", "--package", package])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\(package)/Package.swift:10:1: note: targets added by code here are not set up"), "\(result.stderr)")
+        #expect(result.stderr.contains("set up A in"))
+        #expect(Transcript.read(package + "/Package.swift").contains(#".target(name: "A", dependencies: traced ? [.product("#))
+        try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
+        #expect(Transcript.read(package + "/Package.swift") == manifest)
+    }
+
     @Test func refusesManifestsItCannotEditSafely() throws {
         // Targets added by a loop: refused at the line that adds them, with the lines to add by hand.
         let loop = try refused(Self.header + """
@@ -237,8 +263,18 @@ import TrailTestSupport
 
             """)
         #expect(loop.result.status == 1)
-        #expect(loop.result.stderr.hasPrefix("\(loop.path):10:5: error: cannot edit safely: targets are added or changed by code"), "\(loop.result.stderr)")
+        #expect(loop.result.stderr.hasPrefix("\(loop.path):10:5: error: cannot edit safely: targets are added by code, and none is written out"), "\(loop.result.stderr)")
         #expect(loop.result.stderr.contains(#"plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []"#))
+
+        // Replaced in code: what setup writes could be thrown away.
+        let replaced = try refused(Self.header + """
+                targets: [.target(name: "A"), .target(name: "B")]
+            )
+            package.targets = [.target(name: "A")]
+
+            """)
+        #expect(replaced.result.stderr.hasPrefix("\(replaced.path):9:1: error: cannot edit safely: targets are replaced or changed by code"),
+                "\(replaced.result.stderr)")
 
         let mapped = try refused(Self.header + """
                 targets: ["A", "B"].map { .target(name: $0) }
