@@ -7,6 +7,7 @@ public struct Profile: CallVisitor {
         public var name: String
         /// The process, when the profile is per process.
         public var pid: UInt32?
+        public var executable = ""
         public var calls = 0
         /// Inclusive time, counting a recursive function once per outermost call.
         public var total: Double = 0
@@ -63,6 +64,7 @@ public struct Profile: CallVisitor {
             let name = process.sites[Int32(site)].name
             let key = byProcess ? "\(process.pid)\u{0}\(name)" : name
             var entry = merged[key] ?? Entry(name: name, pid: byProcess ? process.pid : nil)
+            if byProcess { entry.executable = process.file.executableName }
             let ns = { process.nanoseconds(duration: $0) }
             entry.calls += tally.calls
             entry.total += ns(tally.total)
@@ -86,14 +88,18 @@ public struct Profile: CallVisitor {
     }
 
     public func render(_ order: Order = .total) -> String {
-        let pidColumn = byProcess ? "       PID" : ""
+        let width = byProcess ? max(10, merged.values.map(\.executable.count).max() ?? 0) : 0
+        let pidColumn = byProcess ? "       PID  " + "Executable".padding(toLength: width, withPad: " ", startingAt: 0) : ""
         var out = "  Total time   Self time       Calls     Average     Minimum     Maximum\(pidColumn)  Function\n"
-        out += "  ==========  ==========  ==========  ==========  ==========  ==========\(byProcess ? "  ========" : "")  ====================\n"
+        out += "  ==========  ==========  ==========  ==========  ==========  =========="
+            + (byProcess ? "  ========  " + String(repeating: "=", count: width) : "") + "  ====================\n"
         for entry in entries(order) {
             var columns = [entry.total, entry.selfTime].map { "  " + DurationFormat.format($0) }.joined()
                 + "  " + String(format: "%10d", entry.calls)
                 + [entry.average, entry.minimum, entry.maximum].map { "  " + DurationFormat.format($0) }.joined()
-            if let pid = entry.pid { columns += "  " + String(format: "%8u", pid) }
+            if let pid = entry.pid {
+                columns += "  " + String(format: "%8u", pid) + "  " + entry.executable.padding(toLength: width, withPad: " ", startingAt: 0)
+            }
             out += columns + "  " + entry.name + "\n"
         }
         return out

@@ -200,6 +200,29 @@ import TrailTrace
         #expect(times.spans.first?.1 == 1_764_000_000_123_457_790)
     }
 
+    /// `report --by-process`: a row per process and function, named by PID and executable.
+    @Test func aReportByProcessNamesEachProcess() throws {
+        var paths: [String] = []
+        for (pid, exe, duration) in [(UInt32(101), "/usr/bin/math", UInt64(3000)), (UInt32(202), "/opt/roll", UInt64(1000))] {
+            var builder = TraceBuilder()
+            builder.pid = pid
+            builder.info(exe: exe)
+            builder.name(Self.a, "M.a() @ M/a.swift:2")
+            builder.records(slot: 0, tid: pid, position: 0, [Self.enter(0, Self.a, 0), Self.exit(duration, Self.a, 0)])
+            builder.watermark(duration + 1)
+            paths.append(try file(builder))
+        }
+        var profile = Profile(byProcess: true)
+        CallStream().stream(try paths.map(TraceFile.init(path:)), into: &profile)
+        #expect(profile.render() == """
+              Total time   Self time       Calls     Average     Minimum     Maximum       PID  Executable  Function
+              ==========  ==========  ==========  ==========  ==========  ==========  ========  ==========  ====================
+                3.000 us    3.000 us           1    3.000 us    3.000 us    3.000 us       101  math        M.a()
+                1.000 us    1.000 us           1    1.000 us    1.000 us    1.000 us       202  roll        M.a()
+
+            """)
+    }
+
     @Test func aFileCutShortKeepsWhatCameBeforeTheCut() throws {
         var builder = TraceBuilder()
         Self.named(&builder)

@@ -44,6 +44,11 @@ func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
         if counts.leftOut > 0 { note += " (\(counts.leftOut) shorter calls \(export.fold ? "folded into their parents" : "left out"))" }
         if counts.crashed > 0 { note += ", \(counts.crashed) crashed" }
         printError("trail export: \(note) in \(summary.requests) requests to \(destination.name)")
+        if counts.spans > 1_000_000, arguments.value("min-duration") == nil {
+            // A test suite's trace makes millions of microsecond spans: gigabytes that no backend wants.
+            printError("trail export: most of so many spans are short calls; --min-duration 100us --summary exports the "
+                + "slower ones and counts the rest into them")
+        }
         return 0
     } catch let failure as ExportFailure {
         throw VerbFailure("error: \(failure.description)")

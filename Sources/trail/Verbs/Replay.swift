@@ -8,7 +8,7 @@ let replayVerb = Verb(
     details: traceDetails + " With several processes, a PID column says which each line is from.",
     options: [
         .value("--filter", "-F", placeholder: "GLOB", help: "Only calls matching GLOB (comma-separated), with what they call."),
-        .value("--depth", "-D", placeholder: "N", help: "Only N levels below each shown root."),
+        .value("--depth", "-D", placeholder: "N", help: "Show N levels of calls from each shown root (1: the roots alone), as uftrace's -D does."),
         .value("--min-duration", "-t", placeholder: "TIME", help: "Hide calls shorter than TIME (e.g. 10us, 1.5ms)."),
         .value("--thread", placeholder: "TID", help: "Only this thread (repeatable).", repeatable: true),
         .flag("--locations", "-l", help: "Show each function's file and line."),
