@@ -401,11 +401,17 @@ static uint64_t drain_ring(struct trail_ring *ring) {
     return moved;
 }
 
+static uint32_t drain_owner;  // the thread holding drain_lock, for a crash flush on that same thread
+
 static void lock_drain(void) {
     while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE)) usleep(50);
+    __atomic_store_n(&drain_owner, trail_current_tid(), __ATOMIC_RELAXED);
 }
 
-static void unlock_drain(void) { __atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE); }
+static void unlock_drain(void) {
+    __atomic_store_n(&drain_owner, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+}
 
 /// Drains every ring; rings of finished threads are returned to the free pool once empty. Ends with a
 /// WATERMARK of the time the drain started: every record a later drain writes was put after it.
@@ -459,6 +465,10 @@ static void *writer_main(void *unused) {
     uint64_t started = trail_monotonic_ns();
     long pause = 1000000;
     while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&crash_flushing, __ATOMIC_ACQUIRE)) {  // a signal handler drains now: stay out of its way
+            futex_wait(&writer_wake, 0, 10000000);
+            continue;
+        }
         if (pause && !__atomic_exchange_n(&writer_wake, 0, __ATOMIC_ACQ_REL)) futex_wait(&writer_wake, 0, pause);
         __atomic_store_n(&writer_wake, 0, __ATOMIC_RELAXED);
         int wanted = 0;
@@ -593,7 +603,11 @@ static void finish(uint64_t dropped) {
     write_block_header();
 }
 
+static int crash_flushed;  // the trace was finished, by a crash flush or at exit: no signal writes it again
+
 static void stop_at_exit(void) {
+    // A signal from here on (a SIGPIPE as stdio flushes into a closed pipe) must not open a second trace.
+    __atomic_store_n(&crash_flushed, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
     if (writer_running) pthread_join(writer_thread, NULL);
     __atomic_store_n(&writer_running, 0, __ATOMIC_RELEASE);
@@ -761,20 +775,26 @@ uint64_t trail_trace_dropped(void) {
 
 uint32_t trail_ring_slot(struct trail_ring *ring) { return ring->slot; }
 
-/// Async-signal-safe, and done once: drains every ring once more, without allocating. Waits up to 100 ms for the writer
-/// thread to finish a drain in progress, then goes ahead regardless (this thread may be the writer), dropping
-/// what that drain had not yet written so that block headers never claim unwritten bytes.
+/// Async-signal-safe, and done once: drains every ring once more, without allocating. A drain under way on
+/// another thread (the writer's, which blocks every signal) is waited for, up to 2 s; two threads never write
+/// the file at once, so past that the flush is given up. A drain under way on this very thread (a crash inside
+/// it) is abandoned: what it had not yet written is dropped, so that block headers never claim unwritten bytes.
 void trail_trace_crash_flush(void) {
-    static int flushed;  // once: the crash handler and the trace guard it chains to both ask
-    if (trail_current_mode() != TRAIL_MODE_RECORD || !staging || __atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL)) return;
-    int waited = 0;
-    while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE) && waited < 1000) {
+    if (trail_current_mode() != TRAIL_MODE_RECORD || !staging || __atomic_exchange_n(&crash_flushed, 1, __ATOMIC_ACQ_REL)) return;
+    uint32_t self = trail_current_tid();
+    int waited = 0, own = 0;
+    __atomic_store_n(&crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on
+    while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&drain_owner, __ATOMIC_RELAXED) == self) {
+            own = 1;
+            break;
+        }
+        if (++waited > 20000) return;
         struct timespec pause = { 0, 100000 };
         nanosleep(&pause, NULL);
-        waited++;
     }
-    __atomic_store_n(&crash_flushing, 1, __ATOMIC_RELEASE);
-    if (waited >= 1000) {
+    __atomic_store_n(&drain_owner, self, __ATOMIC_RELAXED);
+    if (own) {
         part_count = 0;
         staged = 0;
         block_used = flushed_used;

@@ -16,38 +16,58 @@ static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE,
 enum { FIRST_TERMINATION = 6 };  // guarded_signals[6...] end a process without a fault
 static struct sigaction previous[GUARDED_COUNT];
 static int guarding;
-static int flushing;
+static int flushing, flushed;
 
 int trail_trace_guard_active(void) { return __atomic_load_n(&guarding, __ATOMIC_ACQUIRE); }
 
 static void on_guarded_signal(int signal, siginfo_t *info, void *context) {
     int index = 0;
     while (index < (int)GUARDED_COUNT && guarded_signals[index] != signal) index++;
-    if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) trail_trace_crash_flush();
-    // As crash.c does: the handler found at start runs as if called first (with the signal unblocked), then
-    // the default action ends the process.
+    if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
+        trail_trace_crash_flush();
+        __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);
+    } else {
+        // Another thread is flushing (a second Ctrl-C, a signal sent to the process twice): let it finish.
+        for (int waited = 0; waited < 3000 && !__atomic_load_n(&flushed, __ATOMIC_ACQUIRE); waited++) {
+            struct timespec pause = { 0, 1000000 };
+            nanosleep(&pause, NULL);
+        }
+    }
+    if (index >= (int)GUARDED_COUNT) trail_die_of(signal);
+    // From here on the signal is handled as if the guard had never been installed. A handler found at start
+    // (the Swift backtracer, a runtime that maps pages on demand) runs now; when it returns, a fault runs again
+    // straight into it, and a sent signal has been handled.
+    sigaction(signal, &previous[index], NULL);
+    struct sigaction *before = &previous[index];
+    int handler = (before->sa_flags & SA_SIGINFO) ? before->sa_sigaction != NULL
+                                                   : before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN;
+    if (!handler) trail_die_of(signal);
     sigset_t unblock;
     sigemptyset(&unblock);
     sigaddset(&unblock, signal);
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-    if (index < (int)GUARDED_COUNT) trail_chain_signal(&previous[index], signal, info, context);
-    trail_die_of(signal);
+    trail_chain_signal(before, signal, info, context);
 }
 
 void trail_trace_guard_install(void) {
     if (__atomic_exchange_n(&guarding, 1, __ATOMIC_ACQ_REL)) return;
     trail_crash_prepare_thread();  // a stack overflow needs an alternate stack to run a handler on
+    sigset_t terminations;
+    sigemptyset(&terminations);
+    for (size_t index = FIRST_TERMINATION; index < GUARDED_COUNT; index++) sigaddset(&terminations, guarded_signals[index]);
     for (size_t index = 0; index < GUARDED_COUNT; index++) {
         struct sigaction current;
         if (sigaction(guarded_signals[index], NULL, &current) != 0) continue;
-        int handled = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL
-                                                       : current.sa_handler != SIG_DFL;
-        if (index >= FIRST_TERMINATION && handled) continue;  // the program's own handler, or ignored
+        int ignored = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN;
+        int handled = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL : current.sa_handler != SIG_DFL;
+        // An ignored signal stays ignored; a termination signal the program handles stays the program's.
+        if (ignored || (index >= FIRST_TERMINATION && handled)) continue;
         struct sigaction action;
         memset(&action, 0, sizeof action);
         action.sa_sigaction = on_guarded_signal;
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-        sigemptyset(&action.sa_mask);
+        // A fault in the handler kills (SA_NODEFER); termination signals wait while the trace is written.
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | (index < FIRST_TERMINATION ? SA_NODEFER : 0);
+        action.sa_mask = terminations;
         sigaction(guarded_signals[index], &action, &previous[index]);
     }
 }

@@ -4,28 +4,45 @@ import Glibc
 
 /// A file written whole or not at all: the bytes go to a temporary file beside the target, which is renamed
 /// over it only by `commit`. A reader never sees half a file, and a failed write leaves the old one in place.
-/// Every writer of a named output file goes through this type.
+/// Every writer of a named output file goes through this type. A target that is not a regular file
+/// (`/dev/null`, `/dev/stdout`, a FIFO) is written directly; a symbolic link is followed, and stays a link.
 public final class AtomicFile {
     /// The descriptor to write to.
     public let descriptor: Int32
     public let path: String
-    private let temporary: String
+    /// Nil when the target is written directly.
+    private let temporary: String?
+    private let target: String
     private let mode: mode_t
     private var open = true
 
-    /// Starts a replacement for `path`. The file keeps its mode; a new file gets `mode`.
+    /// Starts a replacement for `path`. The file keeps its mode; a new file gets `mode` less the umask.
     public init(path: String, mode newMode: mode_t = 0o644) throws(AtomicFileError) {
+        self.path = path
         var info = stat()
-        mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : newMode
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_TRUNC)
+            guard descriptor >= 0 else { throw AtomicFileError(path: path, what: "cannot open") }
+            temporary = nil
+            target = path
+            mode = 0
+            return
+        }
+        // The link's target is replaced, so the link stays one.
+        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let resolvedPath = realpath(path, &resolved) != nil ? String(cString: resolved) : path
+        target = resolvedPath
+        let mask = umask(0)
+        umask(mask)
+        mode = stat(resolvedPath, &info) == 0 ? info.st_mode & 0o7777 : newMode & ~mask
+        let slash = resolvedPath.lastIndex(of: "/")
+        let folder = slash.map { String(resolvedPath[..<$0]) } ?? "."
+        let name = slash.map { String(resolvedPath[resolvedPath.index(after: $0)...]) } ?? resolvedPath
         var template = Array("\(folder.isEmpty ? "/" : folder)/.\(name).trail-XXXXXX".utf8CString)
         descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw AtomicFileError(path: path, what: "cannot create a temporary file") }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        self.path = path
     }
 
     deinit { abandon() }
@@ -46,10 +63,19 @@ public final class AtomicFile {
     /// Puts the new file in place of the old.
     public func commit() throws(AtomicFileError) {
         guard open else { return }
-        guard fchmod(descriptor, mode) == 0 else { throw AtomicFileError(path: path, what: "cannot set the mode") }
         open = false
+        guard let temporary else {
+            close(descriptor)
+            return
+        }
+        guard fchmod(descriptor, mode) == 0 else {
+            let error = AtomicFileError(path: path, what: "cannot set the mode")
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
         close(descriptor)
-        guard rename(temporary, path) == 0 else {
+        guard rename(temporary, target) == 0 else {
             let error = AtomicFileError(path: path, what: "cannot replace the file")
             unlink(temporary)
             throw error
@@ -61,7 +87,7 @@ public final class AtomicFile {
         guard open else { return }
         open = false
         close(descriptor)
-        unlink(temporary)
+        if let temporary { unlink(temporary) }
     }
 
     /// Replaces `path` with `bytes` in one step.

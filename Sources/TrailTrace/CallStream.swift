@@ -187,8 +187,12 @@ struct CallBuilder {
             threads[index].pendingHead = 0
             threads[index].position = position
         }
-        // Records are little-endian on disk, as in memory on every platform this reads on.
-        if count > 0 { threads[index].pending.append(payload.baseAddress! + TraceLayout.recordsHeaderSize, count: count) }
+        let state = threads[index]
+        if !state.pending.fits(count), state.pendingHead > 0 {
+            state.pending.dropHandled(before: state.pendingHead)
+            state.pendingHead = 0
+        }
+        if count > 0 { state.pending.append(payload.baseAddress! + TraceLayout.recordsHeaderSize, count: count) }
         held += count
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }

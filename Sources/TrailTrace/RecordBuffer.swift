@@ -37,6 +37,18 @@ final class RecordBuffer {
         count += added
     }
 
+    /// Whether `added` more records fit without growing.
+    func fits(_ added: Int) -> Bool { count + added <= capacity }
+
+    /// Drops the records before `head`, already handed on, moving the rest to the front. A busy thread always
+    /// has records past the last watermark, so its buffer never empties: without this it grew with every
+    /// run of records (to 268 MB resident on a 10 GB trace).
+    func dropHandled(before head: Int) {
+        guard head > 0, let base else { return }
+        memmove(base, base + head, (count - head) * TraceRecord.size)
+        count -= head
+    }
+
     /// Forgets the records; the memory stays for the next run of a busy thread, up to `keep` records.
     func removeAll(keep: Int) {
         count = 0
@@ -50,9 +62,14 @@ final class RecordBuffer {
     /// Reserves more: a ring's worth at first, then twice as much, moving what is held (a rare case: more than
     /// a ring held, which takes threads that the writer drained out of step).
     private func grow(to needed: Int) {
-        let records = max(needed, capacity * 2, Self.reserved)
+        var records = max(needed, capacity * 2, Self.reserved)
+        var mapped = mmap(nil, records * TraceRecord.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        if mapped == MAP_FAILED, records > needed {
+            // Strict overcommit or a memory limit: reserve only what is needed now.
+            records = max(needed, capacity + capacity / 2, 1 << 12)
+            mapped = mmap(nil, records * TraceRecord.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        }
         let bytes = records * TraceRecord.size
-        let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
         guard let mapped, mapped != MAP_FAILED else { fatalError("trail: out of memory for \(bytes) bytes of trace records") }
         if bytes > Self.smallPages { _ = madvise(mapped + Self.smallPages, bytes - Self.smallPages, MADV_HUGEPAGE) }
         let grown = mapped.bindMemory(to: TraceRecord.self, capacity: records)

@@ -44,6 +44,20 @@ import TrailTestSupport
         #expect(leftovers(folder).isEmpty)
     }
 
+    /// `-o /dev/null` or `-o /dev/stdout` is written directly; a symbolic link is followed and stays a link.
+    @Test func devicesAreWrittenDirectlyAndLinksStayLinks() throws {
+        try AtomicFile.replace("/dev/null", with: Array("gone".utf8))
+        var info = stat()
+        #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+        let folder = Paths.temporaryDirectory("atomic-link")
+        try AtomicFile.replace(folder + "/real.json", with: Array("old".utf8))
+        #expect(symlink(folder + "/real.json", folder + "/link.json") == 0)
+        try AtomicFile.replace(folder + "/link.json", with: Array("new".utf8))
+        #expect(lstat(folder + "/link.json", &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(contents(folder + "/real.json") == "new")
+        #expect(leftovers(folder).isEmpty)
+    }
+
     @Test func failuresNameTheFileAndTheReason() {
         #expect(throws: AtomicFileError.self) { try AtomicFile.replace("/nonexistent/folder/out.json", with: []) }
         do {

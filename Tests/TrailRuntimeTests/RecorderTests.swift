@@ -40,9 +40,18 @@ import TrailTestSupport
         #expect(dump.watermarks.count >= 1)
     }
 
+    /// fatalError traps: SIGILL (ud2) on x86_64, SIGTRAP (brk) on arm64.
+    static let fatalErrorStatus: Int32 = {
+        #if arch(x86_64)
+        return 132
+        #else
+        return 133
+        #endif
+    }()
+
     /// Without Trail.bootstrap, a crash, `kill`, Ctrl-C or a closed pipe ends the process without atexit: the
     /// trace still gets the records the rings held (the last moments), and the process dies as it would have.
-    @Test(arguments: [("segv", 139), ("abort", 134), ("fatal", 132), ("sigterm", 143), ("sigint", 130), ("pipe", 141)])
+    @Test(arguments: [("segv", 139), ("abort", 134), ("fatal", RecorderTests.fatalErrorStatus), ("sigterm", 143), ("sigint", 130), ("pipe", 141)])
     func anEndWithoutExitKeepsTheLastCalls(_ method: String, _ status: Int32) throws {
         let calls = 300_000
         let directory = Paths.temporaryDirectory("end-\(method)"), file = directory + "/end.trace"
@@ -57,6 +66,17 @@ import TrailTestSupport
         let report = try run(Paths.trail, ["report", file])
         #expect(report.stdout.contains("\(calls)    ") && report.stdout.contains("Probe.nothing()"), "\(report.stdout)")
         #expect(report.stderr.contains("has no end record"))
+    }
+
+    /// With the Swift backtracer on, the guard hands the crash to it: its report comes out whole, after the trace.
+    @Test func aCrashStillReachesTheSwiftBacktracer() throws {
+        let directory = Paths.temporaryDirectory("end-backtracer"), file = directory + "/end.trace"
+        let result = try run(Self.probe, ["trace-then", directory, "segv", "50000"],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file,
+                                           "SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no"])
+        #expect(result.shellStatus == 139, "\(result.stderr)")
+        #expect(result.stderr.contains("Backtrace took"), "\(result.stderr.suffix(2000))")
+        #expect(try TraceDump(path: file).allRecords.filter { $0.kind == .enter }.count == 50000)
     }
 
     /// A program that handles or ignores a termination signal keeps its way: nothing is installed over it.

@@ -12,9 +12,9 @@ func isCrashInput(_ path: String) -> Bool {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return !names.contains { $0.hasSuffix(".trace") }
     }
-    // Only a regular file is opened to look: opening a FIFO would wait for a writer.
-    guard (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeRegular,
-          let handle = FileHandle(forReadingAtPath: path) else { return false }
+    // Only a regular file (or a link to one) is opened to look: opening a FIFO would wait for a writer.
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     return (try? handle.read(upToCount: 8)).map { !TraceLayout.hasMagic($0) } ?? false
 }
