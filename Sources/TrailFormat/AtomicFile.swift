@@ -29,8 +29,11 @@ public final class AtomicFile {
             return
         }
         // The link's target is replaced, so the link stays one.
-        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let resolvedPath = realpath(path, &resolved) != nil ? String(cString: resolved) : path
+        var resolvedPath = path
+        if let resolved = realpath(path, nil) {
+            resolvedPath = String(cString: resolved)
+            free(resolved)
+        }
         target = resolvedPath
         let mask = umask(0)
         umask(mask)
