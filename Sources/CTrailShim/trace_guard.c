@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <string.h>
 
-
 static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT,
                                        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 #define GUARDED_COUNT (sizeof guarded_signals / sizeof guarded_signals[0])
@@ -19,6 +18,12 @@ static int guarding;
 static int flushing, flushed;
 
 int trail_trace_guard_active(void) { return __atomic_load_n(&guarding, __ATOMIC_ACQUIRE); }
+
+/// A function runs for the signal: neither the default action nor ignored.
+static int has_handler(const struct sigaction *action) {
+    return (action->sa_flags & SA_SIGINFO) ? action->sa_sigaction != NULL
+                                           : action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN;
+}
 
 static void on_guarded_signal(int signal, siginfo_t *info, void *context) {
     int index = 0;
@@ -39,9 +44,7 @@ static void on_guarded_signal(int signal, siginfo_t *info, void *context) {
     // straight into it, and a sent signal has been handled.
     sigaction(signal, &previous[index], NULL);
     struct sigaction *before = &previous[index];
-    int handler = (before->sa_flags & SA_SIGINFO) ? before->sa_sigaction != NULL
-                                                   : before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN;
-    if (!handler) trail_die_of(signal);
+    if (!has_handler(before)) trail_die_of(signal);
     sigset_t unblock;
     sigemptyset(&unblock);
     sigaddset(&unblock, signal);
@@ -59,9 +62,8 @@ void trail_trace_guard_install(void) {
         struct sigaction current;
         if (sigaction(guarded_signals[index], NULL, &current) != 0) continue;
         int ignored = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN;
-        int handled = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL : current.sa_handler != SIG_DFL;
         // An ignored signal stays ignored; a termination signal the program handles stays the program's.
-        if (ignored || (index >= FIRST_TERMINATION && handled)) continue;
+        if (ignored || (index >= FIRST_TERMINATION && has_handler(&current))) continue;
         struct sigaction action;
         memset(&action, 0, sizeof action);
         action.sa_sigaction = on_guarded_signal;

@@ -88,12 +88,6 @@ import TrailTestSupport
     /// Manifests set up by earlier versions, whose Trail product was in the target's array for every build,
     /// are still undone byte for byte.
     @Test func undoOfAnEarlierSetupWithAnUnconditionalProduct() throws {
-        let package = Paths.temporaryDirectory("setup-earlier")
-        defer { try? FileManager.default.removeItem(atPath: package) }
-        for target in ["A", "B"] {
-            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
-            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
-        }
         let original = """
             // swift-tools-version:6.0
             import PackageDescription
@@ -125,7 +119,8 @@ import TrailTestSupport
             )
 
             """
-        try earlier.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let package = try Self.twoTargetPackage("setup-earlier", manifest: earlier)
+        defer { try? FileManager.default.removeItem(atPath: package) }
         try "// trail setup added: dependency, sources, plugins (removed by 'trail setup --undo')\n"
             .write(toFile: package + "/Sources/A/_Trail.swift", atomically: true, encoding: .utf8)
         try "// trail setup added: dependencies, sources, plugins (removed by 'trail setup --undo')\n"
@@ -177,14 +172,20 @@ import TrailTestSupport
         #expect(Transcript.read(manifest) == sample)
     }
 
-    /// Writes `manifest` into a fresh package with Swift targets A and B, and runs setup on it.
-    func refused(_ manifest: String) throws -> (result: ProcessResult, path: String) {
-        let package = Paths.temporaryDirectory("setup-refused")
+    /// A fresh package with Swift targets A and B (a function each) and `manifest`.
+    static func twoTargetPackage(_ name: String, manifest: String) throws -> String {
+        let package = Paths.temporaryDirectory(name)
         for target in ["A", "B"] {
             try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
             try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
         }
         try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        return package
+    }
+
+    /// Writes `manifest` into a fresh package with Swift targets A and B, and runs setup on it.
+    func refused(_ manifest: String) throws -> (result: ProcessResult, path: String) {
+        let package = try Self.twoTargetPackage("setup-refused", manifest: manifest)
         let result = try run(Paths.trail, ["setup", "--package", package])
         #expect(Transcript.read(package + "/Package.swift") == manifest, "a refused manifest is left as it was")
         #expect(!FileManager.default.fileExists(atPath: package + "/Sources/A/_Trail.swift"))
@@ -203,11 +204,6 @@ import TrailTestSupport
 
     /// swift-log's manifest adjusts every target's settings in a loop: reading `package.targets` is no reason to refuse.
     @Test func aLoopThatAdjustsSettingsIsAccepted() throws {
-        let package = Paths.temporaryDirectory("setup-settings-loop")
-        for target in ["A", "B"] {
-            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
-            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
-        }
         let manifest = Self.header + """
                 targets: [.target(name: "A"), .target(name: "B")]
             )
@@ -218,7 +214,7 @@ import TrailTestSupport
             }
 
             """
-        try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let package = try Self.twoTargetPackage("setup-settings-loop", manifest: manifest)
         let result = try run(Paths.trail, ["setup", "--package", package])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Transcript.read(package + "/Package.swift").components(separatedBy: #"sources: traced ? ["_Trail.swift"] : nil"#).count == 3)
@@ -229,11 +225,6 @@ import TrailTestSupport
     /// swift-argument-parser appends macOS-only targets in code: the targets written out are set up, and a note
     /// says which were not.
     @Test func targetsAddedInCodeAreLeftAloneWithANote() throws {
-        let package = Paths.temporaryDirectory("setup-appended")
-        for target in ["A", "B"] {
-            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
-            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
-        }
         let manifest = Self.header + """
                 targets: [.target(name: "A")]
             )
@@ -242,7 +233,7 @@ import TrailTestSupport
             #endif
 
             """
-        try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let package = try Self.twoTargetPackage("setup-appended", manifest: manifest)
         let result = try run(Paths.trail, ["setup", "--package", package])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("\(package)/Package.swift:10:1: note: targets added by code here are not set up"), "\(result.stderr)")
