@@ -37,15 +37,20 @@ final class LoopbackReceiver: @unchecked Sendable {
         Thread { [self] in serve() }.start()
     }
 
+    private var stopped = false
+
     var requests: [(path: String, body: [UInt8])] { lock.withLock { received } }
 
+    /// Wakes the serving thread, which closes the listener itself: closed here, its descriptor number could be
+    /// reused by another test's receiver while this thread still accepts on it, answering that test's requests.
     func stop() {
+        lock.withLock { stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func serve() {
-        while true {
+        defer { close(listener) }
+        while !lock.withLock({ stopped }) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
             handle(connection)
