@@ -95,9 +95,8 @@ struct CallBuilder {
         var stack: [Frame] = []
         /// Per name (`sameName`), open calls on this stack (for recursion).
         var open: [Int32] = []
-        let pending = RecordBuffer()
-        var pendingHead = 0
-        /// The position of `pending[pendingHead]`.
+        var pending = PendingRecords()
+        /// The position of the next pending record.
         var position: UInt64 = 0
         var slot: UInt32
         // TASK and ASYNC_ENTER carry AUX records after them.
@@ -130,7 +129,8 @@ struct CallBuilder {
     /// that never wrote watermarks).
     var held = 0
     static let heldLimit = 1 << 23
-    static let keptRecords = 1 << 21
+    /// Set when held records were handed on, so that the blocks they were in may be released.
+    var handedOn = false
 
     init(process: TraceProcess) {
         self.process = process
@@ -139,17 +139,26 @@ struct CallBuilder {
 
     mutating func run<V: CallVisitor>(_ visitor: inout V) {
         visitor.beginProcess(process)
-        file.readChunks { type, payload in
-            switch TraceLayout.Chunk(rawValue: type) {
-            case .records: addRecords(payload, &visitor)
-            case .watermark:
-                guard payload.count >= 8 else { return }
-                release(upTo: payload.loadUnaligned(as: UInt64.self), &visitor)
-            case .thread: noteThread(payload)
-            default: break
+        // The cursor's mapping holds the pending records: it lives until they are all handed on.
+        let chunks = file.chunks()
+        withExtendedLifetime(chunks) {
+            while let chunk = chunks.next() {
+                switch TraceLayout.Chunk(rawValue: chunk.type) {
+                case .records:
+                    addRecords(chunk.payload, block: chunk.block, &visitor)
+                    if chunk.block < chunks.firstBlockInUse { chunks.firstBlockInUse = chunk.block }
+                case .watermark:
+                    if chunk.payload.count >= 8 { release(upTo: chunk.payload.loadUnaligned(as: UInt64.self), &visitor) }
+                case .thread: noteThread(chunk.payload)
+                default: break
+                }
+                if handedOn {
+                    handedOn = false
+                    chunks.firstBlockInUse = threads.lazy.compactMap { $0.pending.firstBlock }.min() ?? .max
+                }
             }
+            release(upTo: .max, &visitor)
         }
-        release(upTo: .max, &visitor)
         finishOpenCalls(&visitor)
         if file.endDropped > process.dropped { process.dropped = file.endDropped }
         visitor.endProcess(process)
@@ -176,23 +185,14 @@ struct CallBuilder {
         process.threads[index].dropped = max(process.threads[index].dropped, payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
     }
 
-    mutating func addRecords<V: CallVisitor>(_ payload: UnsafeRawBufferPointer, _ visitor: inout V) {
+    mutating func addRecords<V: CallVisitor>(_ payload: UnsafeRawBufferPointer, block: Int, _ visitor: inout V) {
         guard payload.count >= TraceLayout.recordsHeaderSize else { return }
         let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
         let position = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
         let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
-        let index = Int(thread(slot: slot, tid: tid))
-        if threads[index].pendingHead == threads[index].pending.count {
-            threads[index].pending.removeAll(keep: Self.keptRecords)
-            threads[index].pendingHead = 0
-            threads[index].position = position
-        }
-        let state = threads[index]
-        if !state.pending.fits(count), state.pendingHead > 0 {
-            state.pending.dropHandled(before: state.pendingHead)
-            state.pendingHead = 0
-        }
-        if count > 0 { state.pending.append(payload.baseAddress! + TraceLayout.recordsHeaderSize, count: count) }
+        let state = threads[Int(thread(slot: slot, tid: tid))]
+        if state.pending.isEmpty { state.position = position }
+        state.pending.append(RecordRun(base: payload.baseAddress! + TraceLayout.recordsHeaderSize, count: count, block: block))
         held += count
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }
@@ -200,7 +200,7 @@ struct CallBuilder {
     /// Hands on every held record at or before `watermark`, all threads merged by time.
     mutating func release<V: CallVisitor>(upTo watermark: UInt64, _ visitor: inout V) {
         var active: [Int] = []
-        for index in threads.indices where threads[index].pendingHead < threads[index].pending.count {
+        for index in threads.indices where !threads[index].pending.isEmpty {
             active.append(index)
         }
         if active.count == 1 {
@@ -209,8 +209,8 @@ struct CallBuilder {
             // Runs: the thread with the earliest next record goes until another thread's next record is earlier.
             while true {
                 var first = -1, firstTime = UInt64.max, secondTime = UInt64.max
-                for index in active where threads[index].pendingHead < threads[index].pending.count {
-                    let time = threads[index].pending[threads[index].pendingHead].time
+                for index in active where !threads[index].pending.isEmpty {
+                    let time = threads[index].pending.nextTime
                     if time < firstTime {
                         secondTime = firstTime
                         firstTime = time
@@ -223,29 +223,29 @@ struct CallBuilder {
                 drain(first, upTo: min(watermark, secondTime), before: secondTime, &visitor)
             }
         }
-        for index in active where threads[index].pendingHead == threads[index].pending.count {
-            // A thread that was busy will be again: its buffer is kept, up to a default ring's worth (32 MiB).
-            threads[index].pending.removeAll(keep: Self.keptRecords)
-            threads[index].pendingHead = 0
-        }
     }
 
     /// One thread's held records up to `limit` (and, when `before` is given, strictly before it, so ties
     /// alternate fairly).
     mutating func drain<V: CallVisitor>(_ index: Int, upTo limit: UInt64, before: UInt64?, _ visitor: inout V) {
         let state = threads[index]
-        let start = state.pendingHead
-        let handled = handleRun(state.pending.records, from: start, upTo: limit, before: before, position: state.position,
-                                thread: Int32(index), state: state, &visitor)
-        held -= handled
-        state.pendingHead = start + handled
-        state.position += UInt64(handled)
+        var total = 0
+        while !state.pending.isEmpty {
+            let handled = handleRun(state.pending.current, from: state.pending.offset, upTo: limit, before: before,
+                                    takeFirst: total == 0, position: state.position, thread: Int32(index), state: state, &visitor)
+            total += handled
+            state.position += UInt64(handled)
+            if !state.pending.advance(by: handled) { break }
+        }
+        held -= total
+        if total > 0 { handedOn = true }
     }
 
-    /// Hands on `records[start...]` up to `limit` (see `drain`); returns how many it handled.
+    /// Hands on `records[start...]` up to `limit` (see `drain`; `takeFirst`: the first record goes even at
+    /// `before`); returns how many it handled.
     @inline(__always)
-    mutating func handleRun<V: CallVisitor>(_ records: UnsafeBufferPointer<TraceRecord>, from start: Int, upTo limit: UInt64,
-                                            before: UInt64?, position first: UInt64, thread: Int32, state: ThreadState,
+    mutating func handleRun<V: CallVisitor>(_ records: RecordRun, from start: Int, upTo limit: UInt64, before: UInt64?,
+                                            takeFirst: Bool, position first: UInt64, thread: Int32, state: ThreadState,
                                             _ visitor: inout V) -> Int {
         var head = start
         var position = first
@@ -254,7 +254,7 @@ struct CallBuilder {
             // AUX records carry tokens in their time field: they go with the record before them.
             if record.word >> TraceRecord.kindShift != UInt64(TraceRecord.Kind.aux.rawValue) {
                 if record.time > limit { break }
-                if let before, record.time >= before, head > start { break }
+                if let before, record.time >= before, head > start || !takeFirst { break }
                 if record.time > process.lastTicks { process.lastTicks = record.time }
             }
             handle(record, position: position, thread: thread, state: state, &visitor)

@@ -1,12 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 import TrailFormat
 
 /// One trace file as the runtime's recorder writes it (Docs/trace-format.md): a header, then blocks of chunks
 /// read in sequence order. Opening reads the header, the block directory and what a one-pass reader needs
-/// first (the clock rate; every name, when the file wrapped); `readChunks` then streams the chunks a block at a
+/// first (the clock rate; every name, when the file wrapped); `chunks()` then streams the chunks a block at a
 /// time, so memory never grows with the file. A file cut short is read up to its last whole record.
 public final class TraceFile {
     public typealias Record = TraceRecord
@@ -44,17 +43,18 @@ public final class TraceFile {
     public let nanosecondsPerTick: Double
 
     // Learnt while reading.
-    public private(set) var complete = false
-    public private(set) var truncated = false
+    public fileprivate(set) var complete = false
+    public fileprivate(set) var truncated = false
     public private(set) var cut: Cut?
-    public private(set) var endDropped: UInt64 = 0
+    public fileprivate(set) var endDropped: UInt64 = 0
 
-    private let blocks: [Block]
+    fileprivate let blocks: [Block]
+    fileprivate let fileSize: Int
+    /// False to read the file into buffers, as where it cannot be mapped (for tests).
+    var mapsFile = true
 
     public init(path: String) throws {
         self.path = path
-        // The file is open, and a block's buffer held, only while it is being read: a folder of hundreds of
-        // traces costs a directory of blocks each, no more.
         // Non-blocking: a FIFO or device named like a trace must not hang the reader.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -87,11 +87,7 @@ public final class TraceFile {
             throw FormatError(description: "\(path): the header is damaged (block size \(header.blockSize), header size \(header.size))")
         }
         self.header = header
-        let buffer = Self.borrowBuffer(header.blockSize)
-        defer {
-            Self.returnBuffer(buffer)
-            close(descriptor)
-        }
+        self.fileSize = fileSize
 
         // The block directory: every slot's 16-byte header, in sequence order.
         var blocks: [Block] = []
@@ -117,17 +113,22 @@ public final class TraceFile {
         self.blocks = blocks
         self.truncated = truncated
         wrapped = blocks.first.map { $0.sequence > 0 } ?? false
+        // The file is open, and mapped, only while it is being read: a folder of hundreds of traces costs a
+        // directory of blocks each, no more.
+        let memory = BlockMemory(descriptor: descriptor, fileSize: fileSize, sequential: false)
 
         // The clock rate from the header's sample and the last CLOCK chunk.
         var rate = 1.0
         if header.clockKind == TraceLayout.Clock.cycles.rawValue {
             var last: (ticks: UInt64, nanoseconds: UInt64)?
             for block in blocks.reversed() where last == nil {
-                Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
+                var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
+                while let (type, payload) = chunks.next() {
                     if type == TraceLayout.Chunk.clock.rawValue, payload.count >= 16 {
                         last = (payload.loadUnaligned(as: UInt64.self), payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
                     }
                 }
+                memory.release(at: block.offset, span: block.used)
             }
             if let last, last.ticks > header.ticks, last.nanoseconds > header.monotonicNanoseconds {
                 rate = Double(last.nanoseconds - header.monotonicNanoseconds) / Double(last.ticks - header.ticks)
@@ -138,18 +139,21 @@ public final class TraceFile {
         // A wrapped file's names may sit after the records that use them: gather them all first.
         if wrapped {
             for block in blocks {
-                Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
+                var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
+                while let (type, payload) = chunks.next() {
                     if type == TraceLayout.Chunk.names.rawValue { addName(payload) }
                     if type == TraceLayout.Chunk.info.rawValue { addInfo(payload) }
                     if type == TraceLayout.Chunk.cut.rawValue { addCut(payload) }
                 }
+                memory.release(at: block.offset, span: block.used)
             }
         } else if let first = blocks.first {
             // INFO is the first chunk: its start is read, and the whole block only when INFO is larger.
             var found = false
             for prefix in [min(first.used, 64 << 10), first.used] where !found {
-                Self.chunks(in: first, prefix: prefix, descriptor: descriptor, buffer: buffer) { type, payload in
-                    if type == TraceLayout.Chunk.info.rawValue, !found {
+                var chunks = BlockChunks(memory.bytes(at: first.offset, count: prefix), used: first.used)
+                while !found, let (type, payload) = chunks.next() {
+                    if type == TraceLayout.Chunk.info.rawValue {
                         addInfo(payload)
                         found = true
                     }
@@ -169,36 +173,74 @@ public final class TraceFile {
         Double(Int64(bitPattern: ticks &- header.ticks)) * nanosecondsPerTick
     }
 
-    /// Every chunk in sequence order: `visit(type, payload)`. The payload is valid only during the call.
-    /// NAMES, INFO, END and CUT are also kept here as they pass.
-    public func readChunks(_ visit: (UInt32, UnsafeRawBufferPointer) -> Void) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            truncated = true
-            return
+    /// The chunks in sequence order, for one pass through the file.
+    public func chunks() -> ChunkCursor { ChunkCursor(file: self) }
+
+    /// Walks a trace's chunks in sequence order, a block at a time, from the mapped file. A chunk stays readable
+    /// after the cursor moves on, until the reader says it holds nothing before a later block: a thread's
+    /// records are held where they lie until a watermark lets them go, never copied. NAMES, END and CUT are kept
+    /// in the file as they pass.
+    public final class ChunkCursor {
+        public struct Chunk {
+            public var type: UInt32
+            public var payload: UnsafeRawBufferPointer
+            /// The ordinal of the block it is in, for `firstBlockInUse`.
+            public var block: Int
         }
-        let buffer = Self.borrowBuffer(header.blockSize)
-        defer {
-            Self.returnBuffer(buffer)
-            close(descriptor)
+
+        private let file: TraceFile
+        private let memory: BlockMemory?
+        private var block = -1
+        private var walker = BlockChunks(UnsafeRawBufferPointer(start: nil, count: 0), used: 0)
+        private var released = 0
+
+        /// The first block whose chunks the reader still reads (`Int.max`: none). Blocks before it and before
+        /// the block being walked are released; the reader lowers it before the walk leaves a block it holds.
+        public var firstBlockInUse = Int.max {
+            didSet { release() }
         }
-        for block in blocks {
-            let whole = Self.chunks(in: block, descriptor: descriptor, buffer: buffer) { type, payload in
-                switch TraceLayout.Chunk(rawValue: type) {
-                case .names: addName(payload)
-                case .end:
-                    complete = true
-                    if payload.count >= 16 { endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
-                case .cut: addCut(payload)
-                default: break
+
+        init(file: TraceFile) {
+            self.file = file
+            let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+            memory = descriptor >= 0 ? BlockMemory(descriptor: descriptor, fileSize: file.fileSize, sequential: true, maps: file.mapsFile) : nil
+            if memory == nil { file.truncated = true }
+        }
+
+        public func next() -> Chunk? {
+            guard let memory else { return nil }
+            while true {
+                if let (type, payload) = walker.next() {
+                    switch TraceLayout.Chunk(rawValue: type) {
+                    case .names: file.addName(payload)
+                    case .end:
+                        file.complete = true
+                        if payload.count >= 16 { file.endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+                    case .cut: file.addCut(payload)
+                    default: break
+                    }
+                    return Chunk(type: type, payload: payload, block: block)
                 }
-                visit(type, payload)
+                if block >= 0, !walker.whole { file.truncated = true }
+                guard block + 1 < file.blocks.count else { return nil }
+                block += 1
+                release()
+                let next = file.blocks[block]
+                walker = BlockChunks(memory.bytes(at: next.offset, count: next.used, prefetch: true), used: next.used)
             }
-            if !whole { truncated = true }
+        }
+
+        private func release() {
+            guard let memory else { return }
+            while released < min(firstBlockInUse, block) {
+                let done = file.blocks[released]
+                memory.release(at: done.offset, span: file.header.blockSize - TraceLayout.blockHeaderSize)
+                released += 1
+            }
         }
     }
 
-    private func addName(_ payload: UnsafeRawBufferPointer) {
+    fileprivate func addName(_ payload: UnsafeRawBufferPointer) {
         guard payload.count >= 12 else { return }
         let site = payload.loadUnaligned(as: UInt64.self)
         let length = Int(payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
@@ -207,7 +249,7 @@ public final class TraceFile {
     }
 
     /// The totals only grow: the largest CUT chunk is the last one written.
-    private func addCut(_ payload: UnsafeRawBufferPointer) {
+    fileprivate func addCut(_ payload: UnsafeRawBufferPointer) {
         guard payload.count >= 24, let policy = TraceLayout.Policy(rawValue: payload.loadUnaligned(as: UInt32.self)) else { return }
         let records = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
         if records >= cut?.records ?? 0 {
@@ -221,63 +263,6 @@ public final class TraceFile {
         }
     }
 
-    /// One spare block buffer for the next read: opening a trace and then streaming it, or one file after
-    /// another, would otherwise map and fault in a fresh megabyte each time.
-    private static let spare = Mutex<(address: UInt, size: Int)?>(nil)
-
-    private static func borrowBuffer(_ size: Int) -> UnsafeMutableRawBufferPointer {
-        let reused = spare.withLock { buffer -> UInt? in
-            guard let found = buffer, found.size == size else { return nil }
-            buffer = nil
-            return found.address
-        }
-        if let reused, let start = UnsafeMutableRawPointer(bitPattern: reused) {
-            return UnsafeMutableRawBufferPointer(start: start, count: size)
-        }
-        return .allocate(byteCount: size, alignment: 16)
-    }
-
-    private static func returnBuffer(_ returned: UnsafeMutableRawBufferPointer) {
-        let kept = (address: UInt(bitPattern: returned.baseAddress), size: returned.count)
-        let dropped = spare.withLock { buffer -> UInt? in
-            defer { buffer = kept }
-            return buffer?.address
-        }
-        if let dropped { UnsafeMutableRawPointer(bitPattern: dropped)?.deallocate() }
-    }
-
-    /// Reads one block (its first `prefix` bytes) and walks its chunks; false when a chunk runs past the end.
-    @discardableResult
-    private static func chunks(in block: Block, prefix: Int? = nil, descriptor: Int32, buffer: UnsafeMutableRawBufferPointer,
-                               _ visit: (UInt32, UnsafeRawBufferPointer) -> Void) -> Bool {
-        var filled = 0
-        let wanted = min(prefix ?? block.used, block.used)
-        while filled < wanted {
-            let read = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(block.offset + filled))
-            if read <= 0 { break }
-            filled += read
-        }
-        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< filled])
-        var offset = 0
-        while offset + TraceLayout.chunkHeaderSize <= filled {
-            let type = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-            let size = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-            let start = offset + TraceLayout.chunkHeaderSize
-            guard start + size <= filled else {
-                // A file cut inside a chunk of records (a full disk, a killed process) keeps its whole records.
-                let whole = (filled - start - TraceLayout.recordsHeaderSize) / TraceRecord.size
-                if type == TraceLayout.Chunk.records.rawValue, start + TraceLayout.recordsHeaderSize <= filled, whole > 0 {
-                    let end = start + TraceLayout.recordsHeaderSize + whole * TraceRecord.size
-                    visit(type, UnsafeRawBufferPointer(rebasing: bytes[start ..< end]))
-                }
-                return false
-            }
-            visit(type, UnsafeRawBufferPointer(rebasing: bytes[start ..< start + size]))
-            offset = start + size
-        }
-        return offset == filled && filled == block.used
-    }
-
     private static func isBlockMagic(_ bytes: [UInt8]) -> Bool {
         let magic = TraceLayout.blockMagic
         return (0 ..< 4).allSatisfy { bytes[$0] == magic.utf8Start[$0] }
@@ -289,5 +274,41 @@ public final class TraceFile {
 
     private static func u64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
         UInt64(u32(bytes, offset)) | UInt64(u32(bytes, offset + 4)) << 32
+    }
+}
+
+/// The chunks of one block's bytes, in order. A block cut inside a chunk of records (a full disk, a killed
+/// process) gives its whole records; `whole` then turns false.
+struct BlockChunks {
+    private let bytes: UnsafeRawBufferPointer
+    private let used: Int
+    private var offset = 0
+    /// False once a chunk ran past the bytes, or when the bytes are fewer than the block's header says.
+    private(set) var whole: Bool
+
+    init(_ bytes: UnsafeRawBufferPointer, used: Int) {
+        self.bytes = bytes
+        self.used = used
+        whole = bytes.count == used
+    }
+
+    mutating func next() -> (UInt32, UnsafeRawBufferPointer)? {
+        let filled = bytes.count
+        guard offset + TraceLayout.chunkHeaderSize <= filled else {
+            if offset != filled { whole = false }
+            return nil
+        }
+        let type = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        let size = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let start = offset + TraceLayout.chunkHeaderSize
+        guard start + size <= filled else {
+            whole = false
+            offset = filled
+            let records = (filled - start - TraceLayout.recordsHeaderSize) / TraceRecord.size
+            guard type == TraceLayout.Chunk.records.rawValue, start + TraceLayout.recordsHeaderSize <= filled, records > 0 else { return nil }
+            return (type, UnsafeRawBufferPointer(rebasing: bytes[start ..< start + TraceLayout.recordsHeaderSize + records * TraceRecord.size]))
+        }
+        offset = start + size
+        return (type, UnsafeRawBufferPointer(rebasing: bytes[start ..< offset]))
     }
 }
