@@ -20,6 +20,8 @@ public enum Marker {
     /// In place: after the file's first import, on its line, or as the file's last line.
     static let importAfterImport = wrap("; import enum Trail.Trail")
     static let importAtEnd = wrap("import enum Trail.Trail")
+    /// In place, at the end of a file with no final newline: the line break is the marker's, so strip takes it too.
+    static let importOnNewLine = wrap("\nimport enum Trail.Trail")
 
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
     /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which

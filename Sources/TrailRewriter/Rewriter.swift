@@ -204,8 +204,9 @@ public enum Rewriter {
     /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), or ends the file: no line moves,
     /// and no line starts with the marker's `/*`. SwiftPM decides whether a one-file executable's `@main` needs
     /// `-parse-as-library` by reading lines, and takes a line that starts with `/*` and does not end with `*/`
-    /// for the start of a comment that hides the rest of the file. A file that does not end with a newline and
-    /// imports nothing gets it at the start (`fallback`).
+    /// for the start of a comment that hides the rest of the file. A file that does not end with a newline gets
+    /// one inside the marker; one that ends inside a `//` comment, where the marker would not be a comment of
+    /// its own, gets the import at the start (`fallback`).
     private static func inPlaceImportEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>, fallback: Int) -> Edit {
         for item in tree.statements {
             if case .decl(let decl) = item.item, decl.is(ImportDeclSyntax.self) {
@@ -213,7 +214,13 @@ public enum Rewriter {
             }
         }
         if let last = buffer.last, last == UInt8(ascii: "\n") { return Edit(offset: buffer.count, text: Marker.importAtEnd) }
-        return Edit(offset: fallback, text: Marker.importTrail)
+        let end = tree.endOfFileToken
+        let trivia = end.leadingTrivia.isEmpty ? end.previousToken(viewMode: .sourceAccurate)?.trailingTrivia : end.leadingTrivia
+        let lastTrivia = trivia?.pieces.last
+        switch lastTrivia {
+        case .lineComment?, .docLineComment?: return Edit(offset: fallback, text: Marker.importTrail)
+        default: return Edit(offset: buffer.count, text: Marker.importOnNewLine)
+        }
     }
 
     /// Where the import of `Trail` goes in a build copy: before the first top-level import, else at the start of the file

@@ -137,6 +137,7 @@ import TrailTestSupport
         let sources = [
             "Solo": "// Solo: one file\nimport Foundation\n\n@main\nstruct Solo {\n    static func main() { print(greeting()) }\n    static func greeting() -> String { \"hi\" }\n}\n",
             "Bare": "@main\nstruct Bare {\n    static func main() { print(\"bare\") }\n}\n",
+            "Unended": "@main\nstruct Unended {\n    static func main() { print(\"unended\") }\n}",
         ]
         for (name, text) in sources {
             try FileManager.default.createDirectory(atPath: package + "/Sources/" + name, withIntermediateDirectories: true)
@@ -148,7 +149,7 @@ import TrailTestSupport
             let package = Package(
                 name: "Solo",
                 dependencies: [.package(name: "swift-trail", path: \(String(reflecting: Paths.packageRoot)))],
-                targets: ["Solo", "Bare"].map { .executableTarget(name: $0, dependencies: [.product(name: "Trail", package: "swift-trail")]) }
+                targets: ["Solo", "Bare", "Unended"].map { .executableTarget(name: $0, dependencies: [.product(name: "Trail", package: "swift-trail")]) }
             )
 
             """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
@@ -158,6 +159,7 @@ import TrailTestSupport
         #expect(solo.stdout == "hi\n")
         #expect(solo.stderr.contains("-> Solo.Solo.greeting()"), "\(solo.stderr)")
         #expect(try run(package + "/.build/debug/Bare", [], check: true).stdout == "bare\n")
+        #expect(try run(package + "/.build/debug/Unended", [], check: true).stdout == "unended\n")
         try run(Paths.trail, ["strip", "--in-place", package + "/Sources"], check: true)
         for (name, text) in sources {
             #expect(Transcript.read(package + "/Sources/\(name)/\(name).swift") == text)

@@ -41,8 +41,13 @@ import TrailTestSupport
         let conditional = try instrumented("#if os(Linux)\nimport Glibc\n#endif\nfunc f() {}\n")
         #expect(conditional.hasPrefix("#if os(Linux)\nimport Glibc\n#endif\n"))
         #expect(conditional.hasSuffix("\n/*<trail*/import enum Trail.Trail/*trail>*/"))
-        // With no newline at the end and no import, the start of line 1 is all there is.
-        #expect(try instrumented("func f() {}").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
+        // With no newline at the end, the marker brings its own; strip takes it away again.
+        let unended = try instrumented("func f() {}")
+        #expect(unended.hasSuffix("}/*<trail*/\nimport enum Trail.Trail/*trail>*/"))
+        #expect(try stripped(unended) == "func f() {}")
+        // Ending inside a `//` comment, the marker would be part of it: the start of line 1 is all there is.
+        #expect(try instrumented("func f() {} // done").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
+        #expect(try instrumented("func f() {}\n// done").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
         let attributed = try instrumented("@preconcurrency import Dispatch // queues\n@main struct A { static func main() {} }\n")
         #expect(attributed.hasPrefix("@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail/*trail>*/ // queues\n@main"))
     }
