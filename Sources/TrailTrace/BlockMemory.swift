@@ -62,7 +62,7 @@ final class BlockMemory {
             if read <= 0 { break }
             filled += read
         }
-        buffers[offset] = buffer
+        buffers[offset] = UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: filled)
         return UnsafeRawBufferPointer(rebasing: buffer[0 ..< filled])
     }
 
@@ -76,6 +76,11 @@ final class BlockMemory {
             if end > start { _ = madvise(mapping + start, end - start, MADV_DONTNEED) }
             return
         }
-        buffers.removeValue(forKey: offset)?.deallocate()
+        if let buffer = buffers.removeValue(forKey: offset) {
+            #if DEBUG
+            buffer.initializeMemory(as: UInt8.self, repeating: 0xEE)  // a read after release shows
+            #endif
+            buffer.deallocate()
+        }
     }
 }

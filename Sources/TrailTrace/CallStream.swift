@@ -108,6 +108,7 @@ struct CallBuilder {
         var heldAux = TraceRecord(time: 0, word: 0)
 
         init(slot: UInt32) { self.slot = slot }
+        deinit { pending.freeCopies() }
     }
 
     enum Awaiting { case nothing, taskParent, asyncEnterToken, asyncEnterParent, asyncExitToken }
@@ -151,6 +152,11 @@ struct CallBuilder {
                     if chunk.payload.count >= 8 { release(upTo: chunk.payload.loadUnaligned(as: UInt64.self), &visitor) }
                 case .thread: noteThread(chunk.payload)
                 default: break
+                }
+                if chunks.firstBlockInUse != .max, (chunk.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit {
+                    // A thread holds records from far back (a quiet thread, a clock that jumped): copy them.
+                    for state in threads { state.pending.adopt(before: chunk.block) }
+                    handedOn = true
                 }
                 if handedOn {
                     handedOn = false

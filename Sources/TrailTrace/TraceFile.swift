@@ -50,8 +50,14 @@ public final class TraceFile {
 
     fileprivate let blocks: [Block]
     fileprivate let fileSize: Int
+    fileprivate let identity: (device: UInt, inode: UInt)
     /// False to read the file into buffers, as where it cannot be mapped (for tests).
     var mapsFile = true
+    /// How much of the file a reader may keep in memory for records that wait on a watermark; past it, they
+    /// are copied (a thread that holds a record across the whole file would otherwise hold the file).
+    var heldBytesLimit = 64 << 20
+    /// The most blocks a cursor held at once (for tests).
+    var mostBlocksHeld = 0
 
     public init(path: String) throws {
         self.path = path
@@ -88,6 +94,7 @@ public final class TraceFile {
         }
         self.header = header
         self.fileSize = fileSize
+        identity = (UInt(status.st_dev), UInt(status.st_ino))
 
         // The block directory: every slot's 16-byte header, in sequence order.
         var blocks: [Block] = []
@@ -203,8 +210,18 @@ public final class TraceFile {
         init(file: TraceFile) {
             self.file = file
             let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-            memory = descriptor >= 0 ? BlockMemory(descriptor: descriptor, fileSize: file.fileSize, sequential: true, maps: file.mapsFile) : nil
-            if memory == nil { file.truncated = true }
+            guard descriptor >= 0 else {
+                memory = nil
+                file.truncated = true
+                return
+            }
+            // Reading a mapped page past the end of a file that shrank is a SIGBUS, not a short read: a file
+            // that is not the one opened, or is shorter now, is read into buffers. (Traces only grow while
+            // written; a file cut while this reads it is not covered.)
+            var status = stat()
+            let same = fstat(descriptor, &status) == 0 && Int(status.st_size) >= file.fileSize
+                && UInt(status.st_dev) == file.identity.device && UInt(status.st_ino) == file.identity.inode
+            memory = BlockMemory(descriptor: descriptor, fileSize: file.fileSize, sequential: true, maps: file.mapsFile && same)
         }
 
         public func next() -> Chunk? {
@@ -232,6 +249,7 @@ public final class TraceFile {
 
         private func release() {
             guard let memory else { return }
+            file.mostBlocksHeld = max(file.mostBlocksHeld, block - released + 1)
             while released < min(firstBlockInUse, block) {
                 let done = file.blocks[released]
                 memory.release(at: done.offset, span: file.header.blockSize - TraceLayout.blockHeaderSize)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TrailFormat
 import TrailTestSupport
@@ -75,5 +78,48 @@ import TrailTestSupport
         var graph = FlameGraph()
         CallStream().stream([again], into: &graph)
         #expect(graph.folded(calls: true) == "M.a() \(calls)\nM.a();M.b() \(calls)\nM.g() \(calls)\n")
+    }
+
+    /// Thread 2's call starts in the first block and ends in the last; thread 1 always has a record past the
+    /// latest watermark. Both hold records from older blocks at every step, so the first block in use is the
+    /// lesser of two; and a held record from far back is copied rather than keeping every block since.
+    @Test(arguments: [true, false]) func aRecordHeldFromFarBackDoesNotHoldTheFile(mapped: Bool) throws {
+        var builder = TraceBuilder()
+        builder.info(exe: "/usr/bin/probe")
+        builder.name(Self.a, "M.a() @ M/a.swift:2")
+        builder.name(Self.g, "M.g() @ M/g.swift:1")
+        let calls = 2000, late = UInt64(1000 * (calls + 2))
+        builder.records(slot: 1, tid: 2, position: 0, [(late, TraceBuilder.word(.enter, Self.g))])
+        for call in 0 ..< calls {
+            let time = UInt64(1000 * (call + 1))
+            builder.records(slot: 0, tid: 1, position: UInt64(2 * call), [(time, TraceBuilder.word(.enter, Self.a)), (time + 10, TraceBuilder.word(.exit, Self.a))])
+            builder.watermark(time + 5)
+        }
+        builder.records(slot: 1, tid: 2, position: 1, [(late + 100, TraceBuilder.word(.exit, Self.g))])
+        builder.watermark(.max)
+        #expect(builder.blocks.count > 30)
+        let path = Paths.temporaryDirectory("held") + "/t.trace"
+        try builder.write(to: path)
+
+        let trace = try TraceFile(path: path)
+        trace.mapsFile = mapped
+        trace.heldBytesLimit = 16 << 10
+        var graph = FlameGraph()
+        CallStream().stream([trace], into: &graph)
+        #expect(graph.folded(calls: true) == "M.a() \(calls)\nM.g() 1\n")
+        #expect(trace.mostBlocksHeld <= 8, "blocks held at once: \(trace.mostBlocksHeld) of \(builder.blocks.count)")
+    }
+
+    /// A file that shrank after it was opened is read into buffers: a mapped page past its end would be a
+    /// SIGBUS.
+    @Test func aFileCutAfterOpeningIsReadWithoutAFault() throws {
+        let path = Paths.temporaryDirectory("held") + "/t.trace"
+        try Self.twoThreads(calls: 600).write(to: path)
+        let trace = try TraceFile(path: path)
+        #expect(truncate(path, off_t(TraceLayout.headerSize + 3 * 4096 + 100)) == 0)
+        var graph = FlameGraph()
+        CallStream().stream([trace], into: &graph)
+        #expect(trace.truncated)
+        #expect(graph.folded(calls: true).hasPrefix("M.a() "))
     }
 }
