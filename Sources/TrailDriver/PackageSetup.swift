@@ -176,6 +176,7 @@ struct Manifest {
     var afterImports = 0
     var traced: VariableDeclSyntax?
     var tracedUses = 0
+    var packageCalls: [FunctionCallExprSyntax] = []
     var package: FunctionCallExprSyntax!
     var targets: [ManifestTarget] = []
     /// The `package:` name of swift-trail: the dependency's `name:`, else its identity.
@@ -214,6 +215,7 @@ struct Manifest {
         let references = References(viewMode: .sourceAccurate)
         references.walk(tree)
         tracedUses = references.traced
+        packageCalls = references.packages
         if let replaced = references.targetsReplacedByCode { throw refusal(replaced, "targets are replaced or changed by code") }
         if let added = references.targetsAddedByCode, !undo {
             // Targets appended in code (often under `#if os(macOS)`) keep their own form: the literal ones are set up.
@@ -425,18 +427,14 @@ struct Manifest {
         return Edit(offset: start, length: array.elements[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
     }
 
-    /// The swift-trail package in `dependencies:`: named swift-trail, at a URL or path ending in swift-trail, or
-    /// a folder whose manifest names the package swift-trail.
+    /// The swift-trail package, in `dependencies:` or added in code: named swift-trail, at a URL or path ending
+    /// in swift-trail, or a folder whose manifest names the package swift-trail.
     func findTrail() throws(SourceError) -> String {
         let add = """
             add it to `dependencies:`, e.g. .package(name: "swift-trail", path: "<path to swift-trail>") or \
             .package(url: "<swift-trail URL>", branch: "main")
             """
-        let array = try packageArray("dependencies", missing: "Package(...) has no `dependencies:` and so no swift-trail package; \(add)",
-                                     notLiteral: "`dependencies:` is not an array literal")
-        for element in array.elements {
-            guard let call = element.expression.as(FunctionCallExprSyntax.self),
-                  call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "package" else { continue }
+        for call in packageCalls {
             func value(_ label: String) -> String? { call.argument(label).flatMap { Self.literal($0.expression) } }
             let name = value("name")
             let location = value("url") ?? value("path")
@@ -449,7 +447,9 @@ struct Manifest {
             }
             if isTrail { return name ?? last }
         }
-        throw refusal(array, "`dependencies:` has no swift-trail package; \(add)")
+        let reason = "no swift-trail package among the manifest's dependencies; \(add)"
+        if let dependencies = package.argument("dependencies") { throw refusal(dependencies, reason) }
+        throw refusal(package, reason)
     }
 
     /// The package folder.
@@ -504,6 +504,16 @@ private final class References: SyntaxVisitor {
     var traced = 0
     var targetsReplacedByCode: Syntax?
     var targetsAddedByCode: Syntax?
+    /// Every `.package(...)`: in `dependencies:`, or added in code (`package.dependencies += [...]`).
+    var packages: [FunctionCallExprSyntax] = []
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.base == nil,
+           member.declName.baseName.text == "package" {
+            packages.append(node)
+        }
+        return .visitChildren
+    }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
         if node.baseName.text == "traced" { traced += 1 }

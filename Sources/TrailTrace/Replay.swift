@@ -38,7 +38,13 @@ public struct Replay: CallVisitor {
     var process: TraceProcess?
     var lines = SlotPool<Line>()
     var minimumTicks: UInt64 = 0
-    var tasks: [UInt64: UInt64] = [:]
+    /// Task numbers by task and creator span: the runtime reuses a finished task's address.
+    var tasks: [TaskKey: UInt64] = [:]
+
+    struct TaskKey: Hashable {
+        var task: UInt64
+        var creator: UInt64
+    }
 
     public init(_ options: ReplayOptions, output: TextOutput) {
         self.options = options
@@ -57,7 +63,9 @@ public struct Replay: CallVisitor {
         let parent = parentTag >= 0 ? lines[parentTag] : nil
         let startsScope = options.filter.map { $0.matches(process.sites[call.site].name) } ?? (parent == nil)
         let inScope = (parent?.inScope ?? false) || startsScope
-        let indent: Int32 = if let parent, parent.inScope { parent.indent + 1 } else { options.filter == nil ? call.depth : 0 }
+        // A root line keeps its depth (calls above it were cut), except a child task's whose creator already
+        // returned: it would read as nested in whatever call printed last.
+        let indent: Int32 = if let parent, parent.inScope { parent.indent + 1 } else { options.filter == nil && call.parentSpanId == 0 ? call.depth : 0 }
         var shown = inScope && (parent.map { $0.shown || startsScope } ?? true)
         if let maxDepth = options.maxDepth, indent >= maxDepth { shown = false }
         if let threads = options.threads, !threads.contains(process.threads[Int(call.thread)].tid) { shown = false }
@@ -119,9 +127,10 @@ public struct Replay: CallVisitor {
     mutating func notes(_ call: CallEvent) {
         if call.isAsync { output.append(" [async]") }
         // A task is named where it starts: under its creator, or at its first root call.
-        if call.startsTask, call.parentSpanId != 0 || tasks[call.task] == nil {
+        let key = TaskKey(task: call.task, creator: call.parentSpanId)
+        if call.startsTask, call.parentSpanId != 0 || tasks[key] == nil {
             output.append(call.parentSpanId != 0 ? " [child task " : " [task ")
-            output.append(taskNumber(call.task))
+            output.append(taskNumber(key))
             output.append(byte: 0x5D)
         }
         if options.locations {
@@ -131,10 +140,10 @@ public struct Replay: CallVisitor {
     }
 
     /// Tasks by number in order of first appearance, per process: addresses say nothing to a reader.
-    mutating func taskNumber(_ task: UInt64) -> UInt64 {
-        if let number = tasks[task] { return number }
+    mutating func taskNumber(_ key: TaskKey) -> UInt64 {
+        if let number = tasks[key] { return number }
         let number = UInt64(tasks.count + 1)
-        tasks[task] = number
+        tasks[key] = number
         return number
     }
 

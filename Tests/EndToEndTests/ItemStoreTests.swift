@@ -68,6 +68,11 @@ import TrailTestSupport
 
         let chrome = try run(Paths.trail, ["export", "--chrome", trace], check: true)
         let json = try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any]
+        // -o writes the same JSON to a file, nothing to stdout.
+        let chromeFile = directory + "/chrome.json"
+        #expect(try run(Paths.trail, ["export", "--chrome", "-o", chromeFile, trace], check: true).stdout.isEmpty)
+        #expect(Transcript.read(chromeFile) == chrome.stdout)
+        try FileManager.default.removeItem(atPath: chromeFile)
         let events = json?["traceEvents"] as? [[String: Any]] ?? []
         #expect(events.filter { $0["ph"] as? String == "X" }.count == 40)
         #expect(events.filter { $0["ph"] as? String == "b" }.count == 5)

@@ -243,6 +243,27 @@ import TrailTestSupport
         #expect(Transcript.read(package + "/Package.swift") == manifest)
     }
 
+    /// swift-async-algorithms adds its dependencies in code: swift-trail is found there too.
+    @Test func aDependencyAddedInCodeIsFound() throws {
+        let manifest = """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "P",
+                targets: [.target(name: "A"), .target(name: "B")]
+            )
+            package.dependencies += [.package(name: "swift-trail", path: "../swift-trail")]
+
+            """
+        let package = try Self.twoTargetPackage("setup-dependency-in-code", manifest: manifest)
+        let result = try run(Paths.trail, ["setup", "--package", package])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Transcript.read(package + "/Package.swift").components(separatedBy: #"traced ? [.product(name: "Trail", package: "swift-trail")] : []"#).count == 3)
+        try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
+        #expect(Transcript.read(package + "/Package.swift") == manifest)
+    }
+
     @Test func refusesManifestsItCannotEditSafely() throws {
         // Targets added by a loop: refused at the line that adds them, with the lines to add by hand.
         let loop = try refused(Self.header + """
@@ -304,7 +325,7 @@ import TrailTestSupport
             )
 
             """)
-        #expect(noTrail.result.stderr.contains("Package.swift:4:15: error: cannot edit safely: Package(...) has no `dependencies:`"),
+        #expect(noTrail.result.stderr.contains("Package.swift:4:15: error: cannot edit safely: no swift-trail package among the manifest's dependencies"),
                 "\(noTrail.result.stderr)")
         #expect(noTrail.result.stderr.contains(#".package(name: "swift-trail", path: "<path to swift-trail>")"#))
     }

@@ -114,6 +114,35 @@ import TrailTrace
         #expect(try folded(file(Self.taskTree(detached: true))) == "M.g() 1\nM.work() 1\n")
     }
 
+    /// The runtime reuses a finished task's address: a task is numbered by address and creator. A child task
+    /// whose creator already returned is printed at the left, not inside whatever call printed last.
+    @Test func reusedTaskAddressesAndEndedCreators() throws {
+        var builder = TraceBuilder()
+        Self.named(&builder)
+        let first: UInt64 = 0x1_0000_0001, second: UInt64 = 0x1_0000_0002, task: UInt64 = 0xA000, child: UInt64 = 0xB000
+        builder.records(slot: 0, tid: 1, position: 0, [(100, TraceBuilder.word(.asyncEnter, Self.g)), Self.aux(first, task), Self.aux(0, 0),
+                                                       (200, TraceBuilder.word(.asyncExit, Self.g)), Self.aux(first, task)])
+        builder.watermark(250)
+        builder.records(slot: 1, tid: 2, position: 0, [(300, TraceBuilder.word(.task, child)), Self.aux(first, 0),
+                                                       Self.enter(310, Self.work, 0), Self.exit(320, Self.work, 0)])
+        builder.watermark(350)
+        builder.records(slot: 0, tid: 1, position: 5, [(400, TraceBuilder.word(.asyncEnter, Self.g)), Self.aux(second, task), Self.aux(0, 0)])
+        builder.watermark(420)
+        builder.records(slot: 1, tid: 2, position: 4, [(450, TraceBuilder.word(.task, child)), Self.aux(second, 0),
+                                                       Self.enter(460, Self.work, 0), Self.exit(470, Self.work, 0)])
+        builder.records(slot: 0, tid: 1, position: 8, [(500, TraceBuilder.word(.asyncExit, Self.g)), Self.aux(second, task)])
+        builder.watermark(1000)
+        #expect(try replay([file(builder)]) == """
+            # DURATION     TID     FUNCTION
+              0.100 us [     1] | M.g(); [async] [task 1]
+              0.010 us [     2] | M.work(); [child task 2]
+                       [     1] | M.g() { [async]
+              0.010 us [     2] |   M.work(); [child task 3]
+              0.100 us [     1] | } /* M.g() */
+
+            """)
+    }
+
     @Test func aWrappedFileIsReadOldestBlockFirstWithNamesFromAnywhere() throws {
         var builder = TraceBuilder()
         builder.info(exe: "/usr/bin/probe")

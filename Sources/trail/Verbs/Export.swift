@@ -1,10 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TrailCommandLine
+import TrailFormat
 import TrailTrace
 
 let exportVerb = Verb(
     name: "export",
     summary: "Convert traces for other viewers (Chrome trace JSON) or OpenTelemetry (OTLP spans), or logs into OTLP log records.",
-    usage: "--chrome [--min-duration TIME] [--filter GLOB] \(traceArgument) > trace.json\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
+    usage: "--chrome [--min-duration TIME] [--filter GLOB] [-o FILE] \(traceArgument)\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
     details: traceDetails + " --chrome: each process is its own track group, lined up by wall-clock time.\n\n" + otlpTracesDetails + "\n\n" + otlpLogsDetails,
     options: [
         .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
@@ -16,7 +20,7 @@ let exportVerb = Verb(
         .flag("--otlp-logs", help: "Logs (files or log folders; text or JSON lines, rotated files, crash blocks) as OTLP logs."),
         .value("--endpoint", placeholder: "URL", help: "Post OTLP/HTTP to this http:// receiver (base URL; /v1/traces or /v1/logs is appended)."),
         .value("--service", placeholder: "NAME", help: "service.name (default: OTEL_SERVICE_NAME, else the log's app name)."),
-        .value("-o", "--output", placeholder: "FILE", help: "Write the requests to FILE, one JSON request per line (default: stdout)."),
+        .value("-o", "--output", placeholder: "FILE", help: "Write to FILE (default: stdout): --chrome, the JSON; --otlp, one JSON request per line."),
         .value("--batch", placeholder: "N", help: "Items per request (default 512)."),
         .value("--retries", placeholder: "N", help: "Retries of a failed request (429, 502-504, no connection; default 4)."),
         .value("--debug-dir", placeholder: "DIR", help: "Where to look for debug files when symbolizing crash stacks.", repeatable: true),
@@ -25,7 +29,11 @@ let exportVerb = Verb(
         if arguments.has("otlp-logs") { return try exportLogs(arguments) }
         if arguments.has("otlp") { return try exportSpans(arguments) }
         let files = try openTraces(arguments)
-        let output = TextOutput(descriptor: 1)
+        // A named file is written beside and renamed when whole: a failed export leaves the old one.
+        let file = try arguments.value("output").map { path in
+            do { return try AtomicFile(path: path) } catch { throw VerbFailure("error: \(error)") }
+        }
+        let output = TextOutput(descriptor: file?.descriptor ?? 1)
         let chrome = ChromeTrace(output: output, files: files)
         let minimum = try arguments.value("min-duration").map { time in
             guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 100us, 1.5ms)") }
@@ -45,5 +53,12 @@ let exportVerb = Verb(
         reportGaps(files)
         chrome.finish()
         output.flush()
+        if let file {
+            if let failure = output.failure {
+                file.abandon()
+                throw VerbFailure("error: \(file.path): \(String(cString: strerror(failure)))")
+            }
+            do { try file.commit() } catch { throw VerbFailure("error: \(error)") }
+        }
         return 0
     })
