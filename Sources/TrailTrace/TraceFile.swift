@@ -47,6 +47,8 @@ public final class TraceFile {
     public fileprivate(set) var truncated = false
     public private(set) var cut: Cut?
     public fileprivate(set) var endDropped: UInt64 = 0
+    /// Whether any records were read (a test process that ran nothing records none).
+    public fileprivate(set) var hasRecords = false
 
     fileprivate let blocks: [Block]
     fileprivate let fileSize: Int
@@ -234,6 +236,7 @@ public final class TraceFile {
                         file.complete = true
                         if payload.count >= 16 { file.endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
                     case .cut: file.addCut(payload)
+                    case .records: if payload.count > TraceLayout.recordsHeaderSize { file.hasRecords = true }
                     default: break
                     }
                     return Chunk(type: type, payload: payload, block: block)

@@ -18,6 +18,11 @@ import TrailTestSupport
         builder.watermark(4000)
         builder.end(records: 2)
         try builder.write(to: folder + "/good.trace")
+        var idle = TraceBuilder()
+        idle.pid = 4343
+        CallStreamTests.named(&idle)
+        idle.end(records: 0)
+        try idle.write(to: folder + "/idle.trace")
         #expect(mkfifo(folder + "/fifo.trace", 0o644) == 0)
         try FileManager.default.createDirectory(atPath: folder + "/folder.trace", withIntermediateDirectories: false)
         symlink("/etc/passwd", folder + "/link.trace")
@@ -32,6 +37,7 @@ import TrailTestSupport
         #expect(report.stderr.contains("skipping \(folder)/noise.trace: not a trail trace file (no TRAILTRC header)"))
         #expect(report.stderr.contains("skipping \(folder)/short.trace: the trace ends inside its header (8 of 64 bytes)"))
         #expect(!report.stderr.contains("folder.trace"))
+        #expect(report.stderr.contains("trail: read 2 traces, 1 of them with no calls"), "\(report.stderr)")
 
         // Named on the command line, a FIFO is an error at once, for every viewer.
         for verb in ["report", "replay", "flamegraph"] {
@@ -41,6 +47,7 @@ import TrailTestSupport
         }
         // A folder with nothing readable says so.
         try FileManager.default.removeItem(atPath: folder + "/good.trace")
+        try FileManager.default.removeItem(atPath: folder + "/idle.trace")
         let nothing = try run(Paths.trail, ["export", "--chrome", folder])
         #expect(nothing.status == 1)
         #expect(nothing.stderr.contains("no trace could be read"))

@@ -71,6 +71,10 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
         }
         if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
     }
+    if !before, files.count > 1 {
+        let empty = files.filter { !$0.hasRecords }.count
+        printError("trail: read \(files.count) traces" + (empty > 0 ? ", \(empty) of them with no calls" : ""))
+    }
 }
 
 /// The `*.trace` entries of a folder that are not folders themselves (a folder named `x.trace` is not a trace).
