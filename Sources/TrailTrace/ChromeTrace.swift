@@ -3,8 +3,10 @@ import TrailFormat
 /// The Chrome trace event format (JSON object form), which Perfetto and chrome://tracing load, streamed as the
 /// calls end. Each process is its own track group (its pid), each thread its own track. Synchronous calls are
 /// complete ("X") events on their thread; async calls are async ("b"/"e") events keyed by call, since they may
-/// start and end on different threads; a child task's first call is tied to the call that created it with a
-/// flow ("s"/"f") event. Times are microseconds since the earliest process started, so processes line up.
+/// start and end on different threads. A child task's first call is tied to the async call that created it by a
+/// flow arrow (`bind_id` with `flow_out` on the creator's "b", `flow_in` on the child's first slice), which Perfetto
+/// draws between async slices too; an event holds one flow id, so an async first call takes its arrow on an
+/// instant ("n") at its start. Times are microseconds since the earliest process started, so processes line up.
 public final class ChromeTrace: CallVisitor {
     let output: TextOutput
     let origin: UInt64
@@ -46,24 +48,23 @@ public final class ChromeTrace: CallVisitor {
         let pid = process.pid, tid = process.threads[Int(call.thread)].tid
         let name = JSONString.quote(site.name)
         let args = #"{"location":\#(JSONString.quote(site.location))\#(call.unfinished ? #","unfinished":true"# : "")}"#
+        let creator = call.startsTask && call.parentSpanId != 0 ? String(call.parentSpanId, radix: 16) : nil
         if call.isAsync {
             let endTid = process.threads[Int(call.exitThread >= 0 ? call.exitThread : call.thread)].tid
-            let id = String(call.spanId, radix: 16)
-            event(#"{"name":\#(name),"cat":"async","ph":"b","id":"\#(id)","ts":\#(micros(call.start)),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
+            let id = String(call.spanId, radix: 16), start = micros(call.start)
+            event(#"{"name":\#(name),"cat":"async","ph":"b","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(id)","flow_out":true,"args":\#(args)}"#)
             event(#"{"name":\#(name),"cat":"async","ph":"e","id":"\#(id)","ts":\#(micros(call.end)),"pid":\#(pid),"tid":\#(endTid)}"#)
+            if let creator {
+                event(#"{"name":"child task","cat":"async","ph":"n","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(creator)","flow_in":true}"#)
+            }
         } else {
             let start = micros(call.start)
             let ns = (offset + process.nanoseconds(call.end)).rounded() - (offset + process.nanoseconds(call.start)).rounded()
             let duration = UInt64(max(0, ns))
             let fraction = duration % 1000
             let dur = "\(duration / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction)
-            event(#"{"name":\#(name),"cat":"function","ph":"X","ts":\#(start),"dur":\#(dur),"pid":\#(pid),"tid":\#(tid),"args":\#(args)}"#)
-        }
-        if call.startsTask, call.parentThread >= 0 {
-            let id = String(call.spanId, radix: 16), ts = micros(call.start)
-            let parentTid = process.threads[Int(call.parentThread)].tid
-            event(#"{"name":"child task","cat":"task","ph":"s","id":"\#(id)","ts":\#(ts),"pid":\#(pid),"tid":\#(parentTid)}"#)
-            event(#"{"name":"child task","cat":"task","ph":"f","bp":"e","id":"\#(id)","ts":\#(ts),"pid":\#(pid),"tid":\#(tid)}"#)
+            let flow = creator.map { #","bind_id":"\#($0)","flow_in":true"# } ?? ""
+            event(#"{"name":\#(name),"cat":"function","ph":"X","ts":\#(start),"dur":\#(dur),"pid":\#(pid),"tid":\#(tid)\#(flow),"args":\#(args)}"#)
         }
     }
 

@@ -109,6 +109,17 @@ import TrailTestSupport
         let expected = Transcript.read(Paths.fixture("ItemStore/survey-folded.txt"))
         #expect(Transcript.firstDifference(folded.stdout, expected) == nil)
 
+        // In the Chrome trace each child task's first slice takes a flow arrow from Survey.run(_:)'s async slice
+        // (Perfetto binds `bind_id`/`flow_in`/`flow_out` on "X", "b" and "n" events alike).
+        let exported = try run(Paths.trail, ["export", "--chrome", trace], check: true)
+        let events = (try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])?["traceEvents"] as? [[String: Any]] ?? []
+        var creators: [String: String] = [:]
+        for event in events where event["flow_out"] as? Bool == true {
+            creators[event["bind_id"] as? String ?? ""] = event["name"] as? String
+        }
+        let arrows = events.filter { $0["flow_in"] as? Bool == true }.map { creators[$0["bind_id"] as? String ?? ""] ?? "nothing" }
+        #expect(arrows == Array(repeating: "ItemStore.Survey.run(_:)", count: 5), "\(arrows)")
+
         // The same tree as OTLP spans, checked against the official definitions: every call a span, every
         // parent there, children inside their parents (the survey awaits all its tasks), child tasks under
         // Survey.run(_:).
