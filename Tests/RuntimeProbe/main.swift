@@ -253,6 +253,18 @@ case "trace-then":
     sleep(5)
     print("not ended")
 
+case "exit-then-signal":
+    // COUNT traced calls, then exit(0) with a line still in stdout's buffer and stdout a pipe nobody reads:
+    // stdio writes it after the atexit handlers finished the trace, and the process gets SIGPIPE.
+    for _ in 0 ..< number(3, 1000) { nothing() }
+    var ends: [Int32] = [0, 0]
+    pipe(&ends)
+    dup2(ends[1], 1)
+    close(ends[0])
+    close(ends[1])
+    print("lost")
+    exit(0)
+
 case "spawn-child":
     // Runs `trail-probe calls DIRECTORY 100` with an environment of its own: ENV, comma-separated (may be empty),
     // as a test harness does with Foundation's Process.environment.

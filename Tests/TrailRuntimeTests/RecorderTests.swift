@@ -68,6 +68,20 @@ import TrailTestSupport
         #expect(report.stderr.contains("has no end record"))
     }
 
+    /// A signal after the trace is finished (a SIGPIPE as stdio flushes at exit) neither opens a second trace
+    /// nor writes the first again: the process still dies of it.
+    @Test func aSignalAfterTheTraceIsFinishedOpensNoSecondTrace() throws {
+        let directory = Paths.temporaryDirectory("after-exit"), file = directory + "/t.trace"
+        let result = try run(Self.probe, ["exit-then-signal", directory, "5000"],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
+        #expect(result.shellStatus == 141, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["t.trace"])
+        let dump = try TraceDump(path: file)
+        #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
+        #expect(dump.end != nil, "finished at exit, before the signal")
+        #expect(dump.allRecords.filter { $0.kind == .enter }.count == 5000)
+    }
+
     /// With the Swift backtracer on, the guard hands the crash to it: its report comes out whole, after the trace.
     @Test func aCrashStillReachesTheSwiftBacktracer() throws {
         let directory = Paths.temporaryDirectory("end-backtracer"), file = directory + "/end.trace"
