@@ -58,12 +58,15 @@ import TrailTestSupport
         return text
     }
 
-    @Test(arguments: [true, false]) func heldRecordsSpanBlocksAndThreadsMergeInOrder(mapped: Bool) throws {
+    /// Also laid out as a writer that wrapped leaves it (rotation 7): blocks in sequence order are not in file
+    /// order, and the blocks released are not the ones before in the file.
+    @Test(arguments: [true, false], [0, 7]) func heldRecordsSpanBlocksAndThreadsMergeInOrder(mapped: Bool, rotation: Int) throws {
         let calls = 600
-        let builder = Self.twoThreads(calls: calls)
+        var builder = Self.twoThreads(calls: calls)
+        if rotation > 0 { builder.policy = .keepLast }
         #expect(builder.blocks.count >= 20)
         let path = Paths.temporaryDirectory("held") + "/t.trace"
-        try builder.write(to: path)
+        try builder.write(to: path, rotation: rotation)
 
         let trace = try TraceFile(path: path)
         trace.mapsFile = mapped
