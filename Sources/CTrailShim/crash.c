@@ -8,6 +8,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <time.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,12 +26,19 @@ static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, S
 static struct sigaction previous[FATAL_COUNT];
 static int installed;
 static int handling;
+static uint32_t handling_tid;
+/// Held while a block is written outside a crash (`Trail.report` from several threads shares the buffer).
+static int report_lock;
+/// Set while this thread runs code that may fault on memory it cannot check first (the unwinder reading a bad
+/// pc): a fault there jumps back instead of ending the report.
+static __thread sigjmp_buf probe_jump;
+static __thread volatile int probing;
 
 void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds);
 
 // MARK: a fixed buffer and formatting without allocation
 
-static char block[96 * 1024];
+static char block[1024 * 1024];  // untouched pages cost nothing: 1024 breadcrumbs (2048 records) fit
 static size_t block_used;
 
 static void put_bytes(const char *text, size_t length) {
@@ -128,17 +138,34 @@ static void put_time(void) {
 /// interrupted instruction; failing that, a frame-pointer walk from the signal context.
 static void put_frames(const ucontext_t *context, int skip) {
     void *frames[160];
-    int count = backtrace(frames, 160);
-    uint64_t pc = 0, fp = 0;
+    volatile int count = 0;
+    // The unwinder reads the code at the pc to recognise signal frames: a call through a bad pointer faults
+    // it again. Then the frame-pointer walk below is all there is.
+    if (sigsetjmp(probe_jump, 1) == 0) {
+        probing = 1;
+        count = backtrace(frames, 160);
+    }
+    probing = 0;
+    uint64_t pc = 0, fp = 0, sp = 0;
 #if defined(__x86_64__)
     if (context) {
         pc = (uint64_t)context->uc_mcontext.gregs[REG_RIP];
         fp = (uint64_t)context->uc_mcontext.gregs[REG_RBP];
+        sp = (uint64_t)context->uc_mcontext.gregs[REG_RSP];
     }
 #elif defined(__aarch64__)
     if (context) {
         pc = context->uc_mcontext.pc;
         fp = context->uc_mcontext.regs[29];
+        sp = 0;  // the return address is in x30, not on the stack
+        if (msync((void *)(uintptr_t)(pc & ~(uint64_t)4095), 4096, MS_ASYNC) != 0 && context->uc_mcontext.regs[30]) {
+            put(TRAIL_LINE_FRAME "0 ");
+            put_hex(pc, 16);
+            put(" " TRAIL_FRAME_PC "\n" TRAIL_LINE_FRAME "1 ");
+            put_hex(context->uc_mcontext.regs[30], 16);
+            put(" " TRAIL_FRAME_RA "\n");
+            return;
+        }
     }
 #endif
     int start = -1;
@@ -166,7 +193,16 @@ static void put_frames(const ucontext_t *context, int skip) {
     put(TRAIL_LINE_FRAME "0 ");
     put_hex(pc, 16);
     put(" " TRAIL_FRAME_PC "\n");
-    for (int number = 1; fp && number < 128; number++) {
+    int number = 1;
+    // A call through a bad pointer: the pc is no code, and the caller's return address is on top of the stack.
+    if (sp && msync((void *)(uintptr_t)(pc & ~(uint64_t)4095), 4096, MS_ASYNC) != 0
+        && msync((void *)(uintptr_t)(sp & ~(uint64_t)4095), 4096, MS_ASYNC) == 0) {
+        put(TRAIL_LINE_FRAME "1 ");
+        put_hex(*(uint64_t *)(uintptr_t)sp, 16);
+        put(" " TRAIL_FRAME_RA "\n");
+        number = 2;
+    }
+    for (; fp && number < 128; number++) {
         uint64_t *record = (uint64_t *)(uintptr_t)fp;
         uint64_t next = 0, ra = 0;
         // Validate through the kernel before reading, so a corrupt chain cannot fault here.
@@ -336,13 +372,31 @@ void trail_die_of(int signal) {
     raise(signal);
 }
 
+/// Sleeps `milliseconds` (async-signal-safe).
+static void pause_for(long milliseconds) {
+    struct timespec pause = { milliseconds / 1000, (milliseconds % 1000) * 1000000 };
+    nanosleep(&pause, NULL);
+}
+
 static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
+    if (probing) siglongjmp(probe_jump, 1);
     int index = 0;
     while (index < (int)FATAL_COUNT && fatal_signals[index] != signal) index++;
+    uint32_t self = trail_current_tid();
     if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
-        // A second fault, in this handler or another thread: die at once.
+        // A fault in this handler, or in the one it chains to: die at once. Another thread that crashes while
+        // the first writes its block waits for that thread to end the process (up to 10 s).
+        if (__atomic_load_n(&handling_tid, __ATOMIC_ACQUIRE) != self) {
+            for (int waited = 0; waited < 1000; waited++) pause_for(10);
+        }
         trail_die_of(signal);
         return;
+    }
+    __atomic_store_n(&handling_tid, self, __ATOMIC_RELEASE);
+    // A report another thread is writing shares the buffer: let it finish (it is not waited for past 200 ms).
+    for (int waited = 0; waited < 200 && __atomic_load_n(&report_lock, __ATOMIC_ACQUIRE) != 0
+                         && __atomic_load_n(&report_lock, __ATOMIC_ACQUIRE) != (int)self; waited++) {
+        pause_for(1);
     }
     int saved_errno = errno;
     trail_log_crash_begin();
@@ -368,7 +422,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
 
 /// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
 __attribute__((constructor)) static void trail_read_crash_settings(void) {
-    breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 4096, (uint64_t)breadcrumb_count, 0);
+    breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 1024, (uint64_t)breadcrumb_count, 0);
 }
 
 int trail_crash_install(const char *app, const char *marker) {
@@ -406,6 +460,14 @@ void trail_crash_report(const char *reason, int fatal) {
         trail_exe_path[length > 0 ? length : 0] = 0;
         trail_crash_refresh_images();
     }
+    // One block at a time: they share the buffer. The holder's tid lets a crash inside a report go on.
+    int self = (int)trail_current_tid();
+    while (!__atomic_compare_exchange_n(&report_lock, &(int){ 0 }, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) sched_yield();
+    // A crash is being written: this thread waits for the process to end rather than write into its block.
+    while (__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
+        pause_for(100);
+    }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
     if (fatal) trail_log_crash_begin();
     off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2);
@@ -413,6 +475,7 @@ void trail_crash_report(const char *reason, int fatal) {
         write_marker(offset, 0, log_path);
         trail_trace_crash_flush();
     }
+    __atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
 }
 
 void trail_set_thread_name(const char *name) {

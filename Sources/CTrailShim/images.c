@@ -35,8 +35,9 @@ size_t trail_format_hex(uint64_t value, char *out) {
 
 /// The end of an object's segments and its build ID in hex ("-" without one). Notes are read only inside
 /// [readable_low, readable_high).
+/// `view` holds the bytes of [readable_low, readable_high): the memory itself, or a copy of it.
 static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_t bias, uintptr_t readable_low,
-                                  uintptr_t readable_high, char build_id[130]) {
+                                  uintptr_t readable_high, const unsigned char *view, char build_id[130]) {
     uint64_t end = 0;
     memcpy(build_id, TRAIL_NO_BUILD_ID, sizeof TRAIL_NO_BUILD_ID);
     for (int index = 0; index < count; index++) {
@@ -45,7 +46,7 @@ static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_
         if (header->p_type != PT_NOTE) continue;
         uintptr_t start = bias + header->p_vaddr;
         if (start < readable_low || start + header->p_memsz > readable_high || start + header->p_memsz < start) continue;
-        const unsigned char *note = (const unsigned char *)start, *limit = note + header->p_memsz;
+        const unsigned char *note = (const unsigned char *)((uintptr_t)view + (start - readable_low)), *limit = note + header->p_memsz;
         while (note + sizeof(ElfW(Nhdr)) <= limit) {
             const ElfW(Nhdr) *entry = (const ElfW(Nhdr) *)note;
             const unsigned char *name = note + sizeof *entry;
@@ -141,7 +142,7 @@ static int describe_image(struct dl_phdr_info *info, size_t size, void *context)
         }
     }
     char build_id[130];
-    uint64_t end = describe_segments(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, 0, UINTPTR_MAX, build_id);
+    uint64_t end = describe_segments(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, 0, UINTPTR_MAX, NULL, build_id);
     walk->used += format_image(walk->out + walk->used, walk->capacity - walk->used, info->dlpi_addr,
                                info->dlpi_addr + end, build_id, path);
     return 0;
@@ -175,9 +176,25 @@ static int prepared_has(const char *prepared, size_t length, const char *prefix,
 }
 
 
+/// Copies up to `length` bytes at `address` through a pipe; returns how many could be read. Touching a page of
+/// a mapped file past its end raises SIGBUS (a file truncated after it was mapped, an empty file mapped), but
+/// the kernel reading it for write(2) only stops there.
+static size_t copy_readable(int pipe_ends[2], void *target, uintptr_t address, size_t length) {
+    ssize_t written = write(pipe_ends[1], (const void *)address, length);
+    if (written <= 0) return 0;
+    size_t got = 0;
+    while (got < (size_t)written) {
+        ssize_t count = read(pipe_ends[0], (char *)target + got, (size_t)written - got);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) break;
+        got += (size_t)count;
+    }
+    return got;
+}
+
 /// One line of /proc/self/maps: an "image" line for it when it maps an ELF object from its start that the
-/// prepared map lacks.
-static void consider_mapping(const char *line, const char *prepared, size_t prepared_length,
+/// prepared map lacks. Its first pages are read through `pipe_ends`, never touched.
+static void consider_mapping(const char *line, const char *prepared, size_t prepared_length, int pipe_ends[2],
                              void (*put)(const char *, size_t)) {
     const char *cursor = line;
     uint64_t low = parse_hex(&cursor);
@@ -190,11 +207,14 @@ static void consider_mapping(const char *line, const char *prepared, size_t prep
     const char *path = strchr(cursor, '/');
     if (!path || high - low < sizeof(ElfW(Ehdr))) return;
 
-    const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)(uintptr_t)low;
+    _Alignas(16) unsigned char start[16384];
+    size_t copied = copy_readable(pipe_ends, start, (uintptr_t)low, high - low < sizeof start ? (size_t)(high - low) : sizeof start);
+    if (copied < sizeof(ElfW(Ehdr))) return;
+    const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)start;
     if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 || header->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)
         || (header->e_type != ET_DYN && header->e_type != ET_EXEC) || header->e_phentsize != sizeof(ElfW(Phdr))
-        || header->e_phoff + (uint64_t)header->e_phnum * sizeof(ElfW(Phdr)) > high - low) return;
-    const ElfW(Phdr) *headers = (const ElfW(Phdr) *)(uintptr_t)(low + header->e_phoff);
+        || header->e_phoff + (uint64_t)header->e_phnum * sizeof(ElfW(Phdr)) > copied || header->e_phoff % 8) return;
+    const ElfW(Phdr) *headers = (const ElfW(Phdr) *)(start + header->e_phoff);
     // The segment mapped from offset 0 is where `low` is: that gives the load bias.
     uintptr_t bias = 0;
     int found = 0;
@@ -206,7 +226,7 @@ static void consider_mapping(const char *line, const char *prepared, size_t prep
     }
     if (!found) return;
     char build_id[130];
-    uint64_t end = describe_segments(headers, header->e_phnum, bias, (uintptr_t)low, (uintptr_t)high, build_id);
+    uint64_t end = describe_segments(headers, header->e_phnum, bias, (uintptr_t)low, (uintptr_t)low + copied, start, build_id);
     char text[4400];
     size_t length = format_image(text, sizeof text, bias, bias + end, build_id, path);
     // Listed already when a line begins "image 0x<bias> 0x<end> ".
@@ -221,8 +241,14 @@ void trail_images_put(void (*put)(const char *, size_t)) {
     size_t prepared_length = current >= 0 ? images_length[current] : 0;
     put(prepared, prepared_length);
 
+    int pipe_ends[2];
+    if (pipe2(pipe_ends, O_CLOEXEC) != 0) return;
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) {
+        close(pipe_ends[0]);
+        close(pipe_ends[1]);
+        return;
+    }
     static char buffer[16 * 1024];
     size_t held = 0;
     for (;;) {
@@ -234,7 +260,7 @@ void trail_images_put(void (*put)(const char *, size_t)) {
         char *start = buffer, *newline;
         while ((newline = memchr(start, '\n', held - (size_t)(start - buffer)))) {
             *newline = 0;
-            consider_mapping(start, prepared, prepared_length, put);
+            consider_mapping(start, prepared, prepared_length, pipe_ends, put);
             start = newline + 1;
         }
         held -= (size_t)(start - buffer);
@@ -242,4 +268,6 @@ void trail_images_put(void (*put)(const char *, size_t)) {
         if (held == sizeof buffer - 1) held = 0;  // a line longer than the buffer: dropped
     }
     close(fd);
+    close(pipe_ends[0]);
+    close(pipe_ends[1]);
 }

@@ -99,8 +99,38 @@ case "crash":
             Thread { print(dive(0)) }.start()
         }
         waitForTheCrash()
+    case "two-threads":
+        // Four threads unwrap a nil at the same moment: the later ones wait for the first one's block.
+        let settings: [String: Int] = [:]
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            usleep(100_000)
+            print(settings["missing"]! + index)
+        }
+    case "bad-call":
+        // A call through a pointer to no code: the unwinder faults on the pc.
+        unsafeBitCast(UnsafeRawPointer(bitPattern: 0x1000)!, to: (@convention(c) () -> Void).self)()
+    case "empty-mapping":
+        // An empty file mapped somewhere in the process: touching it would be a SIGBUS. Then a crash.
+        let path = directory + "/empty.bin"
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0, mmap(nil, 4096, PROT_READ, MAP_PRIVATE, fd, 0) != MAP_FAILED else { exit(3) }
+        UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
     default: break
     }
+
+case "report-race":
+    // THREADS threads each report COUNT errors at once: the blocks share one buffer.
+    try Trail.bootstrap(configuration)
+    let group = DispatchGroup()
+    for thread in 0 ..< number(3, 4) {
+        group.enter()
+        Thread {
+            for round in 0 ..< number(4, 100) { Trail.report(ProbeError(), context: "thread \(thread) round \(round)") }
+            group.leave()
+        }.start()
+    }
+    group.wait()
+    print("reported")
 
 case "rotating-crash":
     // THREADS threads log without pause while the logger rotates (TRAIL_LOG_MAX_SIZE), and after MS

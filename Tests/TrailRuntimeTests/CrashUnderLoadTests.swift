@@ -73,6 +73,43 @@ import TrailTestSupport
         }
     }
 
+    /// Crashes the handler itself could trip on: threads crashing at once (the later wait for the first's block),
+    /// a call through a bad pointer (the unwinder faults on the pc; the caller's frame still shows), an empty
+    /// file mapped in the process (reading its header for the image map would be a SIGBUS).
+    @Test(arguments: ["two-threads", "bad-call", "empty-mapping"])
+    func aCrashTheHandlerCouldTripOnStillLeavesABlock(method: String) throws {
+        for round in 0 ..< (method == "two-threads" ? 5 : 1) {
+            let directory = Paths.temporaryDirectory(method)
+            let result = try run(Self.probe, ["crash", directory, method, "10"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+            let signal: Int32 = method == "two-threads" ? 4 : 11
+            #expect(result.signal == signal, "\(method) round \(round): \(result.stderr.suffix(300))")
+            let log = Transcript.read(directory + "/probe.log")
+            #expect(log.components(separatedBy: "=== TRAIL CRASH BEGIN v1 ===").count == 2, "\(method) round \(round): one block")
+            #expect(log.contains("=== TRAIL CRASH END ==="), "\(method) round \(round)")
+            let frames = log.split(separator: "\n").filter { $0.hasPrefix("frame ") }
+            #expect(frames.count >= 2, "\(method): \(frames)")
+            let next = try run(Self.probe, ["previous", directory], check: true)
+            #expect(next.stdout.contains(signal == 4 ? "previous: SIGILL" : "previous: SIGSEGV"), "\(method): \(next.stdout)")
+        }
+    }
+
+    /// Threads reporting errors at once each get a whole block: they share one buffer.
+    @Test func errorsReportedFromManyThreadsAreWhole() throws {
+        let directory = Paths.temporaryDirectory("report-race")
+        let result = try run(Self.probe, ["report-race", directory, "4", "100"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(result.status == 0 && result.stdout == "reported\n", "\(result.stderr.suffix(300))")
+        let lines = Transcript.read(directory + "/probe.log").split(separator: "\n")
+        #expect(lines.filter { $0 == "=== TRAIL ERROR BEGIN v1 ===" }.count == 400)
+        #expect(lines.filter { $0 == "=== TRAIL ERROR END ===" }.count == 400)
+        // Each block ends before the next begins.
+        var open = false, interleaved = 0
+        for line in lines {
+            if line == "=== TRAIL ERROR BEGIN v1 ===" { if open { interleaved += 1 }; open = true }
+            if line == "=== TRAIL ERROR END ===" { open = false }
+        }
+        #expect(interleaved == 0)
+    }
+
     @Test func aLibraryOpenedByARelativePathIsRecordedWithItsAbsolutePath() throws {
         let work = Paths.temporaryDirectory("relative")
         try FileManager.default.createDirectory(atPath: work + "/plug", withIntermediateDirectories: true)
