@@ -37,7 +37,14 @@ public struct CrashReport: Sendable {
             }
         }
         chosen = chosen ?? parsed.blocks.last { $0.kind == .crash } ?? parsed.blocks.last
-        guard let block = chosen else { throw SymbolizerError(description: "\(log): no crash block") }
+        guard let block = chosen else {
+            // The log rotated after the block was written (or the marker is stale): the block is in an earlier file.
+            if let previous = Self.precedingLog(log) {
+                self = try CrashReport(log: previous, offset: nil, symbolizer: symbolizer)
+                return
+            }
+            throw SymbolizerError(description: "\(log): no crash block")
+        }
         crash = symbolizer.symbolize(block)
         logFile = log
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

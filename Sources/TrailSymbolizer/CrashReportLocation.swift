@@ -13,7 +13,8 @@ extension CrashReport {
             throw SymbolizerError(description: "\(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { return (path, nil) }
-        let names = listDirectory(path)
+        // Only regular files: a FIFO or a link to a device planted in the folder is passed over.
+        let names = listDirectory(path).filter { isRegularFile(path + "/" + $0) }
         // A marker from the runtime names the log and the block's offset.
         for name in names.filter({ $0.hasSuffix(CrashMarker.fileExtension) }).sorted(by: { modified(path + "/" + $0) > modified(path + "/" + $1) }) {
             guard let text = try? readText(path + "/" + name), let marker = CrashMarker(parsing: text) else { continue }
@@ -40,7 +41,7 @@ extension CrashReport {
             stem = String(stem[..<dot])
         }
         let previous = listDirectory(folder).compactMap { entry -> Int? in
-            guard entry.hasPrefix(stem + "."), entry.hasSuffix(".log") else { return nil }
+            guard entry.hasPrefix(stem + "."), entry.hasSuffix(".log"), isRegularFile(folder + "/" + entry) else { return nil }
             return Int(entry.dropFirst(stem.count + 1).dropLast(4))
         }.filter { $0 < number }.max()
         return previous.map { "\(folder)/\(stem).\($0).log" }

@@ -19,7 +19,8 @@ extension CrashReport {
         }
     }
 
-    public static func readText(_ path: String) throws(SymbolizerError) -> String {
+    /// The whole file, up to `limit` bytes (a planted link to /dev/zero must not eat the memory).
+    public static func readText(_ path: String, limit: Int = 1 << 30) throws(SymbolizerError) -> String {
         guard let handle = fopen(path, "rb") else {
             throw SymbolizerError(description: "\(path): cannot read (\(String(cString: strerror(errno))))")
         }
@@ -30,10 +31,18 @@ extension CrashReport {
             let count = fread(&chunk, 1, chunk.count, handle)
             if count <= 0 { break }
             bytes.append(contentsOf: chunk[0 ..< count])
+            if bytes.count > limit { throw SymbolizerError(description: "\(path): larger than \(limit >> 20) MiB; not a log") }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A regular file, or a link to one: what a folder may hold that is worth opening (a FIFO would block).
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// The names in a folder (regular files or not).
     static func listDirectory(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }

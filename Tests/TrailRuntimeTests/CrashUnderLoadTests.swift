@@ -93,6 +93,23 @@ import TrailTestSupport
         }
     }
 
+    /// A FIFO and a link to /dev/zero planted in a log folder, named like rotated logs, are passed over: the
+    /// readers neither wait on the FIFO nor read the device without end.
+    @Test func plantedFilesInALogFolderAreSkipped() throws {
+        let directory = Paths.temporaryDirectory("planted")
+        let crash = try run(Self.probe, ["crash", directory, "segv", "10"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(crash.signal == 11)
+        #expect(mkfifo(directory + "/probe.9.log", 0o644) == 0)
+        #expect(symlink("/dev/zero", directory + "/probe.7.log") == 0)
+        let report = try run("/usr/bin/timeout", ["60", Paths.trail, "report", "--crash", directory, "--no-sanitize"])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.contains("SIGSEGV"), "\(report.stdout.prefix(400))")
+        let records = directory + "/records.json"
+        let export = try run("/usr/bin/timeout", ["60", Paths.trail, "export", "--otlp-logs", "-o", records, directory])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(Transcript.read(records).contains("before crash 9"))
+    }
+
     /// Threads reporting errors at once each get a whole block: they share one buffer.
     @Test func errorsReportedFromManyThreadsAreWhole() throws {
         let directory = Paths.temporaryDirectory("report-race")
