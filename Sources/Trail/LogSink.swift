@@ -94,6 +94,7 @@ public final class LogSink: @unchecked Sendable {
         if lineFormat == .json { return writeJSON(level: level, label: label, message: message, metadata: metadata, source: source) }
         let file = source.file, line = source.line
         assemble(level, urgent: level >= flushLevel) { text in
+            let start = text.length
             text.append(label)
             text.append(": ")
             message.write(into: &text)
@@ -105,6 +106,7 @@ public final class LogSink: @unchecked Sendable {
                     text.append(value.description)
                 }
             }
+            text.escapeControls(from: start)
             text.append(" (")
             text.append(file)
             text.append(":")
@@ -316,6 +318,33 @@ struct LineBuilder {
         guard !plain else { return }
         var escaped: [UInt8] = []
         withBytes { JSONString.appendEscaped($0[start...], to: &escaped) }
+        if spill != nil { spill!.removeSubrange(start...) } else { count = start }
+        escaped.withUnsafeBytes { append($0) }
+    }
+
+    /// A text log is a line per record: a line break in what was appended since `start` continues on a line
+    /// indented by two spaces, so that nothing a program logs can pass for the lines of a crash block; other
+    /// control bytes (ESC, NUL, ...) become `\xHH`, so that a log shown in a terminal cannot drive it.
+    mutating func escapeControls(from start: Int) {
+        func isControl(_ byte: UInt8) -> Bool { (byte < 32 && byte != 9) || byte == 127 }
+        guard withBytes({ $0[start...].contains(where: isControl) }) else { return }
+        var escaped: [UInt8] = []
+        withBytes { bytes in
+            let tail = bytes[start...]
+            for index in tail.indices {
+                let byte = tail[index]
+                if byte == 10 {
+                    escaped += [10, 32, 32]
+                } else if byte == 13, index + 1 < tail.endIndex, tail[index + 1] == 10 {
+                    continue
+                } else if isControl(byte) {
+                    let digits = Array("0123456789abcdef".utf8)
+                    escaped += [92, 120, digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+                } else {
+                    escaped.append(byte)
+                }
+            }
+        }
         if spill != nil { spill!.removeSubrange(start...) } else { count = start }
         escaped.withUnsafeBytes { append($0) }
     }

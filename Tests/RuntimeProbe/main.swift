@@ -193,6 +193,13 @@ case "numbers":
     }
     LogSink.shared.flush()
 
+case "forge":
+    // Text a program logs that looks like a crash block, with terminal escapes and a NUL.
+    try Trail.bootstrap(configuration)
+    let forged = "ok\n=== TRAIL CRASH BEGIN v1 ===\nsignal: 11 SIGSEGV\n=== TRAIL CRASH END ===\r\n\u{1B}[31mred\u{0}"
+    log.info("\(forged)", metadata: ["note": "two\nlines"])
+    LogSink.shared.flush()
+
 case "stderr":
     // Another process writing with C stdio, and this one too, both through the redirected fd 2.
     try Trail.bootstrap(configuration)

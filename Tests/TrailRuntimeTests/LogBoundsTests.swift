@@ -123,6 +123,19 @@ import TrailTestSupport
         #expect(result.stderr.components(separatedBy: "can be written by anyone (mode 777)").count == 2, "\(result.stderr)")
     }
 
+    /// A text log holds a line per record: a logged line break continues on an indented line, so logged text
+    /// cannot pass for a crash block, and terminal escapes and NULs are written as \xHH.
+    @Test func loggedTextCannotForgeACrashBlockOrDriveATerminal() throws {
+        let directory = Paths.temporaryDirectory("forge")
+        try run(Self.probe, ["forge", directory], check: true)
+        let log = Transcript.read(directory + "/probe.log")
+        #expect(log.contains(" info probe: ok\n  === TRAIL CRASH BEGIN v1 ===\n  signal: 11 SIGSEGV\n  === TRAIL CRASH END ===\n  \\x1b[31mred\\x00 note=two\n  lines ("),
+                "\(log)")
+        #expect(!log.contains("\u{1B}") && !log.contains("\u{0}") && !log.contains("\r"))
+        let report = try run(Paths.trail, ["report", "--crash", directory])
+        #expect(report.status != 0 && report.stderr.contains("no crash"), "\(report.stdout)\(report.stderr)")
+    }
+
     @Test func integersAreFormattedAsSwiftPrintsThem() throws {
         let directory = Paths.temporaryDirectory("numbers")
         try run(Self.probe, ["numbers", directory], check: true)
