@@ -440,6 +440,9 @@ int trail_crash_install(const char *app, const char *marker) {
     void *warm[4];
     backtrace(warm, 4);
     trail_crash_prepare_thread();
+    // Termination signals left at their default flush the log's buffered lines first (the crash handlers
+    // below chain to the guard's, which hands a fault on as before).
+    trail_trace_guard_install();
     for (size_t index = 0; index < FATAL_COUNT; index++) {
         struct sigaction action;
         memset(&action, 0, sizeof action);

@@ -1,6 +1,7 @@
-// Record mode without Trail.bootstrap: a crash, Ctrl-C, `kill` or a closed pipe ends the process without
-// atexit, and the records still in the rings (the last moments, what a crash needs) would be lost. These
-// handlers write them into the trace, then hand the signal on as if they were not there: to the handler
+// A crash, Ctrl-C, `kill` or a closed pipe ends the process without atexit, and what is still buffered would be
+// lost: the records in the rings (record mode; the last moments, what a crash needs) and the log lines not yet
+// written (Trail.bootstrap installs the guard too; `systemctl stop` ends a service with SIGTERM). These
+// handlers write both, then hand the signal on as if they were not there: to the handler
 // installed before (the Swift runtime's backtracer), or to the default action, so the exit status stays
 // 128+signal. Termination signals are guarded only where the program left the default action; a program that
 // handles or ignores one keeps its way. Trail.bootstrap's crash handler, installed later, chains to these.
@@ -29,6 +30,8 @@ static void on_guarded_signal(int signal, siginfo_t *info, void *context) {
     int index = 0;
     while (index < (int)GUARDED_COUNT && guarded_signals[index] != signal) index++;
     if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
+        trail_log_crash_begin();
+        trail_log_flush_unlocked();
         trail_trace_crash_flush();
         __atomic_store_n(&flushed, 1, __ATOMIC_RELEASE);
     } else {

@@ -193,6 +193,15 @@ case "numbers":
     }
     LogSink.shared.flush()
 
+case "last-words":
+    // A buffered line, then a termination signal (SIGTERM, SIGINT or SIGHUP), as `systemctl stop` sends.
+    configuration.flushInterval = 10
+    try Trail.bootstrap(configuration)
+    log.info("shutting down")
+    kill(getpid(), arguments.count > 3 && arguments[3] == "int" ? SIGINT : arguments.count > 3 && arguments[3] == "hup" ? SIGHUP : SIGTERM)
+    sleep(5)
+    print("not ended")
+
 case "forge":
     // Text a program logs that looks like a crash block, with terminal escapes and a NUL.
     try Trail.bootstrap(configuration)

@@ -123,6 +123,17 @@ import TrailTestSupport
         #expect(result.stderr.components(separatedBy: "can be written by anyone (mode 777)").count == 2, "\(result.stderr)")
     }
 
+    /// A termination signal the program left at its default writes the buffered lines before the process ends
+    /// of it: the last line before `systemctl stop` is the one wanted.
+    @Test(arguments: [("term", Int32(15)), ("int", Int32(2)), ("hup", Int32(1))])
+    func aTerminationSignalKeepsTheLastLines(_ name: String, _ signal: Int32) throws {
+        let directory = Paths.temporaryDirectory("last-words-\(name)")
+        let result = try run(Self.probe, ["last-words", directory, name])
+        #expect(result.signal == signal, "\(result.stderr)")
+        #expect(!result.stdout.contains("not ended"))
+        #expect(Transcript.read(directory + "/probe.log").contains("info probe: shutting down"))
+    }
+
     /// A text log holds a line per record: a logged line break continues on an indented line, so logged text
     /// cannot pass for a crash block, and terminal escapes and NULs are written as \xHH.
     @Test func loggedTextCannotForgeACrashBlockOrDriveATerminal() throws {
