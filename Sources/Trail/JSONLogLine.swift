@@ -17,7 +17,7 @@ extension LogSink {
             line.append(#","label":"#)
             line.appendJSONString { $0.append(label) }
             line.append(#","message":"#)
-            line.appendJSONString { message.write(into: &$0) }
+            line.appendJSONString { message.write(into: &$0, escapesText: false) }
             if !metadata.isEmpty {
                 line.append(#","metadata":"#)
                 line.appendJSON(metadata)

@@ -94,7 +94,6 @@ public final class LogSink: @unchecked Sendable {
         if lineFormat == .json { return writeJSON(level: level, label: label, message: message, metadata: metadata, source: source) }
         let file = source.file, line = source.line
         assemble(level, urgent: level >= flushLevel) { text in
-            let start = text.length
             text.append(label)
             text.append(": ")
             message.write(into: &text)
@@ -103,10 +102,11 @@ public final class LogSink: @unchecked Sendable {
                     text.append(" ")
                     text.append(key)
                     text.append("=")
+                    let start = text.length
                     text.append(value.description)
+                    text.escapeControls(from: start)
                 }
             }
-            text.escapeControls(from: start)
             text.append(" (")
             text.append(file)
             text.append(":")
@@ -322,12 +322,12 @@ struct LineBuilder {
         escaped.withUnsafeBytes { append($0) }
     }
 
-    /// A text log is a line per record: a line break in what was appended since `start` continues on a line
+    /// A text log is a line per record: a line break in a value appended since `start` continues on a line
     /// indented by two spaces, so that nothing a program logs can pass for the lines of a crash block; other
     /// control bytes (ESC, NUL, ...) become `\xHH`, so that a log shown in a terminal cannot drive it.
     mutating func escapeControls(from start: Int) {
         func isControl(_ byte: UInt8) -> Bool { (byte < 32 && byte != 9) || byte == 127 }
-        guard withBytes({ $0[start...].contains(where: isControl) }) else { return }
+        guard withBytes({ Self.mayHaveControls(UnsafeRawBufferPointer(rebasing: $0[start...])) && $0[start...].contains(where: isControl) }) else { return }
         var escaped: [UInt8] = []
         withBytes { bytes in
             let tail = bytes[start...]
@@ -347,6 +347,29 @@ struct LineBuilder {
         }
         if spill != nil { spill!.removeSubrange(start...) } else { count = start }
         escaped.withUnsafeBytes { append($0) }
+    }
+
+    /// Eight bytes at a time: false when no byte is below 32 or is 127 (a tab gives true; the caller looks
+    /// closer). Every logged line is scanned, so this is the whole cost for ordinary text.
+    @inline(__always)
+    static func mayHaveControls(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let below32 = (word &- ones &* 32) & ~word & highs
+            let flipped = word ^ (ones &* 127)
+            let equal127 = (flipped &- ones) & ~flipped & highs
+            if below32 | equal127 != 0 { return true }
+            offset += 8
+        }
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte < 32 || byte == 127 { return true }
+            offset += 1
+        }
+        return false
     }
 
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {

@@ -97,7 +97,7 @@ extension Logger {
         }
 
         /// Appends each piece's UTF-8 bytes to `line`, integers in decimal, in order.
-        func write(into line: inout LineBuilder) {
+        func write(into line: inout LineBuilder, escapesText: Bool = true) {
             var literal = 0, integer = 0, text = 0
             for index in 0 ..< Int(count) {
                 switch (kinds >> (2 * UInt64(index))) & 3 {
@@ -122,7 +122,11 @@ extension Logger {
                     integer += 1
                     line.append(value)
                 default:
+                    // Text from values may hold anything: its control bytes are escaped (LineBuilder.escapeControls).
+                    // Literals are the program's own and go as written.
+                    let start = line.length
                     line.append(texts![text])
+                    if escapesText { line.escapeControls(from: start) }
                     text += 1
                 }
             }
@@ -131,7 +135,7 @@ extension Logger {
         public var description: String {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { scratch in
                 var line = LineBuilder(scratch)
-                write(into: &line)
+                write(into: &line, escapesText: false)
                 var text = ""
                 line.withBytes { text = String(decoding: $0, as: UTF8.self) }
                 return text

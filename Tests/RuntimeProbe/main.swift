@@ -122,10 +122,11 @@ case "report-race":
     // THREADS threads each report COUNT errors at once: the blocks share one buffer.
     try Trail.bootstrap(configuration)
     let group = DispatchGroup()
+    let rounds = number(4, 100)
     for thread in 0 ..< number(3, 4) {
         group.enter()
         Thread {
-            for round in 0 ..< number(4, 100) { Trail.report(ProbeError(), context: "thread \(thread) round \(round)") }
+            for round in 0 ..< rounds { Trail.report(ProbeError(), context: "thread \(thread) round \(round)") }
             group.leave()
         }.start()
     }
