@@ -84,15 +84,16 @@ static void *pipe_writer(void *unused) {
         pthread_mutex_unlock(&pipe_lock);
         size_t allowed = pipe_room((size_t)length);  // may wait: only this thread does
         write_all(2, chunk, allowed);
-        if (allowed < length) dropped = 0;
-        if (dropped) {
+        int noted = 0;
+        if (dropped && allowed == length) {
             char note[128];
             size_t note_length = dropped_note(dropped, note, sizeof note);
-            if (pipe_room(note_length) == note_length) write_all(2, note, note_length);
+            if (pipe_room(note_length) == note_length) noted = write_all(2, note, note_length) == 0;
         }
         pthread_mutex_lock(&pipe_lock);
         pipe_tail = start + allowed;
-        if (allowed < length) pipe_dropped += dropped;
+        // A note that did not fit is said later (again once caught up, or at exit): the count is kept.
+        if (dropped && !noted) pipe_dropped += dropped;
     }
     return NULL;
 }
