@@ -329,6 +329,7 @@ struct LineBuilder {
         func isControl(_ byte: UInt8) -> Bool { (byte < 32 && byte != 9) || byte == 127 }
         guard withBytes({ Self.mayHaveControls(UnsafeRawBufferPointer(rebasing: $0[start...])) && $0[start...].contains(where: isControl) }) else { return }
         var escaped: [UInt8] = []
+        let digits = Array("0123456789abcdef".utf8)
         withBytes { bytes in
             let tail = bytes[start...]
             for index in tail.indices {
@@ -338,7 +339,6 @@ struct LineBuilder {
                 } else if byte == 13, index + 1 < tail.endIndex, tail[index + 1] == 10 {
                     continue
                 } else if isControl(byte) {
-                    let digits = Array("0123456789abcdef".utf8)
                     escaped += [92, 120, digits[Int(byte >> 4)], digits[Int(byte & 15)]]
                 } else {
                     escaped.append(byte)
