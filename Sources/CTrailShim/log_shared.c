@@ -3,6 +3,9 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,15 +78,28 @@ int trail_log_fd(void) { return __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIR
 
 static int crashing;
 static pid_t busy_thread;  // the thread inside a logger write or rotation, or 0
+static int busy_depth;     // brackets nest on the busy thread (a pipe drain that rotates and writes)
 
 static int logger_begin(void) {
-    __atomic_store_n(&busy_thread, (pid_t)trail_current_tid(), __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&crashing, __ATOMIC_SEQ_CST)) return 1;
+    pid_t self = (pid_t)trail_current_tid();
+    // Already inside a bracket: a crash handler waits for the outer one to end, so this one goes on.
+    if (__atomic_load_n(&busy_thread, __ATOMIC_SEQ_CST) == self) {
+        busy_depth++;
+        return 1;
+    }
+    __atomic_store_n(&busy_thread, self, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&crashing, __ATOMIC_SEQ_CST)) {
+        busy_depth = 1;
+        return 1;
+    }
     __atomic_store_n(&busy_thread, 0, __ATOMIC_SEQ_CST);
     return 0;
 }
 
-static void logger_end(void) { __atomic_store_n(&busy_thread, 0, __ATOMIC_SEQ_CST); }
+static void logger_end(void) {
+    if (--busy_depth > 0) return;
+    __atomic_store_n(&busy_thread, 0, __ATOMIC_SEQ_CST);
+}
 
 ssize_t trail_log_write(int fd, const void *bytes, size_t count, int index, size_t written_after) {
     if (!logger_begin()) {
@@ -103,18 +119,52 @@ ssize_t trail_log_write(int fd, const void *bytes, size_t count, int index, size
 int trail_log_rotation_begin(void) { return logger_begin(); }
 void trail_log_rotation_end(void) { logger_end(); }
 
+int trail_log_busy_begin(void) { return logger_begin(); }
+void trail_log_busy_end(void) { logger_end(); }
+
+// MARK: fd 2 is a pipe the logger drains into the rotating file, so that every byte written to it, by the
+// program or by a child that inherited it, is counted against the bounds.
+
+static int stderr_pipe = -1;  // the read end (non-blocking), or -1
+
+void trail_log_set_stderr_pipe(int fd) { __atomic_store_n(&stderr_pipe, fd, __ATOMIC_RELEASE); }
+
+/// Async-signal-safe: moves what the pipe holds now into the log file, without waiting for more.
+static void drain_stderr_pipe(int fd) {
+    static char chunk[16384];
+    int pipe_fd = __atomic_load_n(&stderr_pipe, __ATOMIC_ACQUIRE);
+    if (pipe_fd < 0 || fd < 0) return;
+    for (int rounds = 0; rounds < 4096; rounds++) {
+        ssize_t count = read(pipe_fd, chunk, sizeof chunk);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) return;
+        for (ssize_t done = 0; done < count;) {
+            ssize_t written = write(fd, chunk + done, (size_t)(count - done));
+            if (written < 0 && errno == EINTR) continue;
+            if (written <= 0) return;
+            done += written;
+        }
+    }
+}
+
 void trail_log_crash_begin(void) {
     __atomic_store_n(&crashing, 1, __ATOMIC_SEQ_CST);
     pid_t self = (pid_t)trail_current_tid();
     // At most 2 s: a write to a stuck disk must not keep the process from dying.
     for (int waited = 0; waited < 2000; waited++) {
         pid_t busy = __atomic_load_n(&busy_thread, __ATOMIC_SEQ_CST);
-        if (busy == 0 || busy == self) return;
+        if (busy == 0 || busy == self) break;
         struct timespec pause = {0, 1000000};
         nanosleep(&pause, NULL);
     }
+    // What reached fd 2 before the crash (the runtime's "Fatal error" line) goes in first; from here on fd 2 is
+    // the file itself, so that the backtracer's report lands there with nobody left to drain a pipe.
+    int fd = trail_log_fd();
+    if (fd >= 0 && __atomic_load_n(&stderr_pipe, __ATOMIC_ACQUIRE) >= 0) {
+        drain_stderr_pipe(fd);
+        dup2(fd, 2);
+    }
 }
-
 
 static void write_span(int fd, int index) {
     if (index < 0 || !log_buffers.bytes[index]) return;
@@ -133,6 +183,7 @@ static void write_span(int fd, int index) {
 void trail_log_flush_unlocked(void) {
     int fd = trail_log_fd();
     if (fd < 0) return;
+    drain_stderr_pipe(fd);
     int older = __atomic_load_n(&log_buffers.writing, __ATOMIC_ACQUIRE);
     write_span(fd, older);
     write_span(fd, older == 0 ? 1 : older == 1 ? 0 : -1);
@@ -178,6 +229,32 @@ size_t trail_format_timestamp(char *out) {
 size_t trail_format_timestamp_ns(char *out) { return format_stamp(out, 9); }
 
 uint32_t trail_log_thread_id(void) { return trail_current_tid(); }
+
+/// `app.log` becomes `app.N.log` only if no file has that name: two instances rotating at once never replace
+/// each other's file. 0, or -1 with errno (EEXIST: pick another number).
+int trail_rename_noreplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+// MARK: fork without exec: the child starts with empty buffers (the parent writes what they held) and no
+// lock held; it writes its lines to fd 2, which the parent drains (LogSink).
+
+static void reset_in_child(void) {
+    for (int index = 0; index < 2; index++) {
+        log_buffers.used[index] = 0;
+        log_buffers.written[index] = 0;
+    }
+    log_buffers.writing = -1;
+    busy_thread = 0;
+    busy_depth = 0;
+    // The parent drains the pipe; a reader left in the child would hide the parent's end from its writers.
+    if (stderr_pipe >= 0) {
+        close(stderr_pipe);
+        stderr_pipe = -1;
+    }
+}
+
+__attribute__((constructor)) static void register_log_fork_handler(void) { pthread_atfork(NULL, NULL, reset_in_child); }
 
 /// getpid() is a system call per line; the value only changes in a forked child, which the handler resets.
 static pid_t cached_pid;

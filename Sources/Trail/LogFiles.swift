@@ -3,100 +3,106 @@ import Glibc
 #endif
 internal import CTrailShim
 
-/// The rotating set of log files. `app.log` is written; at rotation it is renamed `app.<N>.log`, N one more
-/// than the newest, and keeps that name until it is deleted, so a rotation costs one rename however many
-/// files are kept, and a crash marker's file name stays true. Files rotate by size and age; the oldest go
-/// when more than `maxFiles` are kept or when all of them together, the current file included, would pass
-/// `maxTotalSize`. fd 2 points at each new file when stderr is redirected.
+/// The rotating set of log files, shared by every process that logs as the same app into the same folder.
+/// `app.log` is written (`O_APPEND`, so writers never overwrite each other); at rotation it is renamed
+/// `app.<N>.log`, N one more than the newest in the folder, and keeps that name until it is deleted. Files rotate
+/// by size and age; the oldest go when more than `maxFiles` are kept or when all of them together, the current
+/// file included, would pass `maxTotalSize`.
+///
+/// Several instances (Docs/log-format.md, "Several processes, one folder"):
+/// - rotation and pruning happen under an `flock` on the folder, and the rename never replaces a file
+///   (`RENAME_NOREPLACE`), so two instances can neither take the same number nor rotate one file twice;
+/// - each writer holds a shared `flock` on the `app.log` it writes. At start, a file nobody holds is the previous
+///   run's and is rotated away; a file another process holds is joined, never moved or deleted;
+/// - before each write the writer checks that `app.log` is still the file it holds. When another instance
+///   rotated it, the writer follows to the new one; when someone deleted the file or the folder, both are made
+///   again and that is reported once.
 ///
 /// The folder is untrusted: files are created 0600 with `O_EXCL` whatever the umask, never through a link,
-/// and anything at `app.log` that is not a regular file Trail owns with one link is reported and replaced.
+/// and anything at `app.log` that is not a regular file of ours with one link is reported and replaced.
 struct LogFiles {
     /// Resolved (`Trail.Configuration.resolved`): the folder is set and the limits are in range.
     let config: Trail.Configuration
     let directory: String
-    let redirectStandardError: Bool
     /// Where problems are reported: the original stderr, before any redirect.
     let report: (String) -> Void
+    /// Where lines that cannot be written go instead of nowhere: the original stderr.
+    let fallbackFD: Int32
 
     private(set) var fd: Int32 = -1
-    /// Rotated files, oldest first.
+    /// The file `fd` is: when `app.log` is no longer it, someone rotated or deleted it.
+    private var identity: (device: UInt, inode: UInt) = (0, 0)
+    /// Rotated files, oldest first, as last seen in the folder.
     private var rotated: [(sequence: Int, size: Int)] = []
     private var rotatedTotal = 0
-    private var nextSequence = 1
     private var size = 0
     private var openedAt = 0.0
-    private var failing = false
+    /// Set while writes fail: lines go to `fallbackFD` and are counted.
+    private var failure: String?
+    private var divertedLines = 0
+    /// Where the previous run's log went when this run opened the folder, if it was moved.
+    private(set) var previousRunLog: String?
 
     private var stem: String { config.appName }
     /// One file never holds more than the quota for all of them.
     private var maxSize: Int { min(config.maxFileSize, config.maxTotalSize) }
 
-    init(_ config: Trail.Configuration, redirectStandardError: Bool, report: @escaping (String) -> Void) throws(LogSetupError) {
+    init(_ config: Trail.Configuration, fallbackFD: Int32, report: @escaping (String) -> Void) throws(LogSetupError) {
         self.config = config
         self.directory = config.directory!
-        self.redirectStandardError = redirectStandardError
         self.report = report
+        self.fallbackFD = fallbackFD
         try Self.makeDirectory(directory, report: report)
-        findRotatedFiles()
-        // The previous run's log is kept: rotated away, never truncated, never deleted on open.
-        var info = stat()
-        if lstat(currentPath, &info) == 0 {
-            if isOwnLogFile(info), info.st_size > 0 {
-                let sequence = nextSequence
-                if rename(currentPath, path(sequence)) == 0 {
-                    nextSequence += 1
-                    rotated.append((sequence, Int(info.st_size)))
-                    rotatedTotal += Int(info.st_size)
-                }
-            } else {
-                try removeForeignFile(currentPath, info)
+        var failed: LogSetupError?
+        withFolderLock {
+            do throws(LogSetupError) {
+                findRotatedFiles()
+                try openCurrent(atStart: true)
+                prune(incoming: 0, keepNewest: true, folderLocked: true)
+            } catch {
+                failed = error
             }
         }
-        prune(incoming: 0, keepNewest: true)
-        try open()
+        if let failed { throw failed }
     }
 
     func path(_ sequence: Int) -> String { "\(directory)/\(stem).\(sequence).log" }
 
     var currentPath: String { "\(directory)/\(stem).log" }
 
-    /// The file the previous run's log (or the last rotation) went to.
-    var newestRotatedPath: String? { rotated.last.map { path($0.sequence) } }
-
     /// Writes whole lines, rotating at line boundaries when the size limit is reached. With `index` >= 0 the
     /// bytes come from that log buffer, and its progress is published for the crash handler as they go out.
     mutating func write(_ bytes: UnsafeRawBufferPointer, buffer index: Int32) {
+        followCurrentFile()
+        guard fd >= 0 else { return divert(bytes, from: 0) }
         var offset = 0
         if let maxAge = config.maxFileAge, now() - openedAt >= maxAge, size > 0 { rotate() }
         refreshSize()
         while offset < bytes.count {
             var end = bytes.count
             if size + (end - offset) > maxSize {
-                // As many whole lines as fit; a line longer than a file starts a file of its own.
+                // As many whole lines as fit; a line longer than a whole file is cut at the file's size.
                 let room = maxSize - size
                 var cut = offset + max(0, room)
                 while cut > offset, bytes[cut - 1] != 10 { cut -= 1 }
                 if cut == offset {
                     if size > 0 {
-                        if !rotate() { return }
+                        if !rotate() { return divert(bytes, from: offset) }
                         continue
                     }
-                    cut = offset
-                    while cut < bytes.count, bytes[cut] != 10 { cut += 1 }
-                    cut = min(bytes.count, cut + 1)
+                    cut = min(bytes.count, offset + maxSize)
                 }
                 end = cut
             }
-            prune(incoming: end - offset, keepNewest: false)
-            guard writeAll(bytes, from: offset, to: end, buffer: index) else { return }
+            prune(incoming: end - offset, keepNewest: false, folderLocked: false)
+            guard writeAll(bytes, from: offset, to: end, buffer: index) else { return divert(bytes, from: offset) }
             size += end - offset
             offset = end
-            if size >= maxSize, offset < bytes.count, !rotate() { return }
+            if size >= maxSize, offset < bytes.count, !rotate() { return divert(bytes, from: offset) }
         }
     }
 
-    /// The file's real size: code writing to fd 2 directly grows it too.
+    /// The file's real size: other instances, and code writing to fd 2 directly, grow it too.
     private mutating func refreshSize() {
         var info = stat()
         if fstat(fd, &info) == 0 { size = Int(info.st_size) }
@@ -107,65 +113,206 @@ struct LogFiles {
         while offset < end {
             let count = trail_log_write(fd, bytes.baseAddress! + offset, end - offset, index, offset)
             if count < 0, errno == EINTR { continue }
-            if count < 0, errno == ECANCELED { return false }  // a crash is being written: the file is its
+            if count < 0, errno == ECANCELED { return true }  // a crash is being written: the handler owns the file
             if count <= 0 {
-                // Reported once, on the original stderr; the program keeps running and the lines are lost.
-                if !failing {
-                    failing = true
-                    report("trail: cannot write log file \(currentPath): \(String(cString: strerror(errno))); log lines are being lost\n")
-                }
+                fail(count < 0 ? String(cString: strerror(errno)) : "nothing written")
                 return false
             }
             offset += count
         }
-        if failing {
-            failing = false
-            report("trail: writing log file \(currentPath) again\n")
-        }
+        recovered()
         return true
     }
 
-    /// `app.log` becomes `app.<N>.log` and a fresh `app.log` is opened: one rename, whatever is kept. False when
-    /// a crash is being written into the current file, which then stays where it is.
+    // MARK: lines that cannot be written
+
+    /// Reported once, on the original stderr, with the reason; lines then go there until the file works again.
+    private mutating func fail(_ reason: String) {
+        guard failure == nil else { return }
+        failure = reason
+        report("trail: cannot write log file \(currentPath): \(reason); log lines go to stderr until it can be written again\n")
+    }
+
+    private mutating func recovered() {
+        guard failure != nil else { return }
+        report("trail: writing log file \(currentPath) again; \(divertedLines) lines went to stderr meanwhile\n")
+        failure = nil
+        divertedLines = 0
+    }
+
+    /// Lines the file did not take go to the original stderr, counted; none while a crash owns the file (the
+    /// crash handler writes the buffers).
+    private mutating func divert(_ bytes: UnsafeRawBufferPointer, from offset: Int) {
+        guard offset < bytes.count, failure != nil else { return }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+        divertedLines += rest.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+        LogSink.writeAll(fallbackFD, rest)
+    }
+
+    // MARK: the current file
+
+    /// Called before each write: `app.log` must still be the file `fd` is. Another instance's rotation is
+    /// followed silently; a file or folder deleted by hand is made again and reported; a file that could not
+    /// be opened is tried again.
+    mutating func followCurrentFile() {
+        var current = stat()
+        if fd >= 0, lstat(currentPath, &current) == 0,
+           UInt(current.st_dev) == identity.device, UInt(current.st_ino) == identity.inode { return }
+        var held = stat()
+        let deleted = fd >= 0 && fstat(fd, &held) == 0 && held.st_nlink == 0
+        var failed: LogSetupError?
+        withFolderLock {
+            do throws(LogSetupError) {
+                try Self.makeDirectory(directory, report: { _ in })
+                try openCurrent(atStart: false)
+            } catch {
+                failed = error
+            }
+        }
+        if let failed {
+            closeCurrent()
+            fail(failed.description)
+        } else if deleted {
+            report("trail: log file \(currentPath) was deleted while in use; made again\n")
+        }
+    }
+
+    /// Under the folder lock: `fd` becomes the file at `app.log`. One another process holds is joined; at start,
+    /// one nobody holds is the previous run's and is rotated away; otherwise a fresh file is created.
+    private mutating func openCurrent(atStart: Bool) throws(LogSetupError) {
+        var info = stat()
+        if lstat(currentPath, &info) == 0 {
+            if isOwnLogFile(info) {
+                let existing = Glibc.open(currentPath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                var opened = stat()
+                if existing >= 0, fstat(existing, &opened) == 0, opened.st_ino == info.st_ino, isOwnLogFile(opened) {
+                    let unused = flock(existing, LOCK_EX | LOCK_NB) == 0
+                    if !(atStart && unused && opened.st_size > 0) {
+                        flock(existing, LOCK_SH)  // joined: another instance writes it too, or it is empty
+                        return adopt(existing, opened)
+                    }
+                    // The previous run's log: kept, rotated away, never truncated or deleted on open.
+                    if let moved = renameToNextSequence(size: Int(opened.st_size)) { previousRunLog = moved }
+                }
+                if existing >= 0 { close(existing) }
+            } else {
+                try removeForeignFile(currentPath, info)
+            }
+        }
+        try createCurrent()
+    }
+
+    /// A fresh `app.log`: created here (`O_EXCL`), so never a file someone planted in the folder.
+    private mutating func createCurrent() throws(LogSetupError) {
+        var opened: Int32 = -1
+        for _ in 0 ..< 3 {
+            opened = Glibc.open(currentPath, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+            guard opened < 0, errno == EEXIST else { break }
+            var info = stat()
+            if lstat(currentPath, &info) == 0 { try removeForeignFile(currentPath, info) }
+        }
+        guard opened >= 0 else {
+            throw LogSetupError(description: "cannot open log file \(currentPath): \(String(cString: strerror(errno)))")
+        }
+        fchmod(opened, 0o600)
+        flock(opened, LOCK_SH)
+        var info = stat()
+        fstat(opened, &info)
+        adopt(opened, info)
+    }
+
+    private mutating func adopt(_ opened: Int32, _ info: stat) {
+        closeCurrent()
+        fd = opened
+        identity = (UInt(info.st_dev), UInt(info.st_ino))
+        size = Int(info.st_size)
+        openedAt = now()
+        trail_log_set_fd(opened)
+    }
+
+    private mutating func closeCurrent() {
+        guard fd >= 0 else { return }
+        trail_log_set_fd(-1)
+        close(fd)
+        fd = -1
+    }
+
+    // MARK: rotation and pruning
+
+    /// `app.log` becomes `app.<N>.log` and a fresh `app.log` is opened: one rename, whatever is kept. When another
+    /// instance rotated first, its new file is joined instead. False when a crash is being written into the
+    /// current file, which then stays where it is, or when no file could be opened.
     @discardableResult
     mutating func rotate() -> Bool {
         guard trail_log_rotation_begin() != 0 else { return false }
         defer { trail_log_rotation_end() }
-        let sequence = nextSequence
-        nextSequence += 1
-        refreshSize()
-        if rename(currentPath, path(sequence)) == 0 {
-            rotated.append((sequence, size))
-            rotatedTotal += size
+        var failed: LogSetupError?
+        withFolderLock {
+            do throws(LogSetupError) {
+                var current = stat()
+                let stillOurs = lstat(currentPath, &current) == 0
+                    && UInt(current.st_dev) == identity.device && UInt(current.st_ino) == identity.inode
+                if stillOurs {
+                    refreshSize()
+                    findRotatedFiles()
+                    _ = renameToNextSequence(size: size)
+                }
+                try openCurrent(atStart: false)
+                prune(incoming: 0, keepNewest: false, folderLocked: true)
+            } catch {
+                failed = error
+            }
         }
-        let previous = fd
-        do {
-            try open()
-        } catch {
-            report("trail: \(error.description)\n")
-            return false
+        guard let failed else { return true }
+        closeCurrent()
+        fail(failed.description)
+        return false
+    }
+
+    /// Under the folder lock: renames `app.log` to the first free `app.<N>.log` past the newest. The new path, or
+    /// nil when it could not be moved.
+    private mutating func renameToNextSequence(size: Int) -> String? {
+        var sequence = (rotated.last?.sequence ?? 0) + 1
+        for _ in 0 ..< 1000 {
+            if trail_rename_noreplace(currentPath, path(sequence)) == 0 {
+                rotated.append((sequence, size))
+                rotatedTotal += size
+                return path(sequence)
+            }
+            guard errno == EEXIST else { return nil }
+            sequence += 1
         }
-        if previous >= 0 { close(previous) }
-        prune(incoming: 0, keepNewest: false)
-        return true
+        return nil
     }
 
     /// Deletes the oldest files while more than `maxFiles` are kept, or while the kept files, the current one
     /// and `incoming` bytes together would pass the quota. At open the previous run's log stays regardless.
-    private mutating func prune(incoming: Int, keepNewest: Bool) {
+    /// Deleting takes the folder lock (unless the caller holds it: flock does not nest) and looks at the folder
+    /// again, since other instances rotate too.
+    private mutating func prune(incoming: Int, keepNewest: Bool, folderLocked: Bool) {
+        guard overQuota(incoming: incoming, keepNewest: keepNewest) else { return }
+        guard folderLocked else { return withFolderLock { prune(incoming: incoming, keepNewest: keepNewest, folderLocked: true) } }
+        findRotatedFiles()
         let keep = keepNewest ? 1 : 0
-        while rotated.count > keep,
-              rotated.count > config.maxFiles || rotatedTotal + size + incoming > config.maxTotalSize {
+        while rotated.count > keep, overQuota(incoming: incoming, keepNewest: keepNewest) {
             let oldest = rotated.removeFirst()
             rotatedTotal -= oldest.size
             unlink(path(oldest.sequence))
         }
     }
 
-    /// `app.<N>.log` files already in the folder, from earlier runs.
+    private func overQuota(incoming: Int, keepNewest: Bool) -> Bool {
+        rotated.count > (keepNewest ? 1 : 0) && (rotated.count > config.maxFiles || rotatedTotal + size + incoming > config.maxTotalSize)
+    }
+
+    /// `app.<N>.log` files in the folder: from earlier runs and other instances. Sizes already known are kept.
     private mutating func findRotatedFiles() {
         guard let folder = opendir(directory) else { return }
         defer { closedir(folder) }
+        var known: [Int: Int] = [:]
+        for file in rotated { known[file.sequence] = file.size }
+        rotated.removeAll(keepingCapacity: true)
+        rotatedTotal = 0
         let prefix = Array("\(stem).".utf8), suffix = Array(".log".utf8)
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -175,16 +322,32 @@ struct LogFiles {
             let digits = name[prefix.count ..< name.count - suffix.count]
             guard digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { continue }
             let sequence = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
-            var info = stat()
-            guard sequence > 0, lstat(path(sequence), &info) == 0 else { continue }
-            // A planted link or FIFO counts as a file to delete in turn, never as bytes of ours.
-            let size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
+            guard sequence > 0 else { continue }
+            var size = known[sequence] ?? -1
+            if size < 0 {
+                var info = stat()
+                guard lstat(path(sequence), &info) == 0 else { continue }
+                // A planted link or FIFO counts as a file to delete in turn, never as bytes of ours.
+                size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
+            }
             rotated.append((sequence, size))
             rotatedTotal += size
-            nextSequence = max(nextSequence, sequence + 1)
         }
         rotated.sort { $0.sequence < $1.sequence }
     }
+
+    /// Runs `body` holding an exclusive `flock` on the folder: rotations and pruning by several instances take
+    /// turns. Without the folder (deleted), `body` runs alone; it makes the folder again if it must.
+    private func withFolderLock(_ body: () -> Void) {
+        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            while flock(folder, LOCK_EX) != 0, errno == EINTR {}
+        }
+        body()
+        if folder >= 0 { close(folder) }
+    }
+
+    // MARK: what sits in the folder
 
     private func isOwnLogFile(_ info: stat) -> Bool {
         (info.st_mode & S_IFMT) == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
@@ -210,26 +373,6 @@ struct LogFiles {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw LogSetupError(description: "cannot replace \(path) (\(kind)): \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// A fresh `app.log`: created here (`O_EXCL`), so never a file someone planted in the folder.
-    private mutating func open() throws(LogSetupError) {
-        var opened: Int32 = -1
-        for _ in 0 ..< 3 {
-            opened = Glibc.open(currentPath, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard opened < 0, errno == EEXIST else { break }
-            var info = stat()
-            if lstat(currentPath, &info) == 0 { try removeForeignFile(currentPath, info) }
-        }
-        guard opened >= 0 else {
-            throw LogSetupError(description: "cannot open log file \(currentPath): \(String(cString: strerror(errno)))")
-        }
-        fchmod(opened, 0o600)
-        fd = opened
-        size = 0
-        openedAt = now()
-        if redirectStandardError { dup2(opened, 2) }
-        trail_log_set_fd(opened)
     }
 
     private func now() -> Double {

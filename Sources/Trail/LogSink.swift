@@ -6,8 +6,9 @@ internal import CTrailShim
 internal import TrailFormat
 
 /// Where log lines go. Until `Trail.bootstrap`, straight to stderr. After it, to the console, or to a
-/// rotating file that fd 2 also points at, so `print` to stderr, C's `fprintf(stderr)` and the Swift runtime's
-/// "Fatal error" lines land in the same file.
+/// rotating file. fd 2 then becomes a pipe that a thread drains into that file, so `print` to stderr, C's
+/// `fprintf(stderr)`, child processes and the Swift runtime's "Fatal error" lines land there too, counted
+/// against the size limits like the logger's own lines.
 ///
 /// File lines are formatted outside any lock, then copied into one of two buffers under a short lock; a
 /// flusher thread swaps the buffers and writes the full one every `flushInterval`, or sooner when half full.
@@ -26,7 +27,7 @@ public final class LogSink: @unchecked Sendable {
     /// The log file being written, when there is one.
     public var currentFile: String? { fileLock.withLock { files?.currentPath } }
     /// Where the previous file went at the last rotation (at open, the previous run's log): `app.<N>.log`.
-    var previousFile: String? { fileLock.withLock { files?.newestRotatedPath } }
+    var previousFile: String? { fileLock.withLock { files?.previousRunLog } }
 
     private static let bufferCapacity = 1 << 20
     /// Guards the buffers' appends and swaps (the buffers themselves live in the C shim, where the crash
@@ -42,6 +43,12 @@ public final class LogSink: @unchecked Sendable {
     private var flushInterval = 0.05
     /// The terminal or original stderr, for console and tee output and for the sink's own problems.
     private(set) var consoleFD: Int32 = 2
+    /// The read end of the pipe fd 2 points at, and the bytes read from it that do not end a line yet.
+    private var stderrPipe: Int32 = -1
+    private var pipeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+    private var pipePending = 0
+    /// Set in a child forked without exec: its lines go to fd 2, which the parent drains into the file.
+    private var forkedChild = false
 
     private init() {
         if trail_log_buffers_allocate(Self.bufferCapacity) != 0 { fatalError("trail: cannot allocate log buffers") }
@@ -57,10 +64,9 @@ public final class LogSink: @unchecked Sendable {
             destination = .console
             return
         }
-        let original = dup(2)
-        _ = fcntl(original, F_SETFD, FD_CLOEXEC)
+        let original = fcntl(2, F_DUPFD_CLOEXEC, 3)
         let report: (String) -> Void = { message in Self.writeAll(original, message) }
-        let opened = try LogFiles(config, redirectStandardError: true, report: report)
+        let opened = try LogFiles(config, fallbackFD: original, report: report)
         fileLock.withLock {
             files = opened
             durable = config.durable
@@ -69,8 +75,134 @@ public final class LogSink: @unchecked Sendable {
             consoleFD = original
             destination = config.destination
         }
+        redirectStandardError(fallback: opened.fd)
+        Self.installForkHandlers()
         startFlusher()
-        atexit { LogSink.shared.flush() }
+        atexit { LogSink.shared.flush(final: true) }
+    }
+
+    /// fd 2 becomes a pipe that the drain thread empties into the rotating file: bytes written by any code, or by
+    /// children that inherited fd 2, are counted against the limits and rotate with the logger's lines. Without a
+    /// pipe (none could be made), fd 2 points at the file itself, as the file was at bootstrap.
+    private func redirectStandardError(fallback file: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            dup2(file, 2)
+            return
+        }
+        let readEnd = ends[0], writeEnd = ends[1]
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
+        dup2(writeEnd, 2)  // fd 2 itself is inherited by children (dup2 leaves it open across exec)
+        close(writeEnd)
+        fileLock.withLock { stderrPipe = readEnd }
+        trail_log_set_stderr_pipe(readEnd)
+        let thread = Thread { [unowned self] in self.drainStandardError(readEnd) }
+        thread.name = "trail-stderr"
+        thread.start()
+    }
+
+    /// Waits for bytes on the pipe and moves them into the file, whole lines at a time; a line still open after
+    /// a flush interval goes as it is.
+    private func drainStandardError(_ pipe: Int32) {
+        var waitingLine = false
+        while true {
+            var ready = pollfd(fd: pipe, events: Int16(POLLIN), revents: 0)
+            let count = poll(&ready, 1, waitingLine ? Int32(max(1, flushInterval * 1000)) : -1)
+            if count < 0, errno == EINTR { continue }
+            let ended = fileLock.withLock { pumpStandardError(partialLines: count == 0) }
+            if ended { return }
+            waitingLine = fileLock.withLock { pipePending > 0 }
+        }
+    }
+
+    /// Requires `fileLock`. Moves what the pipe holds now into the file; with `partialLines`, a last line without
+    /// its newline goes too. True when the pipe has no writer left, or a crash has taken the file.
+    @discardableResult
+    private func pumpStandardError(partialLines: Bool) -> Bool {
+        guard stderrPipe >= 0 else { return true }
+        guard trail_log_busy_begin() != 0 else { return true }
+        defer { trail_log_busy_end() }
+        var ended = false
+        while true {
+            if pipePending == pipeBuffer.count {  // a whole buffer without a newline: it goes as it is
+                files?.write(UnsafeRawBufferPointer(pipeBuffer), buffer: -1)
+                pipePending = 0
+            }
+            let count = read(stderrPipe, pipeBuffer.baseAddress! + pipePending, pipeBuffer.count - pipePending)
+            if count < 0, errno == EINTR { continue }
+            if count == 0 { ended = true }
+            if count <= 0 { break }
+            let end = pipePending + count
+            var lineEnd = end
+            while lineEnd > 0, pipeBuffer[lineEnd - 1] != 10 { lineEnd -= 1 }
+            if lineEnd > 0 {
+                files?.write(UnsafeRawBufferPointer(rebasing: pipeBuffer[0 ..< lineEnd]), buffer: -1)
+                pipeBuffer.baseAddress!.copyMemory(from: pipeBuffer.baseAddress! + lineEnd, byteCount: end - lineEnd)
+            }
+            pipePending = end - lineEnd
+        }
+        if (partialLines || ended), pipePending > 0 {
+            files?.write(UnsafeRawBufferPointer(rebasing: pipeBuffer[0 ..< pipePending]), buffer: -1)
+            pipePending = 0
+        }
+        return ended
+    }
+
+    // MARK: fork without exec
+
+    /// The child of a `fork()` must find no lock held by a thread that did not follow it, and must not write the
+    /// parent's buffered lines (the parent does). Its own lines go to fd 2, the parent's pipe, a line per write.
+    private static func installForkHandlers() {
+        pthread_atfork({ LogSink.shared.beforeFork() }, { LogSink.shared.afterFork(child: false) },
+                       { LogSink.shared.afterFork(child: true) })
+    }
+
+    private func beforeFork() {
+        fileLock.lock()
+        condition.lock()
+    }
+
+    private func afterFork(child: Bool) {
+        if child {
+            // trail_log's own fork handler emptied the buffers and closed the pipe's read end.
+            forkedChild = true
+            stderrPipe = -1
+            pipePending = 0
+            flushRequested = false
+        }
+        condition.unlock()
+        fileLock.unlock()
+    }
+
+    /// A forked child's line: written to fd 2 at once with SIGPIPE held back, so that a parent gone away costs the
+    /// line, not the process; then to the log file the child inherited.
+    private func deliverInChild(_ line: UnsafeRawBufferPointer) {
+        var pipeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        var offset = 0, broken = false
+        while offset < line.count {
+            let count = Glibc.write(2, line.baseAddress! + offset, line.count - offset)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 {
+                broken = true
+                break
+            }
+            offset += count
+        }
+        if broken {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var taken: Int32 = 0
+                sigwait(&pipeSignal, &taken)
+            }
+            let file = trail_log_fd()
+            if file >= 0 { Self.writeAll(file, UnsafeRawBufferPointer(rebasing: line[offset...])) }
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
     }
 
     // MARK: writing
@@ -144,6 +276,7 @@ public final class LogSink: @unchecked Sendable {
         case .file:
             break
         }
+        if forkedChild { return deliverInChild(line) }
         if durable {
             fileLock.withLock { writeToFile(line) }
             return
@@ -170,9 +303,16 @@ public final class LogSink: @unchecked Sendable {
         }
     }
 
-    /// Writes everything buffered to the file now.
-    public func flush() {
-        fileLock.withLock { swapAndWrite() }
+    /// Writes everything buffered to the file now, and what fd 2's pipe holds.
+    public func flush() { flush(final: false) }
+
+    /// `final` (at exit): a last line written to fd 2 without its newline goes too.
+    func flush(final: Bool) {
+        fileLock.withLock {
+            files?.followCurrentFile()  // a file or folder deleted by hand is made again within an interval
+            swapAndWrite()
+            pumpStandardError(partialLines: final)
+        }
     }
 
     /// Requires `fileLock`.

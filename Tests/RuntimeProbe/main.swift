@@ -255,6 +255,141 @@ case "json-spans":
     await spanned()
     LogSink.shared.flush()
 
+// MARK: an operator's day: instances, forks, floods on fd 2, folders that vanish, descriptors that run out
+
+case "instance":
+    // One of several copies of the app logging into one folder: COUNT lines tagged with ID.
+    let id = number(3, 0)
+    try Trail.bootstrap(configuration)
+    for line in 0 ..< number(4, 20_000) { log.info("instance \(id) line \(line)") }
+    LogSink.shared.flush()
+
+case "fork-log":
+    // 4 threads log while the main thread forks CHILDREN children without exec; each child logs 20 lines and
+    // ends with _exit. A child not ended within 5 s is killed and counted as hung.
+    try Trail.bootstrap(configuration)
+    final class Stop: @unchecked Sendable { var now = false }
+    let stop = Stop()
+    let group = DispatchGroup()
+    for thread in 0 ..< 4 {
+        group.enter()
+        Thread {
+            let logger = Logger(label: "t\(thread)")
+            var line = 0
+            while !stop.now || line < 2000 {
+                logger.info("parent thread \(thread) line \(line)")
+                line += 1
+            }
+            print("thread \(thread) wrote \(line)")
+            group.leave()
+        }.start()
+    }
+    var hung = 0
+    for child in 0 ..< number(3, 50) {
+        usleep(2000)
+        let pid = fork()
+        if pid == 0 {
+            for line in 0 ..< 20 { log.info("child \(child) line \(line)") }
+            _exit(0)
+        }
+        var status: Int32 = 0, waited = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if waited >= 5000 {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                hung += 1
+                break
+            }
+            usleep(1000)
+            waited += 1
+        }
+    }
+    stop.now = true
+    group.wait()
+    print("hung \(hung)")
+    LogSink.shared.flush()
+
+case "flood":
+    // BYTES bytes of lines to fd 2 as fast as write(2) takes them, from this process ("write") or from a child
+    // shell that inherited fd 2 ("child"), while a watcher measures the folder every 10 ms.
+    try Trail.bootstrap(configuration)
+    final class Watch: @unchecked Sendable { var largest = 0, done = false }
+    let watch = Watch()
+    let watcher = Thread {
+        while !watch.done {
+            var total = 0
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
+                var info = stat()
+                if lstat(directory + "/" + name, &info) == 0 { total += Int(info.st_size) }
+            }
+            watch.largest = max(watch.largest, total)
+            usleep(10_000)
+        }
+    }
+    watcher.start()
+    let bytes = number(4, 20_000_000)
+    if arguments.count > 3, arguments[3] == "child" {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "yes 'a line from a child shell that inherited fd 2' | head -c \(bytes) >&2"]
+        try shell.run()
+        shell.waitUntilExit()
+    } else {
+        let line = Array("a line written straight to fd 2 with write(2), many at a time\n".utf8)
+        var chunk: [UInt8] = []
+        while chunk.count + line.count <= 65536 { chunk += line }
+        var written = 0
+        while written < bytes {
+            let count = chunk.withUnsafeBytes { Glibc.write(2, $0.baseAddress!, min($0.count, bytes - written)) }
+            if count <= 0 { break }
+            written += count
+        }
+    }
+    LogSink.shared.flush()
+    usleep(20_000)
+    watch.done = true
+    usleep(20_000)
+    print("largest \(watch.largest)")
+
+case "vanish":
+    // Logs, then the log folder ("folder") or only the log file ("file") is deleted as by hand; more lines follow,
+    // some logged, some printed to fd 2, with pauses longer than a flush interval.
+    try Trail.bootstrap(configuration)
+    for line in 0 ..< 100 { log.info("before \(line)") }
+    LogSink.shared.flush()
+    if arguments.count > 3, arguments[3] == "file" {
+        unlink(directory + "/probe.log")
+    } else {
+        try FileManager.default.removeItem(atPath: directory)
+    }
+    usleep(200_000)
+    for line in 0 ..< 1000 {
+        log.info("after \(line)")
+        if line % 100 == 0 { fputs("raw after \(line)\n", stderr) }
+    }
+    usleep(200_000)
+    LogSink.shared.flush()
+    print("done")
+
+case "emfile":
+    // Rotating every 4 KiB while no descriptor is left: lines go to the original stderr, counted, until
+    // descriptors are free again.
+    try Trail.bootstrap(configuration)
+    for line in 0 ..< 100 { log.info("first \(line) with some padding to fill the small files sooner") }
+    LogSink.shared.flush()
+    var spare: [Int32] = []
+    while true {
+        let fd = open("/dev/null", O_RDONLY)
+        if fd < 0 { break }
+        spare.append(fd)
+    }
+    for line in 0 ..< 200 { log.info("starved \(line) with some padding to fill the small files sooner") }
+    LogSink.shared.flush()
+    for fd in spare { close(fd) }
+    for line in 0 ..< 100 { log.info("last \(line) with some padding to fill the small files sooner") }
+    LogSink.shared.flush()
+    print("done")
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 

@@ -89,6 +89,14 @@ int trail_log_rotation_begin(void);
 void trail_log_rotation_end(void);
 /// The crash handler's first step: no logger write or rotation starts after it, and one under way ends first.
 void trail_log_crash_begin(void);
+/// Brackets other work on the log file (a drain of the stderr pipe): brackets nest; 0 when a crash is being
+/// written.
+int trail_log_busy_begin(void);
+void trail_log_busy_end(void);
+/// The read end of the pipe fd 2 points at, which the crash handler drains into the file; -1 for none.
+void trail_log_set_stderr_pipe(int fd);
+/// rename(2) that fails with EEXIST instead of replacing `to`.
+int trail_rename_noreplace(const char *from, const char *to);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.
 void trail_log_set_fd(int fd);
 int trail_log_fd(void);
