@@ -237,7 +237,7 @@ int trail_rename_noreplace(const char *from, const char *to) {
 }
 
 // MARK: fork without exec: the child starts with empty buffers (the parent writes what they held) and no
-// lock held; it writes its lines to fd 2, which the parent drains (LogSink).
+// lock held; it writes its lines straight to the file, through fd 2 (LogSink).
 
 static void reset_in_child(void) {
     for (int index = 0; index < 2; index++) {
@@ -247,10 +247,12 @@ static void reset_in_child(void) {
     log_buffers.writing = -1;
     busy_thread = 0;
     busy_depth = 0;
-    // The parent drains the pipe; a reader left in the child would hide the parent's end from its writers.
+    // The child's fd 2 becomes the log file it inherited: a pipe would block the child once full if the child
+    // kept a reader, or kill it with SIGPIPE once the parent is gone if it did not. The parent drains the pipe.
     if (stderr_pipe >= 0) {
         close(stderr_pipe);
         stderr_pipe = -1;
+        if (log_buffers.fd >= 0) dup2(log_buffers.fd, 2);
     }
 }
 

@@ -47,7 +47,7 @@ public final class LogSink: @unchecked Sendable {
     private var stderrPipe: Int32 = -1
     private var pipeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
     private var pipePending = 0
-    /// Set in a child forked without exec: its lines go to fd 2, which the parent drains into the file.
+    /// Set in a child forked without exec: its lines go straight to the file it inherited (fd 2).
     private var forkedChild = false
 
     private init() {
@@ -152,7 +152,7 @@ public final class LogSink: @unchecked Sendable {
     // MARK: fork without exec
 
     /// The child of a `fork()` must find no lock held by a thread that did not follow it, and must not write the
-    /// parent's buffered lines (the parent does). Its own lines go to fd 2, the parent's pipe, a line per write.
+    /// parent's buffered lines (the parent does). Its own lines go to the file at once, a line per write.
     private static func installForkHandlers() {
         pthread_atfork({ LogSink.shared.beforeFork() }, { LogSink.shared.afterFork(child: false) },
                        { LogSink.shared.afterFork(child: true) })
@@ -175,34 +175,10 @@ public final class LogSink: @unchecked Sendable {
         fileLock.unlock()
     }
 
-    /// A forked child's line: written to fd 2 at once with SIGPIPE held back, so that a parent gone away costs the
-    /// line, not the process; then to the log file the child inherited.
+    /// A forked child's line, written at once to fd 2: the log file the child inherited (O_APPEND, so it never
+    /// overwrites the parent's lines).
     private func deliverInChild(_ line: UnsafeRawBufferPointer) {
-        var pipeSignal = sigset_t(), previous = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        var offset = 0, broken = false
-        while offset < line.count {
-            let count = Glibc.write(2, line.baseAddress! + offset, line.count - offset)
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 {
-                broken = true
-                break
-            }
-            offset += count
-        }
-        if broken {
-            var pending = sigset_t()
-            sigpending(&pending)
-            if sigismember(&pending, SIGPIPE) == 1 {
-                var taken: Int32 = 0
-                sigwait(&pipeSignal, &taken)
-            }
-            let file = trail_log_fd()
-            if file >= 0 { Self.writeAll(file, UnsafeRawBufferPointer(rebasing: line[offset...])) }
-        }
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        Self.writeAll(2, line)
     }
 
     // MARK: writing

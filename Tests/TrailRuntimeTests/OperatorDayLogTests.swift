@@ -36,7 +36,8 @@ import TrailTestSupport
         final class Statuses: @unchecked Sendable { var values: [Int32] = [-1, -1, -1]; let lock = NSLock() }
         let statuses = Statuses()
         DispatchQueue.concurrentPerform(iterations: 3) { id in
-            let status = (try? run(Self.probe, ["instance", directory, "\(id)", "\(lines)"], environment: environment))?.status ?? -1
+            let status = (try? run("timeout", ["-s", "KILL", "120", Self.probe, "instance", directory, "\(id)", "\(lines)"],
+                                               environment: environment))?.status ?? -1
             statuses.lock.withLock { statuses.values[id] = status }
         }
         #expect(statuses.values == [0, 0, 0])
@@ -73,7 +74,7 @@ import TrailTestSupport
     @Test func forkWithoutExecNeitherHangsNorLosesOrRepeatsLines() throws {
         let directory = Paths.temporaryDirectory("fork-log")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["fork-log", directory, "50"], environment: ["TRAIL_LOG_MAX_SIZE": "256K", "TRAIL_LOG_MAX_FILES": "100000",
+        let result = try run("timeout", ["-s", "KILL", "120", Self.probe, "fork-log", directory, "50"], environment: ["TRAIL_LOG_MAX_SIZE": "256K", "TRAIL_LOG_MAX_FILES": "100000",
                                                                                    "TRAIL_LOG_MAX_TOTAL": "1G"])
         #expect(result.status == 0, "\(result.stderr.suffix(500))")
         #expect(result.stdout.contains("hung 0"), "\(result.stdout)")
