@@ -46,8 +46,12 @@ size_t trail_log_append(const void *line, size_t length) {
     return used + length;
 }
 
+static int crashing;
+
 size_t trail_log_take(int *index, const unsigned char *_Nullable *_Nonnull bytes) {
     int full = log_buffers.active;
+    // Once a crash is being written, the handler owns the buffers: nothing is swapped or released under it.
+    if (__atomic_load_n(&crashing, __ATOMIC_SEQ_CST)) return 0;
     size_t count = log_buffers.used[full];
     *index = full;
     *bytes = log_buffers.bytes[full];
@@ -61,6 +65,7 @@ size_t trail_log_take(int *index, const unsigned char *_Nullable *_Nonnull bytes
 }
 
 void trail_log_release(int index) {
+    if (__atomic_load_n(&crashing, __ATOMIC_SEQ_CST)) return;
     __atomic_store_n(&log_buffers.writing, -1, __ATOMIC_RELEASE);
     __atomic_store_n(&log_buffers.written[index], 0, __ATOMIC_RELEASE);
     __atomic_store_n(&log_buffers.used[index], 0, __ATOMIC_RELEASE);
@@ -76,7 +81,6 @@ int trail_log_fd(void) { return __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIR
 // way is finished first (the handler waits for it, unless the crash is on the thread doing it). Each side
 // announces itself before it checks the other (sequentially consistent), so at least one of them sees the other.
 
-static int crashing;
 static pid_t busy_thread;  // the thread inside a logger write or rotation, or 0
 static int busy_depth;     // brackets nest on the busy thread (a pipe drain that rotates and writes)
 
@@ -196,14 +200,47 @@ void trail_log_flush_unlocked(void) {
 /// The date and time of day of CLOCK_REALTIME's second, formatted once per second per thread.
 static __thread struct { int64_t second; char text[21]; } stamp_cache __attribute__((tls_model("initial-exec")));
 
+static void put_digits(char *out, int64_t value, int count) {
+    for (int index = count - 1; index >= 0; index--) {
+        out[index] = (char)('0' + value % 10);
+        value /= 10;
+    }
+}
+
+/// "YYYY-MM-DDTHH:MM:SS" of UTC `seconds` since the epoch, by arithmetic: gmtime_r takes glibc's time-zone lock,
+/// which a crash handler must not wait for and which a child forked while another thread held it never gets.
+/// Days are counted in 400-year eras of 146097 days, each starting on March 1st, so the leap day ends a year.
+void trail_format_utc(int64_t seconds, char out[19]) {
+    int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);
+    int64_t second_of_day = seconds - days * 86400;
+    int64_t shifted = days + 719468;  // days since 0000-03-01
+    int64_t era = (shifted >= 0 ? shifted : shifted - 146096) / 146097;
+    int64_t day_of_era = shifted - era * 146097;                                                  // [0, 146096]
+    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);  // from March 1st
+    int64_t month_index = (5 * day_of_year + 2) / 153;                                            // 0 = March
+    int64_t day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    int64_t month = month_index < 10 ? month_index + 3 : month_index - 9;
+    int64_t year = year_of_era + era * 400 + (month <= 2);
+    put_digits(out, year < 0 ? 0 : year % 10000, 4);
+    out[4] = '-';
+    put_digits(out + 5, month, 2);
+    out[7] = '-';
+    put_digits(out + 8, day, 2);
+    out[10] = 'T';
+    put_digits(out + 11, second_of_day / 3600, 2);
+    out[13] = ':';
+    put_digits(out + 14, second_of_day / 60 % 60, 2);
+    out[16] = ':';
+    put_digits(out + 17, second_of_day % 60, 2);
+}
+
 /// "YYYY-MM-DDTHH:MM:SS." then `digits` digits of the second's fraction and 'Z': 21 + digits bytes.
 static inline size_t format_stamp(char *out, int digits) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     if (now.tv_sec != stamp_cache.second || stamp_cache.text[0] == 0) {
-        struct tm parts;
-        gmtime_r(&now.tv_sec, &parts);
-        strftime(stamp_cache.text, sizeof stamp_cache.text, "%Y-%m-%dT%H:%M:%S", &parts);
+        trail_format_utc(now.tv_sec, stamp_cache.text);
         stamp_cache.second = now.tv_sec;
     }
     memcpy(out, stamp_cache.text, 19);

@@ -113,7 +113,7 @@ struct LogFiles {
         while offset < end {
             let count = trail_log_write(fd, bytes.baseAddress! + offset, end - offset, index, offset)
             if count < 0, errno == EINTR { continue }
-            if count < 0, errno == ECANCELED { return true }  // a crash is being written: the handler owns the file
+            if count < 0, errno == ECANCELED { return false }  // a crash is being written: the handler owns the file
             if count <= 0 {
                 fail(count < 0 ? String(cString: strerror(errno)) : "nothing written")
                 return false

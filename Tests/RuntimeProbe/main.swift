@@ -390,6 +390,85 @@ case "emfile":
     LogSink.shared.flush()
     print("done")
 
+case "soak":
+    // One worker of `make soak` (Tests/Soak/soak.py): TAG THREADS LINES FORKS SHELLS END. THREADS threads log
+    // LINES lines each; FORKS children forked without exec log 5 lines each and end with _exit or exit;
+    // SHELLS shells inherit fd 2 and print 50 lines to it; then the worker ends by END: exit, segv, abort,
+    // fatal, term (SIGTERM to itself) or wait (until the driver kills it). Each line is "soak <source> <n> ."
+    // and what each source must have written is printed on stdout as "expect <source> <count>".
+    let tag = arguments[3], threads = number(4, 2), lines = number(5, 1000), forks = number(6, 5), shells = number(7, 2)
+    let end = arguments.count > 8 ? arguments[8] : "exit"
+    try Trail.bootstrap(configuration)
+    setvbuf(stdout, nil, _IOLBF, 0)
+    let group = DispatchGroup()
+    for thread in 0 ..< threads {
+        group.enter()
+        Thread {
+            let logger = Logger(label: "soak")
+            for line in 0 ..< lines { logger.info("soak \(tag)-t\(thread) \(line) .") }
+            group.leave()
+        }.start()
+        print("expect \(tag)-t\(thread) \(lines)")
+    }
+    for child in 0 ..< forks {
+        let pid = fork()
+        if pid == 0 {
+            for line in 0 ..< 5 { log.info("soak \(tag)-f\(child) \(line) .") }
+            if child % 2 == 0 { _exit(0) } else { exit(0) }
+        }
+        var status: Int32 = 0
+        var waited = 0
+        while waitpid(pid, &status, WNOHANG) == 0, waited < 10_000 {
+            usleep(1000)
+            waited += 1
+        }
+        print(waited < 10_000 ? "expect \(tag)-f\(child) 5" : "hung fork \(child)")
+    }
+    for shell in 0 ..< shells {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "i=0; while [ $i -lt 50 ]; do echo \"soak \(tag)-s\(shell) $i .\" >&2; i=$((i+1)); done"]
+        try process.run()
+        process.waitUntilExit()
+        print("expect \(tag)-s\(shell) 50")
+    }
+    group.wait()
+    print("logged")
+    switch end {
+    case "segv": UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+    case "abort": abort()
+    case "fatal": fatalError("soak fatal")
+    case "term": kill(getpid(), SIGTERM); sleep(10)
+    case "wait": sleep(60)
+    default: LogSink.shared.flush()
+    }
+
+case "utc":
+    // The lock-free UTC date against gmtime_r: every day boundary from 1900 to 2400 and random seconds to 9999.
+    var checked = 0, wrong: [String] = []
+    func check(_ seconds: Int64) {
+        var parts = tm()
+        var time = time_t(seconds)
+        gmtime_r(&time, &parts)
+        let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                              Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        var text = [CChar](repeating: 0, count: 20)
+        trail_format_utc(seconds, &text)
+        let got = String(cString: text)
+        if got != expected, wrong.count < 10 { wrong.append("\(seconds): \(got) not \(expected)") }
+        checked += 1
+    }
+    var day: Int64 = -2_208_988_800  // 1900-01-01
+    while day < 13_569_465_600 {     // 2400-01-01
+        check(day - 1)
+        check(day)
+        day += 86400
+    }
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0 ..< 200_000 { check(Int64.random(in: 0 ..< 253_402_300_800, using: &generator)) }
+    print("checked \(checked) wrong \(wrong.count)")
+    for line in wrong { print(line) }
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 

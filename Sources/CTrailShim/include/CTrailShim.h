@@ -95,6 +95,8 @@ int trail_log_busy_begin(void);
 void trail_log_busy_end(void);
 /// The read end of the pipe fd 2 points at, which the crash handler drains into the file; -1 for none.
 void trail_log_set_stderr_pipe(int fd);
+/// "YYYY-MM-DDTHH:MM:SS" (19 bytes, no NUL) of UTC `seconds` since the epoch, without locks (async-signal-safe).
+void trail_format_utc(int64_t seconds, char out[_Nonnull 19]);
 /// rename(2) that fails with EEXIST instead of replacing `to`.
 int trail_rename_noreplace(const char *from, const char *to);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.
