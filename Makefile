@@ -3,7 +3,7 @@ SWIFT ?= swift
 SAMPLE := Samples/ItemStore
 SAMPLE_BIN := $(SAMPLE)/.build/trail/debug/ItemStore
 
-.PHONY: all build test demo bench deps bench-deps clean
+.PHONY: all build test demo bench soak deps bench-deps clean
 
 all: build
 
@@ -62,6 +62,12 @@ demo: deps
 bench: bench-deps
 	$(SWIFT) build -c release
 	python3 Benchmarks/bench.py
+
+# Ten minutes of an operator's day (SOAK_SECONDS to change): copies of one app, forks, children writing to
+# stderr, rotation at 4K, a folder deleted under them, signals and crashes; then the invariants. Not in `make test`.
+soak: deps
+	$(SWIFT) build --product trail-probe
+	python3 Tests/Soak/soak.py
 
 clean:
 	rm -rf .build $(SAMPLE)/.build

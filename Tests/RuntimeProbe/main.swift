@@ -169,12 +169,13 @@ case "quota":
     let watch = Watch()
     let watcher = Thread {
         while !watch.done {
-            var total = 0
+            // By inode: a listing taken while a file is renamed can name it twice.
+            var sizes: [UInt: Int] = [:]
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
                 var info = stat()
-                if lstat(directory + "/" + name, &info) == 0 { total += Int(info.st_size) }
+                if lstat(directory + "/" + name, &info) == 0 { sizes[UInt(info.st_ino)] = Int(info.st_size) }
             }
-            watch.largest = max(watch.largest, total)
+            watch.largest = max(watch.largest, sizes.values.reduce(0, +))
             usleep(1000)
         }
     }
@@ -317,12 +318,13 @@ case "flood":
     let watch = Watch()
     let watcher = Thread {
         while !watch.done {
-            var total = 0
+            // By inode: a listing taken while a file is renamed can name it twice.
+            var sizes: [UInt: Int] = [:]
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
                 var info = stat()
-                if lstat(directory + "/" + name, &info) == 0 { total += Int(info.st_size) }
+                if lstat(directory + "/" + name, &info) == 0 { sizes[UInt(info.st_ino)] = Int(info.st_size) }
             }
-            watch.largest = max(watch.largest, total)
+            watch.largest = max(watch.largest, sizes.values.reduce(0, +))
             usleep(10_000)
         }
     }

@@ -27,17 +27,20 @@ kept = 0
 
 
 def folder_size(folder):
-    total = 0
+    """Bytes in the folder's log files. Each file counts once by inode: a listing taken while files are renamed
+    can name one file twice."""
+    sizes = {}
     try:
         for name in os.listdir(folder):
             if name.endswith(".log"):
                 try:
-                    total += os.lstat(os.path.join(folder, name)).st_size
+                    info = os.lstat(os.path.join(folder, name))
+                    sizes[info.st_ino] = info.st_size
                 except FileNotFoundError:
                     pass
     except FileNotFoundError:
         pass
-    return total
+    return sum(sizes.values())
 
 
 def read_lines(folder):
@@ -151,7 +154,8 @@ def one_round(number):
                         problems.append(f"{source} line {index}: present {counts.get((source, index), 0)} times")
                         break
                 figures["lines_checked"] += int(count)
-        if w["end"] in crashed and not deleted:
+        # A quota prunes old files, crash blocks with them.
+        if w["end"] in crashed and not deleted and not quota:
             pid = w["process"].pid
             text = b""
             markers = False
