@@ -3,6 +3,8 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -130,13 +132,16 @@ void trail_log_busy_end(void) { logger_end(); }
 // program or by a child that inherited it, is counted against the bounds.
 
 static int stderr_pipe = -1;  // the read end (non-blocking), or -1
+static uint64_t keeper_budget;  // what a keeper may write into the file: one file's size
 
-void trail_log_set_stderr_pipe(int fd) { __atomic_store_n(&stderr_pipe, fd, __ATOMIC_RELEASE); }
+void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit) {
+    keeper_budget = keeper_limit;
+    __atomic_store_n(&stderr_pipe, fd, __ATOMIC_RELEASE);
+}
 
 /// Async-signal-safe: moves what the pipe holds now into the log file, without waiting for more.
-static void drain_stderr_pipe(int fd) {
+static void drain_stderr_pipe(int pipe_fd, int fd) {
     static char chunk[16384];
-    int pipe_fd = __atomic_load_n(&stderr_pipe, __ATOMIC_ACQUIRE);
     if (pipe_fd < 0 || fd < 0) return;
     for (int rounds = 0; rounds < 4096; rounds++) {
         ssize_t count = read(pipe_fd, chunk, sizeof chunk);
@@ -148,6 +153,55 @@ static void drain_stderr_pipe(int fd) {
             if (written <= 0) return;
             done += written;
         }
+    }
+}
+
+/// The keeper: drains the pipe into the file until every child holding it is gone, writing at most the budget
+/// (then reading on, so that no child blocks). It holds no other descriptor, so nobody waits on it for an EOF.
+static void keep_draining(int pipe_fd, int fd) {
+    int low = pipe_fd < fd ? pipe_fd : fd, high = pipe_fd < fd ? fd : pipe_fd;
+    if (low > 0) syscall(SYS_close_range, 0u, (unsigned)low - 1, 0u);
+    if (high > low + 1) syscall(SYS_close_range, (unsigned)low + 1, (unsigned)high - 1, 0u);
+    syscall(SYS_close_range, (unsigned)high + 1, ~0u, 0u);
+    static char chunk[16384];
+    uint64_t budget = keeper_budget;
+    for (;;) {
+        struct pollfd ready = { pipe_fd, POLLIN, 0 };
+        if (poll(&ready, 1, -1) < 0 && errno != EINTR) return;
+        ssize_t count = read(pipe_fd, chunk, sizeof chunk);
+        if (count == 0) return;
+        if (count < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return;
+        }
+        size_t keep = (uint64_t)count < budget ? (size_t)count : (size_t)budget;
+        for (size_t done = 0; done < keep;) {
+            ssize_t written = write(fd, chunk + done, keep - done);
+            if (written < 0 && errno == EINTR) continue;
+            if (written <= 0) break;
+            done += (size_t)written;
+        }
+        budget -= keep;
+    }
+}
+
+/// Async-signal-safe, at exit or in a crash: the pipe's bytes go into the file and fd 2 becomes the file itself.
+/// Children that still hold the pipe (it outlives this process) get a keeper process that drains it, so that
+/// their writes to stderr neither block nor kill them with SIGPIPE once this process is gone.
+void trail_log_stderr_handoff(void) {
+    int fd = trail_log_fd();
+    if (fd < 0) return;
+    int pipe_fd = __atomic_exchange_n(&stderr_pipe, -1, __ATOMIC_ACQ_REL);
+    if (pipe_fd < 0) return;
+    drain_stderr_pipe(pipe_fd, fd);
+    dup2(fd, 2);
+    // fd 2 no longer holds the write end: a hang-up with nothing to read means no child holds it either.
+    struct pollfd ready = { pipe_fd, POLLIN, 0 };
+    if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLHUP) && !(ready.revents & POLLIN)) return;
+    // _Fork runs no atfork handler: they take locks, and this may run in a signal handler.
+    if (_Fork() == 0) {
+        keep_draining(pipe_fd, fd);
+        _exit(0);
     }
 }
 
@@ -163,11 +217,7 @@ void trail_log_crash_begin(void) {
     }
     // What reached fd 2 before the crash (the runtime's "Fatal error" line) goes in first; from here on fd 2 is
     // the file itself, so that the backtracer's report lands there with nobody left to drain a pipe.
-    int fd = trail_log_fd();
-    if (fd >= 0 && __atomic_load_n(&stderr_pipe, __ATOMIC_ACQUIRE) >= 0) {
-        drain_stderr_pipe(fd);
-        dup2(fd, 2);
-    }
+    trail_log_stderr_handoff();
 }
 
 static void write_span(int fd, int index) {
@@ -187,7 +237,7 @@ static void write_span(int fd, int index) {
 void trail_log_flush_unlocked(void) {
     int fd = trail_log_fd();
     if (fd < 0) return;
-    drain_stderr_pipe(fd);
+    drain_stderr_pipe(__atomic_load_n(&stderr_pipe, __ATOMIC_ACQUIRE), fd);
     int older = __atomic_load_n(&log_buffers.writing, __ATOMIC_ACQUIRE);
     write_span(fd, older);
     write_span(fd, older == 0 ? 1 : older == 1 ? 0 : -1);

@@ -75,7 +75,7 @@ public final class LogSink: @unchecked Sendable {
             consoleFD = original
             destination = config.destination
         }
-        redirectStandardError(fallback: opened.fd)
+        redirectStandardError(fallback: opened.fd, config)
         Self.installForkHandlers()
         startFlusher()
         atexit { LogSink.shared.flush(final: true) }
@@ -84,7 +84,7 @@ public final class LogSink: @unchecked Sendable {
     /// fd 2 becomes a pipe that the drain thread empties into the rotating file: bytes written by any code, or by
     /// children that inherited fd 2, are counted against the limits and rotate with the logger's lines. Without a
     /// pipe (none could be made), fd 2 points at the file itself, as the file was at bootstrap.
-    private func redirectStandardError(fallback file: Int32) {
+    private func redirectStandardError(fallback file: Int32, _ config: Trail.Configuration) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             dup2(file, 2)
@@ -96,7 +96,7 @@ public final class LogSink: @unchecked Sendable {
         dup2(writeEnd, 2)  // fd 2 itself is inherited by children (dup2 leaves it open across exec)
         close(writeEnd)
         fileLock.withLock { stderrPipe = readEnd }
-        trail_log_set_stderr_pipe(readEnd)
+        trail_log_set_stderr_pipe(readEnd, UInt64(min(config.maxFileSize, config.maxTotalSize)))
         let thread = Thread { [unowned self] in self.drainStandardError(readEnd) }
         thread.name = "trail-stderr"
         thread.start()
@@ -288,6 +288,12 @@ public final class LogSink: @unchecked Sendable {
             files?.followCurrentFile()  // a file or folder deleted by hand is made again within an interval
             swapAndWrite()
             pumpStandardError(partialLines: final)
+            if final, stderrPipe >= 0, trail_log_busy_begin() != 0 {
+                // Children that outlive this process keep a reader for the fd 2 they inherited.
+                trail_log_stderr_handoff()
+                stderrPipe = -1
+                trail_log_busy_end()
+            }
         }
     }
 

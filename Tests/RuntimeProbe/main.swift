@@ -471,6 +471,18 @@ case "utc":
     print("checked \(checked) wrong \(wrong.count)")
     for line in wrong { print(line) }
 
+case "outlive":
+    // A child started in the background writes to the fd 2 it inherited after this process has exited (END:
+    // exit, or segv), then leaves a file behind: it must neither block nor die of SIGPIPE.
+    try Trail.bootstrap(configuration)
+    log.info("starting a child that outlives me")
+    let late = Process()
+    late.executableURL = URL(fileURLWithPath: "/bin/sh")
+    late.arguments = ["-c", "sleep 0.5; i=0; while [ $i -lt 3000 ]; do echo \"late line $i from a child\" >&2; i=$((i+1)); done; echo ok > \"$0/../child-done\"", directory]
+    try late.run()
+    if arguments.count > 3, arguments[3] == "segv" { UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1 }
+    exit(0)
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 

@@ -143,4 +143,25 @@ import TrailTestSupport
         let result = try run(Self.probe, ["utc", "/tmp"], check: true)
         #expect(result.stdout.hasPrefix("checked ") && result.stdout.contains(" wrong 0\n"), "\(result.stdout)")
     }
+
+    /// fd 2 is a pipe the program drains: a child that outlives the program would then block once the pipe was
+    /// full, or die of SIGPIPE. A keeper process drains it into the file, up to one file's size.
+    @Test(arguments: ["exit", "segv"])
+    func aChildThatOutlivesTheProgramKeepsWritingToStderr(end: String) throws {
+        let base = Paths.temporaryDirectory("outlive-\(end)")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let directory = base + "/logs"
+        let result = try run(Self.probe, ["outlive", directory, end], environment: ["TRAIL_LOG_MAX_SIZE": "64K"])
+        #expect(result.signal == (end == "segv" ? 11 : nil), "\(result.stderr.suffix(300))")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: base + "/child-done"), waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(FileManager.default.fileExists(atPath: base + "/child-done"), "the child ran to its end")
+        let text = try logText(directory)
+        #expect(text.contains("late line 0 from a child"))
+        let late = try counts(text, #"^(late line \d+) from a child$"#)
+        #expect(late.count > 500 && late.count < 3000 && late.values.allSatisfy { $0 == 1 }, "the keeper writes up to 64K: \(late.count)")
+    }
 }

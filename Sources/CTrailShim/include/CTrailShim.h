@@ -94,7 +94,11 @@ void trail_log_crash_begin(void);
 int trail_log_busy_begin(void);
 void trail_log_busy_end(void);
 /// The read end of the pipe fd 2 points at, which the crash handler drains into the file; -1 for none.
-void trail_log_set_stderr_pipe(int fd);
+/// `keeper_limit`: what a keeper (`trail_log_stderr_handoff`) may write into the file.
+void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit);
+/// At exit or in a crash: the pipe is drained, fd 2 becomes the file, and a keeper process drains the pipe for
+/// children that still hold it. Async-signal-safe.
+void trail_log_stderr_handoff(void);
 /// "YYYY-MM-DDTHH:MM:SS" (19 bytes, no NUL) of UTC `seconds` since the epoch, without locks (async-signal-safe).
 void trail_format_utc(int64_t seconds, char out[_Nonnull 19]);
 /// rename(2) that fails with EEXIST instead of replacing `to`.
