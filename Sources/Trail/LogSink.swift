@@ -64,6 +64,14 @@ public final class LogSink: @unchecked Sendable {
             destination = .console
             return
         }
+        // A daemon may start with fd 2 closed: the next descriptor opened (the pipe, the log) would take its place.
+        if fcntl(2, F_GETFD) < 0 {
+            let null = open("/dev/null", O_WRONLY)
+            if null >= 0, null != 2 {
+                dup2(null, 2)
+                close(null)
+            }
+        }
         let original = fcntl(2, F_DUPFD_CLOEXEC, 3)
         let report: (String) -> Void = { message in Self.writeAll(original, message) }
         let opened = try LogFiles(config, fallbackFD: original, report: report)

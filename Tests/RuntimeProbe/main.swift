@@ -483,6 +483,14 @@ case "outlive":
     if arguments.count > 3, arguments[3] == "segv" { UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1 }
     exit(0)
 
+case "closed-stderr":
+    // A daemon started with fd 2 closed: the log must still take the program's stderr and the logger's lines.
+    close(2)
+    try Trail.bootstrap(configuration)
+    log.info("logged with fd 2 closed at start")
+    fputs("written to stderr with fd 2 closed at start\n", stderr)
+    LogSink.shared.flush()
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 

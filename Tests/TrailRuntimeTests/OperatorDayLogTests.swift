@@ -164,4 +164,13 @@ import TrailTestSupport
         let late = try counts(text, #"^(late line \d+) from a child$"#)
         #expect(late.count > 500 && late.count < 3000 && late.values.allSatisfy { $0 == 1 }, "the keeper writes up to 64K: \(late.count)")
     }
+
+    @Test func aDaemonStartedWithFd2ClosedStillLogsBoth() throws {
+        let directory = Paths.temporaryDirectory("closed-stderr")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try run(Self.probe, ["closed-stderr", directory], check: true)
+        let text = try logText(directory)
+        #expect(text.contains("info probe: logged with fd 2 closed at start"), "\(text)")
+        #expect(text.contains("\nwritten to stderr with fd 2 closed at start\n"), "\(text)")
+    }
 }
