@@ -59,6 +59,7 @@ static struct block_content { uint64_t records, bytes; } *blocks;  // per block 
 static uint64_t cut_records, cut_bytes;
 static int full, finishing;
 static int write_error;  // errno of the first failed write (a full disk): recording stops there
+static int open_error;   // errno of the failed open: nothing is recorded, and it was said once
 static pthread_t pruner;
 static int pruner_started;
 
@@ -310,15 +311,22 @@ static void start_lap(void) {
 /// writes what was prepared, on little stack.
 static int open_trace(void) {
     if (trace_fd >= 0) return 0;
+    if (open_error) return -1;
     if (!trace_info_length) trail_recorder_prepare();
     // Made now, not at start: a trace that Trail.bootstrap moves beside its log leaves no empty folder behind.
     trail_make_parent_folders(trace_path);
     trace_fd = trail_open_exclusive(trace_path, sizeof trace_path, O_RDWR);
     if (trace_fd < 0) {
+        // Said once, with the reason; not tried again (the writer drains every few milliseconds).
+        open_error = errno ? errno : EIO;
+        const char *reason = strerrordesc_np(open_error);  // async-signal-safe, unlike strerror
         static const char prefix[] = "trail: cannot write trace file ";
         ssize_t ignored = write(2, prefix, sizeof prefix - 1);
         ignored = write(2, trace_path, strlen(trace_path));
-        ignored = write(2, "\n", 1);
+        ignored = write(2, ": ", 2);
+        ignored = write(2, reason ? reason : "unknown error", strlen(reason ? reason : "unknown error"));
+        static const char suffix[] = "; the trace is not recorded\n";
+        ignored = write(2, suffix, sizeof suffix - 1);
         (void)ignored;
         __atomic_store_n(&full, 1, __ATOMIC_RELAXED);
         return -1;
@@ -417,12 +425,13 @@ static void unlock_drain(void) {
 /// WATERMARK of the time the drain started: every record a later drain writes was put after it.
 static uint64_t drain_all(void) {
     if (open_trace() != 0) {
-        // No file: records are let go (and counted as cut), so producers never wait for nothing.
+        // No file: records are let go, so producers never wait for nothing. They are not counted as cut:
+        // the size limit did not cut them, and the failed open was said.
         uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
         for (uint32_t i = 0; i < count; i++) {
-            uint64_t head = __atomic_load_n(&rings[i]->head, __ATOMIC_ACQUIRE);
-            cut_records += head - rings[i]->tail;
-            __atomic_store_n(&rings[i]->tail, head, __ATOMIC_RELEASE);
+            struct trail_ring *ring = rings[i];
+            __atomic_store_n(&ring->tail, __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+            if (__atomic_load_n(&ring->state, __ATOMIC_ACQUIRE) == RING_RETIRED) __atomic_store_n(&ring->state, RING_FREE, __ATOMIC_RELEASE);
         }
         return 0;
     }
@@ -799,7 +808,10 @@ void trail_trace_crash_flush(void) {
         staged = 0;
         block_used = flushed_used;
     }
-    if (open_trace() != 0) return;
+    if (open_trace() != 0) {
+        unlock_drain();  // exit's stop_at_exit and the writer take it next
+        return;
+    }
     uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
         if (__atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) drain_ring(rings[i]);

@@ -20,6 +20,20 @@ configuration.destination = .file
 let log = Logger(label: "probe")
 
 switch mode {
+case "trace-unwritable":
+    // COUNT traced calls into a trace that cannot be created, then END: "fatal" (a fatal Trail.report) or
+    // "exit". Prints the monotonic time just before the end, so that a test sees how long the exit took.
+    for _ in 0 ..< number(4, 1000) { nothing() }
+    var ending = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ending)
+    print("ending \(Int(ending.tv_sec) * 1_000_000_000 + ending.tv_nsec)")
+    fflush(stdout)
+    if arguments.count > 3, arguments[3] == "fatal" {
+        Trail.report(ProbeError(), fatal: true, context: "trace unwritable")
+    } else {
+        exit(0)
+    }
+
 case "torture":
     // THREADS threads x LINES lines, rotating every ROTATE bytes, every file kept.
     let threads = number(3, 8), lines = number(4, 100_000)
