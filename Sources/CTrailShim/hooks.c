@@ -257,14 +257,14 @@ void trail_enter_sync(const char *site) {
         frame->word = address;
         return;
     }
+    // A root call: say which task runs it, so readers can hang it under that task's async call. Asked before
+    // the entry time is taken: a thread's first question sets up the runtime's thread-local storage.
+    void *task = depth == 0 && swift_task_getCurrent ? swift_task_getCurrent() : NULL;
+    uint64_t parent = task ? parent_token() : 0;
     uint64_t now = trail_ticks();
-    if (depth == 0 && swift_task_getCurrent) {
-        // A root call: say which task runs it, so readers can hang it under that task's async call.
-        void *task = swift_task_getCurrent();
-        if (task) {
-            trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
-            trail_ring_put(ring, parent_token(), record_word(0, 0, KIND_AUX));
-        }
+    if (task) {
+        trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
+        trail_ring_put(ring, parent, record_word(0, 0, KIND_AUX));
     }
     frame->start = trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
 }

@@ -583,6 +583,9 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
         ring->head = ring->tail = ring->cached_tail = position;
         ring->tid = trail_current_tid();
         prctl(PR_GET_NAME, ring->name);
+        // The page the first records go to is faulted in now (a whole huge page where the kernel gives one), so
+        // that the thread's first call is not charged with it. Nothing reads past head: the write is unseen.
+        __atomic_store_n(&ring->records[position & ring->mask].time, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&ring->state, RING_LIVE, __ATOMIC_RELEASE);
         pthread_setspecific(ring_key, ring);
     }

@@ -20,6 +20,22 @@ configuration.destination = .file
 let log = Logger(label: "probe")
 
 switch mode {
+case "first-calls":
+    // THREADS fresh threads, one after another, each making 100 calls of a trivial traced function; each is
+    // kept alive until all are done, so that each sets up a ring of its own.
+    let threads = number(3, 5)
+    let finished = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+    for _ in 0 ..< threads {
+        Thread {
+            for _ in 0 ..< 100 { nothing() }
+            finished.signal()
+            release.wait()
+        }.start()
+        finished.wait()
+    }
+    for _ in 0 ..< threads { release.signal() }
+    print("done")
+
 case "trace-unwritable":
     // COUNT traced calls into a trace that cannot be created, then END: "fatal" (a fatal Trail.report) or
     // "exit". Prints the monotonic time just before the end, so that a test sees how long the exit took.

@@ -41,4 +41,54 @@ import TrailTestSupport
                 "\(notes.prefix(5))")
         #expect(!result.stderr.contains("TRAIL_TRACE_MAX_SIZE"))
     }
+    /// Ticks per nanosecond, from the header's clock sample and the last CLOCK chunk.
+    static func ticksPerNanosecond(_ path: String, _ header: TraceHeader) throws -> Double {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        func u32(_ at: Int) -> UInt32 { (0 ..< 4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
+        func u64(_ at: Int) -> UInt64 { UInt64(u32(at)) | UInt64(u32(at + 4)) << 32 }
+        var last: (ticks: UInt64, nanoseconds: UInt64)?
+        var offset = header.size
+        while offset + TraceLayout.blockHeaderSize <= bytes.count {
+            var at = offset + TraceLayout.blockHeaderSize
+            let stop = min(at + Int(u32(offset + 4)), bytes.count)
+            while at + 8 <= stop {
+                let size = Int(u32(at + 4))
+                if u32(at) == TraceLayout.Chunk.clock.rawValue, u64(at + 8) > last?.ticks ?? 0 { last = (u64(at + 8), u64(at + 16)) }
+                at += 8 + size
+            }
+            offset += header.blockSize
+        }
+        guard let last, last.ticks > header.ticks, last.nanoseconds > header.monotonicNanoseconds else { return 1 }
+        return Double(last.ticks - header.ticks) / Double(last.nanoseconds - header.monotonicNanoseconds)
+    }
+
+    /// A thread's first traced call is not charged with setting the thread up (its ring, the ring's first page,
+    /// its frames, its alternate signal stack): on fresh threads the first call of a trivial function takes
+    /// about as long as its hundredth. The first call had shown some 175 us, most of it the ring's first page.
+    @Test func theFirstCallOnAThreadIsNotChargedWithItsSetUp() throws {
+        let directory = Paths.temporaryDirectory("first-calls"), file = directory + "/first.trace"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try run(Self.probe, ["first-calls", directory, "6"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file],
+                check: true)
+        let dump = try TraceDump(path: file)
+        #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
+        let rate = try Self.ticksPerNanosecond(file, dump.header)
+        var differences: [Double] = []
+        for tid in Set(dump.chunks.map(\.tid)) {
+            let records = dump.chunks.filter { $0.tid == tid }.flatMap(\.records)
+            var durations: [Double] = [], entered: UInt64 = 0
+            for record in records where record.depth == 0 {
+                if record.kind == .enter { entered = record.time }
+                if record.kind == .exit { durations.append(Double(record.time &- entered) / rate) }
+            }
+            #expect(durations.count == 100, "thread \(tid)")
+            if durations.count == 100 { differences.append(durations[0] - durations[99]) }
+        }
+        #expect(differences.count == 6)
+        // The least of six fresh threads, so that a preemption or a cold cache on one cannot fail it.
+        let least = differences.min() ?? .infinity
+        #expect(least < 2_000, "first minus hundredth call: \(differences.map { Int($0) }) ns")
+        print("first minus hundredth call (ns):", differences.map { Int($0) }.sorted())
+    }
 }
+
