@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,25 @@ static void log_event(const char *site, int entering, uint32_t depth, uint64_t d
 #define FRAME_MATCHED (UINT64_C(1) << 62)
 #define FRAME_LIMIT (UINT32_C(1) << 20)
 
+static pthread_key_t frames_key;  // its destructor frees a thread's frames when the thread ends
+static pthread_once_t frames_key_once = PTHREAD_ONCE_INIT;
+
+/// At thread exit. The crash handler reads this thread's frames (on this thread), so they are made
+/// unreachable before they are freed; a later destructor that makes a traced call gets new ones, freed in
+/// the next round of destructors.
+static void release_frames(void *unused) {
+    (void)unused;
+    struct trail_thread *thread = &trail_thread_state;
+    struct trail_frame *frames = thread->frames;
+    thread->capacity = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    thread->frames = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    free(frames);
+}
+
+static void make_frames_key(void) { pthread_key_create(&frames_key, release_frames); }
+
 /// Makes room for frame `depth`; false beyond FRAME_LIMIT, where calls are counted but not traced.
 static int reserve_frame(struct trail_thread *thread, uint32_t depth) {
     if (depth < thread->capacity) return 1;
@@ -211,6 +231,10 @@ static int reserve_frame(struct trail_thread *thread, uint32_t depth) {
     while (capacity <= depth) capacity *= 2;
     struct trail_frame *frames = realloc(thread->frames, capacity * sizeof *frames);
     if (!frames) return 0;
+    if (!thread->frames) {
+        pthread_once(&frames_key_once, make_frames_key);
+        pthread_setspecific(frames_key, thread);  // any non-NULL value: the destructor runs
+    }
     thread->frames = frames;
     thread->capacity = capacity;
     return 1;

@@ -542,16 +542,35 @@ static void retire_ring(void *value) {
     trail_thread_state.ring = NULL;
 }
 
+/// Rings of finished threads that the writer has not yet drained, beyond which a new thread waits for one
+/// rather than add a ring: short-lived threads would otherwise each touch a new ring faster than the writer
+/// frees them, and memory would grow with the threads that have ended.
+#define RETIRED_BACKLOG 16
+
 struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
     if (thread->ring_failed || __atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) return NULL;
     pthread_mutex_lock(&registry_lock);
     struct trail_ring *ring = NULL;
     uint32_t count = ring_count;
-    for (uint32_t i = 0; i < count; i++) {  // reuse a drained ring of a finished thread
-        if (__atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE) == RING_FREE) {
-            ring = rings[i];
-            break;
+    for (int waits = 0;; waits++) {
+        uint32_t retired = 0;
+        for (uint32_t i = 0; i < count; i++) {  // reuse a drained ring of a finished thread
+            int state = __atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE);
+            if (state == RING_FREE) {
+                ring = rings[i];
+                break;
+            }
+            retired += state == RING_RETIRED;
         }
+        // Up to 10 ms for the writer to free one, outside any measured call (no entry time is taken yet).
+        if (ring || retired < RETIRED_BACKLOG || waits == 100 || !__atomic_load_n(&writer_running, __ATOMIC_ACQUIRE)
+            || trail_current_tid() == __atomic_load_n(&writer_tid, __ATOMIC_RELAXED)) break;
+        pthread_mutex_unlock(&registry_lock);
+        if (!__atomic_exchange_n(&writer_wake, 1, __ATOMIC_ACQ_REL)) syscall(SYS_futex, &writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        struct timespec pause = { 0, 100000 };
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&registry_lock);
+        count = ring_count;
     }
     if (!ring && count < MAX_RINGS) {
         ring = calloc(1, sizeof *ring);

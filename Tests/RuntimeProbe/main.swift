@@ -20,6 +20,26 @@ configuration.destination = .file
 let log = Logger(label: "probe")
 
 switch mode {
+case "short-threads":
+    // COUNT short-lived threads, four at a time, each making a few traced calls; prints the peak RSS in kB.
+    let count = number(3, 1000)
+    var started = 0
+    while started < count {
+        var batch: [pthread_t] = []
+        for _ in 0 ..< min(4, count - started) {
+            var thread = pthread_t()
+            if pthread_create(&thread, nil, { _ in
+                for _ in 0 ..< 3 { nothing() }
+                return nil
+            }, nil) == 0 { batch.append(thread) }
+        }
+        for thread in batch { pthread_join(thread, nil) }
+        started += 4
+    }
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first
+    print("peak \(peak ?? "?")")
+
 case "first-calls":
     // THREADS fresh threads, one after another, each making 100 calls of a trivial traced function; each is
     // kept alive until all are done, so that each sets up a ring of its own.
