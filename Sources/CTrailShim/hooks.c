@@ -393,9 +393,27 @@ static char *copy_env(const char *name) {
     return value && *value ? strdup(value) : NULL;
 }
 
+// fork(): the filter and task tables' locks are held across it, so the child never finds one taken by a
+// thread it does not have; the child's threads, the forking one too, learn their own tids.
+static void lock_tables(void) {
+    while (__atomic_exchange_n(&decision_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    while (__atomic_exchange_n(&task_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+
+static void unlock_tables(void) {
+    __atomic_store_n(&task_lock, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&decision_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void child_tables(void) {
+    unlock_tables();
+    trail_thread_state.tid = 0;
+}
+
 __attribute__((constructor)) static void trail_read_environment(void) {
     const char *value = trail_env("TRAIL_TRACE");
     if (value == NULL || *value == 0 || !strcmp(value, "0") || !strcmp(value, "off")) return;
+    pthread_atfork(lock_tables, unlock_tables, child_tables);
     include_patterns = copy_env("TRAIL_TRACE_FILTER");
     exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");
     max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 1, 1000000, 0, 0);  // 0: no limit

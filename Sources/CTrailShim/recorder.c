@@ -62,6 +62,8 @@ static int write_error;  // errno of the first failed write (a full disk): recor
 static int open_error;   // errno of the failed open: nothing is recorded, and it was said once
 static pthread_t pruner;
 static int pruner_started;
+static int forked;                           // a child of fork(): its trace is its own, opened once it records
+static int forked_recorded;                  // a ring was attached since the fork
 
 static void *prune_in_background(void *unused) {
     (void)unused;
@@ -351,6 +353,9 @@ static int open_trace(void) {
     header_used = UINT32_MAX;
     write_block_header();
     put_chunk(CHUNK_INFO, trace_info, trace_info_length);
+    // In the file at once: a process that ends by _exit (a forked child) still leaves a trace that says whose.
+    flush_parts();
+    write_block_header();
     // Deleting large files takes a while: on a thread of its own, joined at exit.
     if (!crash_flushing) pruner_started = pthread_create(&pruner, NULL, prune_in_background, NULL) == 0;
     return 0;
@@ -481,7 +486,7 @@ static void *writer_main(void *unused) {
         if (pause && !__atomic_exchange_n(&writer_wake, 0, __ATOMIC_ACQ_REL)) futex_wait(&writer_wake, 0, pause);
         __atomic_store_n(&writer_wake, 0, __ATOMIC_RELAXED);
         int wanted = 0;
-        if (trace_fd < 0 && trail_monotonic_ns() - started < 50000000u) {
+        if (trace_fd < 0 && !forked && trail_monotonic_ns() - started < 50000000u) {
             uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
             for (uint32_t i = 0; i < count && !wanted; i++) {
                 wanted = __atomic_load_n(&rings[i]->head, __ATOMIC_ACQUIRE) - rings[i]->tail > ring_capacity / 4;
@@ -547,9 +552,18 @@ static void retire_ring(void *value) {
 /// frees them, and memory would grow with the threads that have ended.
 #define RETIRED_BACKLOG 16
 
+static void start_forked_writer(void) {
+    if (writer_running || __atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) return;
+    if (pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) __atomic_store_n(&writer_running, 1, __ATOMIC_RELEASE);
+}
+
 struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
     if (thread->ring_failed || __atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) return NULL;
     pthread_mutex_lock(&registry_lock);
+    if (forked) {  // the parent's writer is not in this process: the child gets its own with its first ring
+        forked_recorded = 1;
+        start_forked_writer();
+    }
     struct trail_ring *ring = NULL;
     uint32_t count = ring_count;
     for (int waits = 0;; waits++) {
@@ -640,7 +654,13 @@ static void stop_at_exit(void) {
     // A signal from here on (a SIGPIPE as stdio flushes into a closed pipe) must not open a second trace.
     __atomic_store_n(&crash_flushed, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
-    if (writer_running) pthread_join(writer_thread, NULL);
+    if (forked && !__atomic_load_n(&forked_recorded, __ATOMIC_ACQUIRE)) return;  // a child that recorded nothing has no trace
+    if (writer_running) {
+        // Woken, so that exit does not wait out its pause.
+        __atomic_store_n(&writer_wake, 1, __ATOMIC_RELEASE);
+        syscall(SYS_futex, &writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        pthread_join(writer_thread, NULL);
+    }
     __atomic_store_n(&writer_running, 0, __ATOMIC_RELEASE);
     lock_drain();
     drain_all();
@@ -684,10 +704,58 @@ static void stop_at_exit(void) {
     pruner_started = 0;
 }
 
+// fork(): the child gets a trace of its own. Prepare holds the drain and registry locks, so that no drain or
+// ring attach is half done in the child, and opens the parent's trace first, so that a TRAIL_TRACE_FILE
+// without %p names the parent's file and the child takes name.N.trace beside it.
+static void prepare_fork(void) {
+    lock_drain();
+    if (trace_fd < 0 && !open_error && trail_current_mode() == TRAIL_MODE_RECORD && !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) open_trace();
+    pthread_mutex_lock(&registry_lock);
+}
+
+static void parent_after_fork(void) {
+    pthread_mutex_unlock(&registry_lock);
+    unlock_drain();
+}
+
 static void child_after_fork(void) {
-    // The writer thread does not exist in the child: it runs untraced rather than fill rings forever.
-    trail_set_mode(TRAIL_MODE_OFF);
-    writer_running = 0;
+    pthread_mutex_init(&registry_lock, NULL);
+    // Neither the writer nor the pruner thread exists here; the parent's file is the parent's.
+    if (trace_fd >= 0) close(trace_fd);
+    trace_fd = -1;
+    writer_running = pruner_started = 0;
+    writer_tid = writer_wake = 0;
+    stopping = crash_flushing = crash_flushed = 0;
+    forked = 1;
+    forked_recorded = 0;
+    // The rings hold the parent's records: let them go. Every thread here, the forking one too, attaches a
+    // ring of its own on its next call (open calls stay open; their exits are recorded).
+    uint32_t count = ring_count;
+    for (uint32_t i = 0; i < count; i++) {
+        struct trail_ring *ring = rings[i];
+        ring->tail = ring->cached_tail = ring->head;
+        ring->dropped = ring->dropped_total = 0;
+        ring->name_written = 0;
+        ring->state = RING_FREE;
+    }
+    trail_thread_state.ring = NULL;
+    trail_thread_state.ring_failed = 0;
+    pthread_setspecific(ring_key, NULL);
+    // Its own name (%p), INFO (pid), clock, limits and name table, made when it opens.
+    trace_info_length = 0;
+    open_error = write_error = 0;
+    full = finishing = 0;
+    total_records = cut_records = cut_bytes = 0;
+    part_count = 0;
+    staged = 0;
+    if (named_sites) memset(named_sites, 0, named_capacity * sizeof *named_sites);
+    named_count = 0;
+    start_ticks = trail_ticks();
+    start_ns = trail_monotonic_ns();
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    unlock_drain();
 }
 
 void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
@@ -764,7 +832,7 @@ int trail_recorder_start(void) {
     if (pthread_create(&writer_thread, NULL, writer_main, NULL) != 0) return -1;
     writer_running = 1;
     atexit(stop_at_exit);
-    pthread_atfork(NULL, NULL, child_after_fork);
+    pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
     return 0;
 }
 
@@ -812,6 +880,7 @@ uint32_t trail_ring_slot(struct trail_ring *ring) { return ring->slot; }
 /// it) is abandoned: what it had not yet written is dropped, so that block headers never claim unwritten bytes.
 void trail_trace_crash_flush(void) {
     if (trail_current_mode() != TRAIL_MODE_RECORD || !staging || __atomic_exchange_n(&crash_flushed, 1, __ATOMIC_ACQ_REL)) return;
+    if (forked && !__atomic_load_n(&forked_recorded, __ATOMIC_ACQUIRE)) return;
     uint32_t self = trail_current_tid();
     int waited = 0, own = 0;
     __atomic_store_n(&crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on

@@ -20,6 +20,60 @@ configuration.destination = .file
 let log = Logger(label: "probe")
 
 switch mode {
+case "fork-calls":
+    // Four threads make traced calls while the main thread, inside a traced call, forks FORKS children. Each
+    // child makes 200 traced calls and ends by exit (one in three), by _exit after 30 ms, or by _exit at once.
+    // Prints "parent PID", then "child PID exit|hung" (a child still running after 10 s is killed).
+    func forkChild() {
+        Trail.enter("Probe.forkChild() @ Probe/main.swift:31")
+        defer { Trail.exit() }
+    }
+    @Sendable func forkWorker() {
+        Trail.enter("Probe.forkWorker() @ Probe/main.swift:32")
+        defer { Trail.exit() }
+    }
+    let forks = number(3, 50)
+    let stop = DispatchSemaphore(value: 0), workers = DispatchGroup()
+    for _ in 0 ..< 4 {
+        workers.enter()
+        Thread {
+            var round = 0
+            while true {
+                for _ in 0 ..< 200 { forkWorker() }
+                round += 1
+                if stop.wait(timeout: .now()) == .success { break }
+            }
+            workers.leave()
+        }.start()
+    }
+    print("parent \(getpid())")
+    Trail.enter("Probe.forker() @ Probe/main.swift:33")
+    for index in 0 ..< forks {
+        fflush(stdout)  // else a child's exit writes the parent's buffered lines again
+        let pid = fork()
+        if pid == 0 {
+            for _ in 0 ..< 200 { forkChild() }
+            switch index % 3 {
+            case 0: exit(0)
+            case 1: usleep(30_000); _exit(0)
+            default: _exit(0)
+            }
+        }
+        var status: Int32 = 0, ended = false
+        for _ in 0 ..< 10_000 {
+            if waitpid(pid, &status, WNOHANG) == pid { ended = true; break }
+            usleep(1000)
+        }
+        if !ended {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        print("child \(pid) \(ended ? (index % 3 == 0 ? "exit" : "_exit") : "hung") \(status)")
+    }
+    Trail.exit()
+    for _ in 0 ..< 4 { stop.signal() }
+    workers.wait()
+    print("done")
 case "short-threads":
     // COUNT short-lived threads, four at a time, each making a few traced calls; prints the peak RSS in kB.
     let count = number(3, 1000)

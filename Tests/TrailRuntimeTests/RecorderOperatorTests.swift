@@ -117,6 +117,86 @@ import TrailTestSupport
         }
         print("\(mode): peak RSS \(few) kB with 1,000 threads, \(many) kB with 30,000")
     }
+    static let forkChildSite = "Probe.forkChild() @ Probe/main.swift:31"
+    static let forkWorkerSite = "Probe.forkWorker() @ Probe/main.swift:32"
+
+    /// Runs `fork-calls` (4 threads tracing while the main thread forks 50 children) and reads its output:
+    /// the parent's pid, and each child's pid and how it ended, in fork order.
+    static func forkCalls(_ environment: [String: String], directory: String) throws -> (parent: Int, children: [(pid: Int, end: String)], result: ProcessResult) {
+        let result = try run("/usr/bin/timeout", ["-s", "KILL", "120", Self.probe, "fork-calls", directory, "50"],
+                             environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
+        #expect(result.shellStatus == 0, "\(result.stderr.suffix(2000))")
+        let lines = result.stdout.split(separator: "\n")
+        let parent = lines.first { $0.hasPrefix("parent ") }.flatMap { Int($0.dropFirst(7)) } ?? -1
+        let children = lines.filter { $0.hasPrefix("child ") }.map { line in
+            let fields = line.split(separator: " ")
+            return (pid: Int(fields[1]) ?? -1, end: String(fields[2]))
+        }
+        #expect(children.count == 50 && lines.last == "done", "\(result.stdout.suffix(2000))")
+        #expect(!children.contains { $0.end == "hung" }, "\(children.filter { $0.end == "hung" })")
+        return (parent, children, result)
+    }
+
+    /// fork() without exec in record mode: no process hangs, the parent's trace holds only the parent's calls,
+    /// and each child that recorded has a trace of its own (its pid, its calls) beside it: `%p` names it, and
+    /// without `%p` it takes name.N.trace. Children had inherited the parent's rings and wrote them into the
+    /// parent's trace at the parent's offsets at exit, and recorded nothing of their own.
+    @Test(arguments: ["fork.trace", "fork-%p.trace"])
+    func forkedChildrenRecordTracesOfTheirOwn(_ pattern: String) throws {
+        let directory = Paths.temporaryDirectory("fork-record")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (parent, children, _) = try Self.forkCalls(["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/" + pattern],
+                                                       directory: directory)
+        var dumps: [Int: (path: String, dump: TraceDump)] = [:]
+        for path in traces(in: directory) {
+            let dump = try TraceDump(path: path)
+            let pid = Int(dump.header.pid)
+            #expect(dump.problems.isEmpty, "\(path): \(dump.problems.prefix(5))")
+            #expect(dumps[pid] == nil, "two traces of process \(pid)")
+            #expect(dump.info["pid"] == "\(pid)")
+            dumps[pid] = (path, dump)
+            let report = try run(Paths.trail, ["report", path])
+            #expect(report.status == 0, "\(path): \(report.stderr.suffix(1000))")
+        }
+        func enters(_ dump: TraceDump, _ site: String) -> Int {
+            dump.allRecords.filter { $0.kind == .enter && dump.names[$0.address] == site }.count
+        }
+        let known = Set([parent] + children.map(\.pid))
+        #expect(dumps.keys.allSatisfy { known.contains($0) }, "traces of \(dumps.keys.sorted()), not of \(known.sorted())")
+        let parentTrace = dumps[parent]
+        #expect(parentTrace?.path == directory + "/" + pattern.replacingOccurrences(of: "%p", with: "\(parent)"))
+        if let parentTrace {
+            #expect(enters(parentTrace.dump, Self.forkWorkerSite) > 0)
+            #expect(enters(parentTrace.dump, Self.forkChildSite) == 0, "the parent's trace holds a child's calls")
+            #expect(parentTrace.dump.end != nil)
+        }
+        for (index, child) in children.enumerated() {
+            // Children that end by exit, or by _exit after 30 ms, have recorded; one that ends by _exit at once may not.
+            guard let trace = dumps[child.pid] else {
+                #expect(index % 3 == 2, "child \(index) (\(child.pid), \(child.end)) left no trace")
+                continue
+            }
+            #expect(enters(trace.dump, Self.forkWorkerSite) == 0, "child \(index) wrote the parent's records")
+            let own = enters(trace.dump, Self.forkChildSite)
+            #expect(index % 3 == 2 ? own <= 200 : own == 200, "child \(index): \(own) calls")
+            if index % 3 == 0 { #expect(trace.dump.end != nil, "child \(index) ended by exit") }
+        }
+    }
+
+    /// fork() without exec in log mode: no process hangs, and a child's lines carry its own thread id, not
+    /// the parent's cached one.
+    @Test func forkedChildrenLogWithTheirOwnThreadIds() throws {
+        let directory = Paths.temporaryDirectory("fork-log")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (parent, children, result) = try Self.forkCalls(["TRAIL_TRACE": "log"], directory: directory)
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("-> Probe.forkChild()") }
+        for child in children {
+            let own = lines.filter { $0.hasPrefix("[trail \(child.pid)] ") }.count
+            #expect(own == 200, "child \(child.pid): \(own) lines of its own")
+        }
+        #expect(!lines.contains { $0.hasPrefix("[trail \(parent)] ") }, "a child's line names the parent's thread")
+    }
 }
+
 
 
