@@ -22,7 +22,7 @@ let log = Logger(label: "probe")
 switch mode {
 case "fork-calls":
     // Four threads make traced calls while the main thread, inside a traced call, forks FORKS children. Each
-    // child makes 200 traced calls and ends by exit (one in three), by _exit after 30 ms, or by _exit at once.
+    // child makes 200 traced calls and ends by exit (one in three), by _exit after a trace flush, or by _exit at once.
     // Prints "parent PID", then "child PID exit|hung" (a child still running after 10 s is killed).
     func forkChild() {
         Trail.enter("Probe.forkChild() @ Probe/main.swift:31")
@@ -55,7 +55,7 @@ case "fork-calls":
             for _ in 0 ..< 200 { forkChild() }
             switch index % 3 {
             case 0: exit(0)
-            case 1: usleep(30_000); _exit(0)
+            case 1: trail_trace_flush(); _exit(0)
             default: _exit(0)
             }
         }

@@ -171,7 +171,7 @@ import TrailTestSupport
             #expect(parentTrace.dump.end != nil)
         }
         for (index, child) in children.enumerated() {
-            // Children that end by exit, or by _exit after 30 ms, have recorded; one that ends by _exit at once may not.
+            // Children that end by exit, or by _exit after a flush, have recorded; one that ends by _exit at once may not.
             guard let trace = dumps[child.pid] else {
                 #expect(index % 3 == 2, "child \(index) (\(child.pid), \(child.end)) left no trace")
                 continue
