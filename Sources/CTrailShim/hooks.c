@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,25 @@ static void log_event(const char *site, int entering, uint32_t depth, uint64_t d
 #define FRAME_MATCHED (UINT64_C(1) << 62)
 #define FRAME_LIMIT (UINT32_C(1) << 20)
 
+static pthread_key_t frames_key;  // its destructor frees a thread's frames when the thread ends
+static pthread_once_t frames_key_once = PTHREAD_ONCE_INIT;
+
+/// At thread exit. The crash handler reads this thread's frames (on this thread), so they are made
+/// unreachable before they are freed; a later destructor that makes a traced call gets new ones, freed in
+/// the next round of destructors.
+static void release_frames(void *unused) {
+    (void)unused;
+    struct trail_thread *thread = &trail_thread_state;
+    struct trail_frame *frames = thread->frames;
+    thread->capacity = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    thread->frames = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    free(frames);
+}
+
+static void make_frames_key(void) { pthread_key_create(&frames_key, release_frames); }
+
 /// Makes room for frame `depth`; false beyond FRAME_LIMIT, where calls are counted but not traced.
 static int reserve_frame(struct trail_thread *thread, uint32_t depth) {
     if (depth < thread->capacity) return 1;
@@ -211,6 +231,10 @@ static int reserve_frame(struct trail_thread *thread, uint32_t depth) {
     while (capacity <= depth) capacity *= 2;
     struct trail_frame *frames = realloc(thread->frames, capacity * sizeof *frames);
     if (!frames) return 0;
+    if (!thread->frames) {
+        pthread_once(&frames_key_once, make_frames_key);
+        pthread_setspecific(frames_key, thread);  // any non-NULL value: the destructor runs
+    }
     thread->frames = frames;
     thread->capacity = capacity;
     return 1;
@@ -257,14 +281,14 @@ void trail_enter_sync(const char *site) {
         frame->word = address;
         return;
     }
+    // A root call: say which task runs it, so readers can hang it under that task's async call. Asked before
+    // the entry time is taken: a thread's first question sets up the runtime's thread-local storage.
+    void *task = depth == 0 && swift_task_getCurrent ? swift_task_getCurrent() : NULL;
+    uint64_t parent = task ? parent_token() : 0;
     uint64_t now = trail_ticks();
-    if (depth == 0 && swift_task_getCurrent) {
-        // A root call: say which task runs it, so readers can hang it under that task's async call.
-        void *task = swift_task_getCurrent();
-        if (task) {
-            trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
-            trail_ring_put(ring, parent_token(), record_word(0, 0, KIND_AUX));
-        }
+    if (task) {
+        trail_ring_put(ring, now, record_word((uintptr_t)task, 0, KIND_TASK));
+        trail_ring_put(ring, parent, record_word(0, 0, KIND_AUX));
     }
     frame->start = trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
 }
@@ -369,9 +393,27 @@ static char *copy_env(const char *name) {
     return value && *value ? strdup(value) : NULL;
 }
 
+// fork(): the filter and task tables' locks are held across it, so the child never finds one taken by a
+// thread it does not have; the child's threads, the forking one too, learn their own tids.
+static void lock_tables(void) {
+    while (__atomic_exchange_n(&decision_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    while (__atomic_exchange_n(&task_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+
+static void unlock_tables(void) {
+    __atomic_store_n(&task_lock, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&decision_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void child_tables(void) {
+    unlock_tables();
+    trail_thread_state.tid = 0;
+}
+
 __attribute__((constructor)) static void trail_read_environment(void) {
     const char *value = trail_env("TRAIL_TRACE");
     if (value == NULL || *value == 0 || !strcmp(value, "0") || !strcmp(value, "off")) return;
+    pthread_atfork(lock_tables, unlock_tables, child_tables);
     include_patterns = copy_env("TRAIL_TRACE_FILTER");
     exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");
     max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 1, 1000000, 0, 0);  // 0: no limit

@@ -33,6 +33,7 @@ static char *pipe_bytes;
 static uint64_t pipe_head, pipe_tail;       // bytes put, bytes written
 static uint64_t pipe_dropped;               // lines lost since the last note
 static int stderr_is_fifo;
+static int pipe_writer_missing;             // after fork: the child starts its own writer with its first line
 
 /// How much of `wanted` fd 2 takes without filling past the reserve; waits (on this thread only) for room.
 static size_t pipe_room(size_t wanted) {
@@ -121,6 +122,27 @@ static void pipe_at_exit(void) {
     if (length > 0 && poll(&poller, 1, 0) == 1 && (poller.revents & POLLOUT)) write_all(2, note, (size_t)length);
 }
 
+// fork(): the buffer's lock is held across it. The child lets the parent's buffered lines go (the parent
+// writes them) and starts a writer of its own, which fork did not copy, when it has a line to write.
+static void lock_pipe(void) { pthread_mutex_lock(&pipe_lock); }
+static void unlock_pipe(void) { pthread_mutex_unlock(&pipe_lock); }
+
+static void child_pipe(void) {
+    pthread_mutex_init(&pipe_lock, NULL);
+    pthread_cond_init(&pipe_ready, NULL);
+    pipe_tail = pipe_head;
+    pipe_dropped = 0;
+    pipe_writer_missing = 1;
+}
+
+static void start_pipe_writer(void) {
+    pthread_t writer;
+    if (pthread_create(&writer, NULL, pipe_writer, NULL) == 0) {
+        pthread_detach(writer);
+        pipe_writer_missing = 0;
+    }
+}
+
 void trail_log_mode_start(void) {
     const char *pattern = trail_env("TRAIL_TRACE_FILE");
     if (pattern && *pattern) {
@@ -143,12 +165,14 @@ void trail_log_mode_start(void) {
             pthread_detach(writer);
             destination = TO_PIPE;
             atexit(pipe_at_exit);
+            pthread_atfork(lock_pipe, unlock_pipe, child_pipe);
         }
     }
 }
 
 static void put_in_pipe_buffer(const char *line, size_t length) {
     pthread_mutex_lock(&pipe_lock);
+    if (UNLIKELY(pipe_writer_missing)) start_pipe_writer();
     if (pipe_head - pipe_tail + length > PIPE_BUFFER) {
         pipe_dropped++;
     } else {

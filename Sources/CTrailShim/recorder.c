@@ -59,8 +59,11 @@ static struct block_content { uint64_t records, bytes; } *blocks;  // per block 
 static uint64_t cut_records, cut_bytes;
 static int full, finishing;
 static int write_error;  // errno of the first failed write (a full disk): recording stops there
+static int open_error;   // errno of the failed open: nothing is recorded, and it was said once
 static pthread_t pruner;
 static int pruner_started;
+static int forked;                           // a child of fork(): its trace is its own, opened once it records
+static int forked_recorded;                  // a ring was attached since the fork
 
 static void *prune_in_background(void *unused) {
     (void)unused;
@@ -310,15 +313,22 @@ static void start_lap(void) {
 /// writes what was prepared, on little stack.
 static int open_trace(void) {
     if (trace_fd >= 0) return 0;
+    if (open_error) return -1;
     if (!trace_info_length) trail_recorder_prepare();
     // Made now, not at start: a trace that Trail.bootstrap moves beside its log leaves no empty folder behind.
     trail_make_parent_folders(trace_path);
     trace_fd = trail_open_exclusive(trace_path, sizeof trace_path, O_RDWR);
     if (trace_fd < 0) {
+        // Said once, with the reason; not tried again (the writer drains every few milliseconds).
+        open_error = errno ? errno : EIO;
+        const char *reason = strerrordesc_np(open_error);  // async-signal-safe, unlike strerror
         static const char prefix[] = "trail: cannot write trace file ";
         ssize_t ignored = write(2, prefix, sizeof prefix - 1);
         ignored = write(2, trace_path, strlen(trace_path));
-        ignored = write(2, "\n", 1);
+        ignored = write(2, ": ", 2);
+        ignored = write(2, reason ? reason : "unknown error", strlen(reason ? reason : "unknown error"));
+        static const char suffix[] = "; the trace is not recorded\n";
+        ignored = write(2, suffix, sizeof suffix - 1);
         (void)ignored;
         __atomic_store_n(&full, 1, __ATOMIC_RELAXED);
         return -1;
@@ -343,6 +353,9 @@ static int open_trace(void) {
     header_used = UINT32_MAX;
     write_block_header();
     put_chunk(CHUNK_INFO, trace_info, trace_info_length);
+    // In the file at once: a process that ends by _exit (a forked child) still leaves a trace that says whose.
+    flush_parts();
+    write_block_header();
     // Deleting large files takes a while: on a thread of its own, joined at exit.
     if (!crash_flushing) pruner_started = pthread_create(&pruner, NULL, prune_in_background, NULL) == 0;
     return 0;
@@ -417,12 +430,13 @@ static void unlock_drain(void) {
 /// WATERMARK of the time the drain started: every record a later drain writes was put after it.
 static uint64_t drain_all(void) {
     if (open_trace() != 0) {
-        // No file: records are let go (and counted as cut), so producers never wait for nothing.
+        // No file: records are let go, so producers never wait for nothing. They are not counted as cut:
+        // the size limit did not cut them, and the failed open was said.
         uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
         for (uint32_t i = 0; i < count; i++) {
-            uint64_t head = __atomic_load_n(&rings[i]->head, __ATOMIC_ACQUIRE);
-            cut_records += head - rings[i]->tail;
-            __atomic_store_n(&rings[i]->tail, head, __ATOMIC_RELEASE);
+            struct trail_ring *ring = rings[i];
+            __atomic_store_n(&ring->tail, __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+            if (__atomic_load_n(&ring->state, __ATOMIC_ACQUIRE) == RING_RETIRED) __atomic_store_n(&ring->state, RING_FREE, __ATOMIC_RELEASE);
         }
         return 0;
     }
@@ -472,7 +486,7 @@ static void *writer_main(void *unused) {
         if (pause && !__atomic_exchange_n(&writer_wake, 0, __ATOMIC_ACQ_REL)) futex_wait(&writer_wake, 0, pause);
         __atomic_store_n(&writer_wake, 0, __ATOMIC_RELAXED);
         int wanted = 0;
-        if (trace_fd < 0 && trail_monotonic_ns() - started < 50000000u) {
+        if (trace_fd < 0 && !forked && trail_monotonic_ns() - started < 50000000u) {
             uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
             for (uint32_t i = 0; i < count && !wanted; i++) {
                 wanted = __atomic_load_n(&rings[i]->head, __ATOMIC_ACQUIRE) - rings[i]->tail > ring_capacity / 4;
@@ -533,16 +547,44 @@ static void retire_ring(void *value) {
     trail_thread_state.ring = NULL;
 }
 
+/// Rings of finished threads that the writer has not yet drained, beyond which a new thread waits for one
+/// rather than add a ring: short-lived threads would otherwise each touch a new ring faster than the writer
+/// frees them, and memory would grow with the threads that have ended.
+#define RETIRED_BACKLOG 16
+
+static void start_forked_writer(void) {
+    if (writer_running || __atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) return;
+    if (pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) __atomic_store_n(&writer_running, 1, __ATOMIC_RELEASE);
+}
+
 struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
     if (thread->ring_failed || __atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) return NULL;
     pthread_mutex_lock(&registry_lock);
+    if (forked) {  // the parent's writer is not in this process: the child gets its own with its first ring
+        forked_recorded = 1;
+        start_forked_writer();
+    }
     struct trail_ring *ring = NULL;
     uint32_t count = ring_count;
-    for (uint32_t i = 0; i < count; i++) {  // reuse a drained ring of a finished thread
-        if (__atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE) == RING_FREE) {
-            ring = rings[i];
-            break;
+    for (int waits = 0;; waits++) {
+        uint32_t retired = 0;
+        for (uint32_t i = 0; i < count; i++) {  // reuse a drained ring of a finished thread
+            int state = __atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE);
+            if (state == RING_FREE) {
+                ring = rings[i];
+                break;
+            }
+            retired += state == RING_RETIRED;
         }
+        // Up to 10 ms for the writer to free one, outside any measured call (no entry time is taken yet).
+        if (ring || retired < RETIRED_BACKLOG || waits == 100 || !__atomic_load_n(&writer_running, __ATOMIC_ACQUIRE)
+            || trail_current_tid() == __atomic_load_n(&writer_tid, __ATOMIC_RELAXED)) break;
+        pthread_mutex_unlock(&registry_lock);
+        if (!__atomic_exchange_n(&writer_wake, 1, __ATOMIC_ACQ_REL)) syscall(SYS_futex, &writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        struct timespec pause = { 0, 100000 };
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&registry_lock);
+        count = ring_count;
     }
     if (!ring && count < MAX_RINGS) {
         ring = calloc(1, sizeof *ring);
@@ -574,6 +616,9 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
         ring->head = ring->tail = ring->cached_tail = position;
         ring->tid = trail_current_tid();
         prctl(PR_GET_NAME, ring->name);
+        // The page the first records go to is faulted in now (a whole huge page where the kernel gives one), so
+        // that the thread's first call is not charged with it. Nothing reads past head: the write is unseen.
+        __atomic_store_n(&ring->records[position & ring->mask].time, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&ring->state, RING_LIVE, __ATOMIC_RELEASE);
         pthread_setspecific(ring_key, ring);
     }
@@ -609,7 +654,13 @@ static void stop_at_exit(void) {
     // A signal from here on (a SIGPIPE as stdio flushes into a closed pipe) must not open a second trace.
     __atomic_store_n(&crash_flushed, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
-    if (writer_running) pthread_join(writer_thread, NULL);
+    if (forked && !__atomic_load_n(&forked_recorded, __ATOMIC_ACQUIRE)) return;  // a child that recorded nothing has no trace
+    if (writer_running) {
+        // Woken, so that exit does not wait out its pause.
+        __atomic_store_n(&writer_wake, 1, __ATOMIC_RELEASE);
+        syscall(SYS_futex, &writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        pthread_join(writer_thread, NULL);
+    }
     __atomic_store_n(&writer_running, 0, __ATOMIC_RELEASE);
     lock_drain();
     drain_all();
@@ -653,10 +704,58 @@ static void stop_at_exit(void) {
     pruner_started = 0;
 }
 
+// fork(): the child gets a trace of its own. Prepare holds the drain and registry locks, so that no drain or
+// ring attach is half done in the child, and opens the parent's trace first, so that a TRAIL_TRACE_FILE
+// without %p names the parent's file and the child takes name.N.trace beside it.
+static void prepare_fork(void) {
+    lock_drain();
+    if (trace_fd < 0 && !open_error && trail_current_mode() == TRAIL_MODE_RECORD && !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) open_trace();
+    pthread_mutex_lock(&registry_lock);
+}
+
+static void parent_after_fork(void) {
+    pthread_mutex_unlock(&registry_lock);
+    unlock_drain();
+}
+
 static void child_after_fork(void) {
-    // The writer thread does not exist in the child: it runs untraced rather than fill rings forever.
-    trail_set_mode(TRAIL_MODE_OFF);
-    writer_running = 0;
+    pthread_mutex_init(&registry_lock, NULL);
+    // Neither the writer nor the pruner thread exists here; the parent's file is the parent's.
+    if (trace_fd >= 0) close(trace_fd);
+    trace_fd = -1;
+    writer_running = pruner_started = 0;
+    writer_tid = writer_wake = 0;
+    stopping = crash_flushing = crash_flushed = 0;
+    forked = 1;
+    forked_recorded = 0;
+    // The rings hold the parent's records: let them go. Every thread here, the forking one too, attaches a
+    // ring of its own on its next call (open calls stay open; their exits are recorded).
+    uint32_t count = ring_count;
+    for (uint32_t i = 0; i < count; i++) {
+        struct trail_ring *ring = rings[i];
+        ring->tail = ring->cached_tail = ring->head;
+        ring->dropped = ring->dropped_total = 0;
+        ring->name_written = 0;
+        ring->state = RING_FREE;
+    }
+    trail_thread_state.ring = NULL;
+    trail_thread_state.ring_failed = 0;
+    pthread_setspecific(ring_key, NULL);
+    // Its own name (%p), INFO (pid), clock, limits and name table, made when it opens.
+    trace_info_length = 0;
+    open_error = write_error = 0;
+    full = finishing = 0;
+    total_records = cut_records = cut_bytes = 0;
+    part_count = 0;
+    staged = 0;
+    if (named_sites) memset(named_sites, 0, named_capacity * sizeof *named_sites);
+    named_count = 0;
+    start_ticks = trail_ticks();
+    start_ns = trail_monotonic_ns();
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    unlock_drain();
 }
 
 void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
@@ -733,7 +832,7 @@ int trail_recorder_start(void) {
     if (pthread_create(&writer_thread, NULL, writer_main, NULL) != 0) return -1;
     writer_running = 1;
     atexit(stop_at_exit);
-    pthread_atfork(NULL, NULL, child_after_fork);
+    pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
     return 0;
 }
 
@@ -781,6 +880,7 @@ uint32_t trail_ring_slot(struct trail_ring *ring) { return ring->slot; }
 /// it) is abandoned: what it had not yet written is dropped, so that block headers never claim unwritten bytes.
 void trail_trace_crash_flush(void) {
     if (trail_current_mode() != TRAIL_MODE_RECORD || !staging || __atomic_exchange_n(&crash_flushed, 1, __ATOMIC_ACQ_REL)) return;
+    if (forked && !__atomic_load_n(&forked_recorded, __ATOMIC_ACQUIRE)) return;
     uint32_t self = trail_current_tid();
     int waited = 0, own = 0;
     __atomic_store_n(&crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on
@@ -799,7 +899,10 @@ void trail_trace_crash_flush(void) {
         staged = 0;
         block_used = flushed_used;
     }
-    if (open_trace() != 0) return;
+    if (open_trace() != 0) {
+        unlock_drain();  // exit's stop_at_exit and the writer take it next
+        return;
+    }
     uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
         if (__atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) drain_ring(rings[i]);

@@ -20,6 +20,110 @@ configuration.destination = .file
 let log = Logger(label: "probe")
 
 switch mode {
+case "fork-calls":
+    // Four threads make traced calls while the main thread, inside a traced call, forks FORKS children. Each
+    // child makes 200 traced calls and ends by exit (one in three), by _exit after a trace flush, or by _exit at once.
+    // Prints "parent PID", then "child PID exit|hung" (a child still running after 10 s is killed).
+    func forkChild() {
+        Trail.enter("Probe.forkChild() @ Probe/main.swift:31")
+        defer { Trail.exit() }
+    }
+    @Sendable func forkWorker() {
+        Trail.enter("Probe.forkWorker() @ Probe/main.swift:32")
+        defer { Trail.exit() }
+    }
+    let forks = number(3, 50)
+    let stop = DispatchSemaphore(value: 0), workers = DispatchGroup()
+    for _ in 0 ..< 4 {
+        workers.enter()
+        Thread {
+            var round = 0
+            while true {
+                for _ in 0 ..< 200 { forkWorker() }
+                round += 1
+                if stop.wait(timeout: .now()) == .success { break }
+            }
+            workers.leave()
+        }.start()
+    }
+    print("parent \(getpid())")
+    Trail.enter("Probe.forker() @ Probe/main.swift:33")
+    for index in 0 ..< forks {
+        fflush(stdout)  // else a child's exit writes the parent's buffered lines again
+        let pid = fork()
+        if pid == 0 {
+            for _ in 0 ..< 200 { forkChild() }
+            switch index % 3 {
+            case 0: exit(0)
+            case 1: trail_trace_flush(); _exit(0)
+            default: _exit(0)
+            }
+        }
+        var status: Int32 = 0, ended = false
+        for _ in 0 ..< 10_000 {
+            if waitpid(pid, &status, WNOHANG) == pid { ended = true; break }
+            usleep(1000)
+        }
+        if !ended {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        print("child \(pid) \(ended ? (index % 3 == 0 ? "exit" : "_exit") : "hung") \(status)")
+    }
+    Trail.exit()
+    for _ in 0 ..< 4 { stop.signal() }
+    workers.wait()
+    print("done")
+case "short-threads":
+    // COUNT short-lived threads, four at a time, each making a few traced calls; prints the peak RSS in kB.
+    let count = number(3, 1000)
+    var started = 0
+    while started < count {
+        var batch: [pthread_t] = []
+        for _ in 0 ..< min(4, count - started) {
+            var thread = pthread_t()
+            if pthread_create(&thread, nil, { _ in
+                for _ in 0 ..< 3 { nothing() }
+                return nil
+            }, nil) == 0 { batch.append(thread) }
+        }
+        for thread in batch { pthread_join(thread, nil) }
+        started += 4
+    }
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first
+    print("peak \(peak ?? "?")")
+
+case "first-calls":
+    // THREADS fresh threads, one after another, each making 100 calls of a trivial traced function; each is
+    // kept alive until all are done, so that each sets up a ring of its own.
+    let threads = number(3, 5)
+    let finished = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+    for _ in 0 ..< threads {
+        Thread {
+            for _ in 0 ..< 100 { nothing() }
+            finished.signal()
+            release.wait()
+        }.start()
+        finished.wait()
+    }
+    for _ in 0 ..< threads { release.signal() }
+    print("done")
+
+case "trace-unwritable":
+    // COUNT traced calls into a trace that cannot be created, then END: "fatal" (a fatal Trail.report) or
+    // "exit". Prints the monotonic time just before the end, so that a test sees how long the exit took.
+    for _ in 0 ..< number(4, 1000) { nothing() }
+    var ending = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ending)
+    print("ending \(Int(ending.tv_sec) * 1_000_000_000 + ending.tv_nsec)")
+    fflush(stdout)
+    if arguments.count > 3, arguments[3] == "fatal" {
+        Trail.report(ProbeError(), fatal: true, context: "trace unwritable")
+    } else {
+        exit(0)
+    }
+
 case "torture":
     // THREADS threads x LINES lines, rotating every ROTATE bytes, every file kept.
     let threads = number(3, 8), lines = number(4, 100_000)
