@@ -35,6 +35,8 @@ struct LogFiles {
     /// Rotated files, oldest first, as last seen in the folder.
     private var rotated: [(sequence: Int, size: Int)] = []
     private var rotatedTotal = 0
+    /// The folder's modification time after this process last changed it (`refreshFolderView`).
+    private var folderStamp = timespec()
     private var size = 0
     private var openedAt = 0.0
     /// Set while writes fail: lines go to `fallbackFD` and are counted.
@@ -59,6 +61,7 @@ struct LogFiles {
                 findRotatedFiles()
                 try openCurrent(atStart: true)
                 prune(incoming: 0, keepNewest: true, folderLocked: true)
+                noteFolderStamp()
             } catch {
                 failed = error
             }
@@ -254,11 +257,12 @@ struct LogFiles {
                     && UInt(current.st_dev) == identity.device && UInt(current.st_ino) == identity.inode
                 if stillOurs {
                     refreshSize()
-                    findRotatedFiles()
+                    refreshFolderView()
                     _ = renameToNextSequence(size: size)
                 }
                 try openCurrent(atStart: false)
                 prune(incoming: 0, keepNewest: false, folderLocked: true)
+                noteFolderStamp()
             } catch {
                 failed = error
             }
@@ -291,8 +295,13 @@ struct LogFiles {
     /// again, since other instances rotate too.
     private mutating func prune(incoming: Int, keepNewest: Bool, folderLocked: Bool) {
         guard overQuota(incoming: incoming, keepNewest: keepNewest) else { return }
-        guard folderLocked else { return withFolderLock { prune(incoming: incoming, keepNewest: keepNewest, folderLocked: true) } }
-        findRotatedFiles()
+        guard folderLocked else {
+            return withFolderLock {
+                prune(incoming: incoming, keepNewest: keepNewest, folderLocked: true)
+                noteFolderStamp()
+            }
+        }
+        refreshFolderView()
         let keep = keepNewest ? 1 : 0
         while rotated.count > keep, overQuota(incoming: incoming, keepNewest: keepNewest) {
             let oldest = rotated.removeFirst()
@@ -303,6 +312,21 @@ struct LogFiles {
 
     private func overQuota(incoming: Int, keepNewest: Bool) -> Bool {
         rotated.count > (keepNewest ? 1 : 0) && (rotated.count > config.maxFiles || rotatedTotal + size + incoming > config.maxTotalSize)
+    }
+
+    /// Under the folder lock: the folder is read again only when someone else changed it since this process last
+    /// did (its modification time moved), so that a rotation costs the same however many files are kept.
+    private mutating func refreshFolderView() {
+        var info = stat()
+        guard stat(directory, &info) == 0,
+              info.st_mtim.tv_sec != folderStamp.tv_sec || info.st_mtim.tv_nsec != folderStamp.tv_nsec else { return }
+        findRotatedFiles()
+    }
+
+    /// After this process's own renames, creations and deletions, under the folder lock.
+    private mutating func noteFolderStamp() {
+        var info = stat()
+        if stat(directory, &info) == 0 { folderStamp = info.st_mtim }
     }
 
     /// `app.<N>.log` files in the folder: from earlier runs and other instances. Sizes already known are kept.
