@@ -261,6 +261,7 @@ struct LogFiles {
                     _ = renameToNextSequence(size: size)
                 }
                 try openCurrent(atStart: false)
+                noteFolderStamp()  // this process's own rename and new file are no reason to read the folder again
                 prune(incoming: 0, keepNewest: false, folderLocked: true)
                 noteFolderStamp()
             } catch {
