@@ -145,14 +145,55 @@ void trail_log_flush_unlocked(void) {
 /// The date and time of day of CLOCK_REALTIME's second, formatted once per second per thread.
 static __thread struct { int64_t second; char text[21]; } stamp_cache __attribute__((tls_model("initial-exec")));
 
+/// Puts `value` as `width` decimal digits, zero-padded.
+static void put_digits(char *out, int64_t value, int width) {
+    for (int index = width - 1; index >= 0; index--) {
+        out[index] = (char)('0' + value % 10);
+        value /= 10;
+    }
+}
+
+/// "YYYY-MM-DDTHH:MM:SS" (19 bytes) of `seconds` since 1970 in UTC, by integer arithmetic only: the crash
+/// handler formats times too, and gmtime_r and strftime are not async-signal-safe (glibc's time zone lock).
+/// Years 0 to 9999; the Gregorian calendar throughout.
+void trail_format_civil(int64_t seconds, char *out) {
+    int64_t days = seconds / 86400, rest = seconds % 86400;
+    if (rest < 0) {
+        rest += 86400;
+        days -= 1;
+    }
+    // Count from 0000-03-01, so that a leap day ends its year, in 400-year eras of 146097 days.
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    int64_t day_of_era = days - era * 146097;                                                  // [0, 146096]
+    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;  // [0, 399]
+    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);  // [0, 365], from March
+    int64_t month_from_march = (5 * day_of_year + 2) / 153;                                     // [0, 11]
+    int64_t day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    int64_t month = month_from_march < 10 ? month_from_march + 3 : month_from_march - 9;
+    int64_t year = year_of_era + era * 400 + (month <= 2);
+    if (year < 0) year = 0;
+    if (year > 9999) year = 9999;
+    put_digits(out, year, 4);
+    out[4] = '-';
+    put_digits(out + 5, month, 2);
+    out[7] = '-';
+    put_digits(out + 8, day, 2);
+    out[10] = 'T';
+    put_digits(out + 11, rest / 3600, 2);
+    out[13] = ':';
+    put_digits(out + 14, rest / 60 % 60, 2);
+    out[16] = ':';
+    put_digits(out + 17, rest % 60, 2);
+}
+
 /// "YYYY-MM-DDTHH:MM:SS." then `digits` digits of the second's fraction and 'Z': 21 + digits bytes.
 static inline size_t format_stamp(char *out, int digits) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     if (now.tv_sec != stamp_cache.second || stamp_cache.text[0] == 0) {
-        struct tm parts;
-        gmtime_r(&now.tv_sec, &parts);
-        strftime(stamp_cache.text, sizeof stamp_cache.text, "%Y-%m-%dT%H:%M:%S", &parts);
+        trail_format_civil(now.tv_sec, stamp_cache.text);
+        stamp_cache.text[19] = 0;
         stamp_cache.second = now.tv_sec;
     }
     memcpy(out, stamp_cache.text, 19);

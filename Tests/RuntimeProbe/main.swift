@@ -353,6 +353,16 @@ case "span":
     await asyncSpan()
     printSpan("none")
 
+// MARK: crash-path modes (CrashPathTests): conditions a crash handler must neither hang on nor lose a crash to.
+case "civil-dates":
+    // Each line of stdin, seconds since 1970, as the crash handler and the logger format it.
+    while let line = readLine() {
+        guard let seconds = Int64(line) else { continue }
+        var text = [CChar](repeating: 0, count: 20)
+        trail_format_civil(seconds, &text)
+        print(String(cString: text))
+    }
+
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)

@@ -98,6 +98,8 @@ void trail_log_flush_unlocked(void);
 size_t trail_format_timestamp(char *out);
 /// Writes "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ" (30 bytes) for now, in UTC: the JSON lines' time.
 size_t trail_format_timestamp_ns(char *out);
+/// "YYYY-MM-DDTHH:MM:SS" (19 bytes, no terminator) of `seconds` since 1970, UTC; async-signal-safe.
+void trail_format_civil(int64_t seconds, char *out);
 /// The calling thread's kernel id and the process id, cached, for JSON lines.
 uint32_t trail_log_thread_id(void);
 int32_t trail_log_process_id(void);

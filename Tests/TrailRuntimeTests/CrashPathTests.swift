@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TrailFormat
+import TrailTestSupport
+
+/// The crash path under conditions that used to turn a crash into a hang or lose it: each test provokes one and
+/// checks that the process dies of its signal within 5 s, leaving a block and a marker that names it (or, for a
+/// fault an earlier handler repairs, that the program goes on with neither).
+@Suite struct CrashPathTests {
+    static var probe: String { Paths.buildDirectory + "/trail-probe" }
+    static let quiet = ["SWIFT_BACKTRACE": "enable=no"]
+
+    /// Runs the probe under timeout(1): a hang is killed with SIGKILL after `seconds`, which fails the signal check.
+    func runBounded(_ arguments: [String], seconds: Int = 5, environment: [String: String] = quiet) throws -> ProcessResult {
+        try run("/usr/bin/timeout", ["-s", "KILL", String(seconds), Self.probe] + arguments, environment: environment)
+    }
+
+    /// The markers in `directory` and the blocks they name, by pid.
+    func keptCrashes(_ directory: String) -> [Int: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var crashes: [Int: String] = [:]
+        for name in names where CrashMarker.isMarkerName(name, app: "probe") {
+            guard let marker = CrashMarker(parsing: Transcript.read(directory + "/" + name)), let offset = marker.offset,
+                  let pid = marker.pid, let data = FileManager.default.contents(atPath: marker.log), offset < data.count else { continue }
+            let text = String(decoding: data.dropFirst(offset), as: UTF8.self)
+            guard text.hasPrefix("=== TRAIL CRASH BEGIN v1 ==="), let end = text.range(of: "=== TRAIL CRASH END ===") else { continue }
+            crashes[pid] = String(text[..<end.upperBound])
+        }
+        return crashes
+    }
+
+    /// Died of `signal` (not killed by the timeout), with one marker naming a whole block of that signal.
+    func expectCrashKept(_ result: ProcessResult, _ directory: String, signal: Int32 = 11, _ what: String,
+                         sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.signal == signal, "\(what): status \(result.shellStatus), \(result.stderr.suffix(300))", sourceLocation: sourceLocation)
+        let crashes = keptCrashes(directory)
+        #expect(crashes.count == 1, "\(what): markers \(crashes.keys)", sourceLocation: sourceLocation)
+        #expect(crashes.values.first?.contains("signal: \(signal) ") == true, "\(what)", sourceLocation: sourceLocation)
+    }
+
+    @Test func theCrashTimeMatchesGmtimeWithoutCallingIt() throws {
+        var seconds: [Int64] = [0, 59, 60, 86399, 86400, 951_782_400, 951_868_799, 951_868_800, 4_107_542_399,
+                                4_107_542_400, 4_102_444_800, 253_402_300_799, 68_169_600, 1_798_761_599]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 3000 { seconds.append(Int64.random(in: 0 ... 253_402_300_799, using: &generator)) }
+        // Around every leap day and year end from 1970 to 2400.
+        for year in 1970 ... 2400 {
+            var parts = tm()
+            parts.tm_year = Int32(year - 1900)
+            parts.tm_mon = 2
+            parts.tm_mday = 1
+            let march = Int64(timegm(&parts))
+            seconds += [march - 1, march, march - 86400, march - 86401]
+            parts = tm()
+            parts.tm_year = Int32(year - 1900)
+            parts.tm_mday = 1
+            let january = Int64(timegm(&parts))
+            seconds += [january - 1, january]
+        }
+        let result = try run(Self.probe, ["civil-dates", "/nonexistent"], input: seconds.map(String.init).joined(separator: "\n") + "\n")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == seconds.count, "\(result.stderr)")
+        var mismatches: [String] = []
+        for (value, line) in zip(seconds, lines) {
+            var time = time_t(value), parts = tm()
+            gmtime_r(&time, &parts)
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                                  Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            if line != expected { mismatches.append("\(value): \(line) != \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+}
