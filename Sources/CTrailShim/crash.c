@@ -21,6 +21,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+/// Written instead of a call site's name whose memory is gone (its library unloaded).
+#define TRAIL_SITE_GONE "(unloaded) "
+
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT };
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction previous[FATAL_COUNT];
@@ -219,6 +222,19 @@ static void put_frames(const ucontext_t *context, int skip) {
     }
 }
 
+/// A call site's name, copied without touching it: the string may live in a library unloaded since.
+static void put_site(uint64_t address) {
+    char name[512];
+    size_t got = trail_copy_readable(name, (uintptr_t)address, sizeof name);
+    const char *end = got ? memchr(name, 0, got) : NULL;
+    if (got == 0) {
+        put(TRAIL_SITE_GONE);
+        put_hex(address, 1);
+        return;
+    }
+    put_bytes(name, end ? (size_t)(end - name) : got);
+}
+
 static void put_breadcrumbs(void) {
     struct trail_thread *thread = &trail_thread_state;
     int mode = trail_current_mode();
@@ -244,7 +260,7 @@ static void put_breadcrumbs(void) {
             put(" ");
             put(label);
             put(" ");
-            put((const char *)(uintptr_t)(record->word & WORD_ADDRESS_MASK));
+            put_site(record->word & WORD_ADDRESS_MASK);
             put("\n");
         }
     }
@@ -255,7 +271,7 @@ static void put_breadcrumbs(void) {
         put(TRAIL_LINE_OPEN);
         put_decimal(index);
         put(" ");
-        put((const char *)(uintptr_t)(thread->frames[index].word & WORD_ADDRESS_MASK));
+        put_site(thread->frames[index].word & WORD_ADDRESS_MASK);
         put("\n");
     }
 }

@@ -41,6 +41,16 @@ import TrailTestSupport
         #expect(crashes.values.first?.contains("signal: \(signal) ") == true, "\(what)", sourceLocation: sourceLocation)
     }
 
+    @Test func aCrashPastThePipePageLimitDoesNotHang() throws {
+        let directory = Paths.temporaryDirectory("pipe-limit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBounded(["crash-past-pipe-limit", directory])
+        // The condition was reached: a new pipe holds less than the 16 KiB the image map once wrote into one.
+        let size = result.stdout.split(separator: " ").dropFirst(3).first.flatMap { Int($0) } ?? 0
+        #expect(size > 0 && size < 16384, "\(result.stdout)")
+        expectCrashKept(result, directory, "past pipe-user-pages-soft")
+    }
+
     @Test func theCrashTimeMatchesGmtimeWithoutCallingIt() throws {
         var seconds: [Int64] = [0, 59, 60, 86399, 86400, 951_782_400, 951_868_799, 951_868_800, 4_107_542_399,
                                 4_107_542_400, 4_102_444_800, 253_402_300_799, 68_169_600, 1_798_761_599]
@@ -72,5 +82,15 @@ import TrailTestSupport
             if line != expected { mismatches.append("\(value): \(line) != \(expected)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    @Test func theNameOfACallInAnUnloadedLibraryDoesNotEndTheBlock() throws {
+        let directory = Paths.temporaryDirectory("unloaded-site")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try #"const char site[] = "Plug.gone() @ Plug/plug.c:1";"#.write(toFile: directory + "/site.c", atomically: true, encoding: .utf8)
+        try run("/usr/bin/cc", ["-shared", "-fPIC", "-o", directory + "/libsite.so", directory + "/site.c"], check: true)
+        let result = try runBounded(["crash-in-unloaded-site", directory, directory + "/libsite.so"])
+        expectCrashKept(result, directory, "a site in an unloaded library")
+        #expect(keptCrashes(directory).values.first?.contains("\nopen 0 (unloaded) 0x") == true)
     }
 }
