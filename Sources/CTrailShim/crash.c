@@ -21,6 +21,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+// Names in the log folder; their Swift twins are CrashMarker.fileExtension and CrashMarker.blockFileExtension.
+#define TRAIL_MARKER_SUFFIX ".crash"
+#define TRAIL_BLOCK_FILE_SUFFIX ".block"
 /// Written instead of a call site's name whose memory is gone (its library unloaded).
 #define TRAIL_SITE_GONE "(unloaded) "
 
@@ -100,7 +103,6 @@ static void write_all(int fd, const char *data, size_t length) {
 // MARK: configuration, prepared at install
 
 static char app_line[512] = "";          // "name version"
-static char marker_path[4096] = "";      // where "this run crashed" is recorded
 static int breadcrumb_count = 32;
 
 
@@ -276,10 +278,61 @@ static void put_breadcrumbs(void) {
     }
 }
 
+/// Writes all of `data` and returns where its first byte landed in the file: after the first write, with
+/// O_APPEND, the position is the end of that write, whatever other processes appended meanwhile. -1 when
+/// nothing was written or `fd` is not a file.
+static off_t write_all_at(int fd, const char *data, size_t length) {
+    off_t offset = -1;
+    while (length > 0) {
+        ssize_t written = write(fd, data, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) break;
+        if (offset < 0) {
+            off_t end = lseek(fd, 0, SEEK_CUR);
+            offset = end >= written ? end - written : -1;
+        }
+        data += written;
+        length -= (size_t)written;
+    }
+    return offset;
+}
+
+static char marker_stem[4000] = "";      // "<folder>/<app>": markers are "<stem>.<pid>.crash"
+static char block_file_path[4096] = "";  // the console mode's block file, once created
+
+/// "<stem>.<pid><suffix>" into `out`.
+static void stem_path(char *out, size_t capacity, const char *suffix) {
+    size_t stem_length = strlen(marker_stem), suffix_length = strlen(suffix);
+    char digits[24];
+    int count = 0;
+    for (uint64_t pid = (uint64_t)getpid(); pid || count == 0; pid /= 10) digits[count++] = (char)('0' + pid % 10);
+    if (stem_length + 1 + (size_t)count + suffix_length + 1 > capacity) {
+        out[0] = 0;
+        return;
+    }
+    memcpy(out, marker_stem, stem_length);
+    size_t used = stem_length;
+    out[used++] = '.';
+    while (count) out[used++] = digits[--count];
+    memcpy(out + used, suffix, suffix_length + 1);
+}
+
+/// A new private file in the log folder: O_EXCL, no link followed, never blocking on a FIFO. A leftover of
+/// an earlier process with the same pid is removed first.
+static int create_private(const char *path) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+        unlink(path);
+    }
+    return -1;
+}
+
 /// Writes a block to the log (or stderr). `kind` is TRAIL_BLOCK_CRASH or TRAIL_BLOCK_ERROR. Returns the block's offset in the
-/// log file, or -1 when written elsewhere.
+/// log file, or -1 when written elsewhere. A crash without a log file (console mode) goes to stderr and, so
+/// that it is kept, to a file of its own in the log folder (`keep`): `block_file_path` then names it.
 static off_t write_block(const char *kind, int signal, const siginfo_t *info, const ucontext_t *context,
-                         const char *reason, int skip) {
+                         const char *reason, int skip, int keep) {
     block_used = 0;
     put(TRAIL_BLOCK_MARKER_OPEN);
     put(kind);
@@ -335,15 +388,36 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     put(TRAIL_BLOCK_END "\n");
 
     int fd = trail_log_fd();
-    off_t offset = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
-    write_all(fd >= 0 ? fd : 2, block, block_used);
+    if (fd >= 0) return write_all_at(fd, block, block_used);
+    write_all(2, block, block_used);
+    if (!keep || !marker_stem[0]) return -1;
+    stem_path(block_file_path, sizeof block_file_path, TRAIL_BLOCK_FILE_SUFFIX);
+    int file = block_file_path[0] ? create_private(block_file_path) : -1;
+    if (file < 0) {
+        block_file_path[0] = 0;
+        return -1;
+    }
+    off_t offset = write_all_at(file, block, block_used);
+    close(file);
+    if (offset < 0) block_file_path[0] = 0;
     return offset;
 }
 
-/// "log=<path>\noffset=<n>\n..." so that the next launch can find the block.
+/// "log=<path>\noffset=<n>\n..." so that the next launch can find the block. Each crashed process keeps its
+/// own, `<stem>.<pid>.crash`, so that instances sharing a folder keep each other's, and the newest crash is
+/// also `<stem>.crash`. Written to a new temporary file (nothing planted at a name can block or redirect it),
+/// linked to the per-process name and renamed over the newest's.
 static void write_marker(off_t offset, int signal, const char *log_path) {
-    if (!marker_path[0] || offset < 0) return;
-    int fd = open(marker_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (!marker_stem[0] || offset < 0) return;
+    if (block_file_path[0]) log_path = block_file_path;
+    char own_path[4096], temporary[4096], newest_path[4096];
+    stem_path(own_path, sizeof own_path, TRAIL_MARKER_SUFFIX);
+    stem_path(temporary, sizeof temporary, TRAIL_MARKER_SUFFIX ".tmp");
+    size_t stem_length = strlen(marker_stem);
+    if (!own_path[0] || !temporary[0] || stem_length + sizeof TRAIL_MARKER_SUFFIX > sizeof newest_path) return;
+    memcpy(newest_path, marker_stem, stem_length);
+    memcpy(newest_path + stem_length, TRAIL_MARKER_SUFFIX, sizeof TRAIL_MARKER_SUFFIX);
+    int fd = create_private(temporary);
     if (fd < 0) return;
     block_used = 0;
     put(TRAIL_MARKER_LOG);
@@ -359,6 +433,9 @@ static void write_marker(off_t offset, int signal, const char *log_path) {
     put("\n");
     write_all(fd, block, block_used);
     close(fd);
+    // A leftover of an earlier process with this pid (or anything planted there) gives way.
+    if (link(temporary, own_path) != 0 && errno == EEXIST && unlink(own_path) == 0) link(temporary, own_path);
+    if (rename(temporary, newest_path) != 0) unlink(temporary);
 }
 
 static char log_path[4096] = "";
@@ -420,7 +497,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     // The Swift runtime keeps its fatal message ("file:line: Fatal error: ...") for crash reporters: the block
     // carries it, so the reason stays with the block however the log rotated after the runtime printed it.
     const char *runtime_message = fatal_message ? __atomic_load_n(fatal_message, __ATOMIC_ACQUIRE) : NULL;
-    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0);
+    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0, 1);
     write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
@@ -441,10 +518,10 @@ __attribute__((constructor)) static void trail_read_crash_settings(void) {
     breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 1024, (uint64_t)breadcrumb_count, 0);
 }
 
-int trail_crash_install(const char *app, const char *marker) {
+int trail_crash_install(const char *app, const char *marker_stem_path) {
     if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return 0;
     snprintf(app_line, sizeof app_line, "%s", app ? app : "");
-    snprintf(marker_path, sizeof marker_path, "%s", marker ? marker : "");
+    snprintf(marker_stem, sizeof marker_stem, "%s", marker_stem_path ? marker_stem_path : "");
     ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
     trail_exe_path[length > 0 ? length : 0] = 0;
     trail_crash_refresh_images();
@@ -489,7 +566,7 @@ void trail_crash_report(const char *reason, int fatal) {
     }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
     if (fatal) trail_log_crash_begin();
-    off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2);
+    off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2, fatal);
     if (fatal) {
         write_marker(offset, 0, log_path);
         trail_trace_crash_flush();

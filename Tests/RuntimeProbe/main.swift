@@ -374,12 +374,25 @@ case "crash-past-pipe-limit":
     print("new pipe holds \(fcntl(probe[1], 1032 /* F_GETPIPE_SZ */)) bytes")
     fflush(stdout)
     UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "crash-into-fifos":
+    // FIFOs planted after bootstrap at every name the crash marker could use, then a crash.
+    try Trail.bootstrap(configuration)
+    for name in ["probe.crash", "probe.\(getpid()).crash", "probe.\(getpid()).crash.tmp"] {
+        guard mkfifo(directory + "/" + name, 0o600) == 0 else { exit(4) }
+    }
+    UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
 case "crash-in-unloaded-site":
     // The name of an open traced call lives in a library unloaded before the crash.
     try Trail.bootstrap(configuration)
     guard let library = dlopen(arguments[3], RTLD_NOW), let site = dlsym(library, "site") else { exit(3) }
     trail_enter_sync(site.assumingMemoryBound(to: CChar.self))
     guard dlclose(library) == 0 else { exit(4) }
+    UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "console-crash":
+    // Console mode (as in a developer's terminal; "automatic" decides by stderr), then a crash.
+    configuration.destination = arguments.count > 3 && arguments[3] == "automatic" ? .automatic : .console
+    try Trail.bootstrap(configuration)
+    log.info("console line before the crash")
     UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
 case "civil-dates":
     // Each line of stdin, seconds since 1970, as the crash handler and the logger format it.

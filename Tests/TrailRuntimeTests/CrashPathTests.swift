@@ -84,6 +84,45 @@ import TrailTestSupport
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
+    @Test func aFIFOAtTheMarkerNameBeforeLaunchBlocksNothing() throws {
+        let directory = Paths.temporaryDirectory("fifo-before")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        chmod(directory, 0o700)
+        #expect(mkfifo(directory + "/probe.crash", 0o600) == 0)
+        let result = try runBounded(["crash", directory, "segv", "10"])
+        expectCrashKept(result, directory, "FIFO planted before launch")
+    }
+
+    @Test func fifosPlantedAfterBootstrapBlockNothing() throws {
+        let directory = Paths.temporaryDirectory("fifo-after")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBounded(["crash-into-fifos", directory])
+        expectCrashKept(result, directory, "FIFOs planted after bootstrap")
+        // The marker replaced the FIFO planted at its name.
+        var info = stat()
+        let pid = keptCrashes(directory).keys.first ?? 0
+        #expect(lstat(directory + "/probe.\(pid).crash", &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func twoInstancesThatCrashKeepBothCrashes() throws {
+        let directory = Paths.temporaryDirectory("two-instances")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try runBounded(["crash", directory, "segv", "10"])
+        let second = try runBounded(["crash", directory, "abort", "10"])
+        #expect(first.signal == 11 && second.signal == 6)
+        let crashes = keptCrashes(directory)
+        #expect(crashes.count == 2, "\(crashes.keys)")
+        for (pid, block) in crashes { #expect(block.contains("\npid: \(pid)\n"), "marker of \(pid) names another block") }
+        // Each marker leads `trail report --crash` to its own process's crash.
+        for pid in crashes.keys {
+            let report = try run(Paths.trail, ["report", "--crash", "\(directory)/probe.\(pid).crash", "--no-sanitize"])
+            #expect(report.status == 0 && report.stdout.contains("\(pid)"), "\(report.stderr) \(report.stdout.prefix(300))")
+        }
+        // The next launch offers the newest.
+        let next = try run(Self.probe, ["previous", directory], environment: Self.quiet, check: true)
+        #expect(next.stdout.contains("previous: SIGABRT"), "\(next.stdout)")
+    }
+
     @Test func theNameOfACallInAnUnloadedLibraryDoesNotEndTheBlock() throws {
         let directory = Paths.temporaryDirectory("unloaded-site")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -92,5 +131,28 @@ import TrailTestSupport
         let result = try runBounded(["crash-in-unloaded-site", directory, directory + "/libsite.so"])
         expectCrashKept(result, directory, "a site in an unloaded library")
         #expect(keptCrashes(directory).values.first?.contains("\nopen 0 (unloaded) 0x") == true)
+    }
+
+    @Test func aCrashInConsoleModeIsKeptInTheFolder() throws {
+        let directory = Paths.temporaryDirectory("console")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBounded(["console-crash", directory])
+        #expect(result.stderr.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stderr.contains("=== TRAIL CRASH END ==="))
+        expectCrashKept(result, directory, "console mode")
+        let next = try run(Self.probe, ["previous", directory], environment: Self.quiet, check: true)
+        #expect(next.stdout.contains("previous: SIGSEGV") && next.stdout.contains("block whole"), "\(next.stdout)")
+        let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"])
+        #expect(report.status == 0 && report.stdout.contains("SIGSEGV"), "\(report.stderr)")
+    }
+
+    /// The same under a real terminal: `automatic` picks the console, the block reaches the terminal and the folder.
+    @Test func aCrashInATerminalIsKeptInTheFolder() throws {
+        let directory = Paths.temporaryDirectory("terminal")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let command = "SWIFT_BACKTRACE=enable=no \(Self.probe) console-crash \(directory) automatic"
+        let result = try run("/usr/bin/timeout", ["-s", "KILL", "5", "/usr/bin/script", "-qec", command, "/dev/null"])
+        #expect(result.shellStatus == 128 + 11 || result.shellStatus == 11, "\(result.shellStatus) \(result.stdout.suffix(300))")
+        #expect(result.stdout.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stdout.contains("=== TRAIL CRASH END ==="))
+        #expect(keptCrashes(directory).count == 1)
     }
 }
