@@ -31,6 +31,14 @@ static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, S
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction previous[FATAL_COUNT];
 static int installed;
+/// Per signal: the handler installed before Trail's (past the trace guard) is the program's own, say a GC's or a
+/// WASM runtime's that repairs the page and returns, rather than a crash reporter (Swift's backtracer).
+static int foreign[FATAL_COUNT];
+static struct sigaction foreign_action[FATAL_COUNT];
+/// The last fault handed to a foreign handler on this thread: when it comes straight back, it was not repaired.
+/// A fault inside the foreign handler ends too: it comes straight back at its own pc the second time.
+static __thread struct { uint64_t pc, address, at_ns; int signal; } handed_fault;
+static void on_fatal_signal(int signal, siginfo_t *info, void *context);
 static int handling;
 static uint32_t handling_tid;
 /// Held while a block is written outside a crash (`Trail.report` from several threads shares the buffer).
@@ -471,10 +479,54 @@ static void pause_for(long milliseconds) {
     nanosleep(&pause, NULL);
 }
 
+static uint64_t fault_pc(const void *context) {
+    const ucontext_t *state = context;
+    if (!state) return 0;
+#if defined(__x86_64__)
+    return (uint64_t)state->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return state->uc_mcontext.pc;
+#else
+    return 0;
+#endif
+}
+
+/// A fault a foreign handler may repair goes to it first: it returns to re-execute the instruction, and if the
+/// same fault (this thread, pc, address) comes straight back (within a second), it was not repaired and is a
+/// crash. Returns 1 when the handler returned and the instruction should run again.
+static int offer_to_foreign_handler(int index, int signal, siginfo_t *info, void *context) {
+    if (index >= (int)FATAL_COUNT || !foreign[index] || !info || info->si_code <= 0) return 0;  // sent, not a fault
+    uint64_t pc = fault_pc(context), address = (uint64_t)(uintptr_t)info->si_addr, now = trail_monotonic_ns();
+    if (handed_fault.signal == signal && handed_fault.pc == pc && handed_fault.address == address
+        && now - handed_fault.at_ns < 1000000000u) {
+        handed_fault.signal = 0;
+        return 0;
+    }
+    handed_fault.pc = pc;
+    handed_fault.address = address;
+    handed_fault.at_ns = now;
+    handed_fault.signal = signal;
+    trail_chain_signal(&foreign_action[index], signal, info, context);
+    // A handler that reset the signal to its default (to die of the re-executed fault) would lose the block.
+    struct sigaction now_installed;
+    if (sigaction(signal, NULL, &now_installed) == 0 && (now_installed.sa_flags & SA_SIGINFO)
+        && now_installed.sa_sigaction == on_fatal_signal) {
+        return 1;
+    }
+    handed_fault.signal = 0;
+    return 0;
+}
+
 static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     if (probing) siglongjmp(probe_jump, 1);
     int index = 0;
     while (index < (int)FATAL_COUNT && fatal_signals[index] != signal) index++;
+    if (!__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
+        int saved = errno;
+        int repaired = offer_to_foreign_handler(index, signal, info, context);
+        errno = saved;
+        if (repaired) return;
+    }
     uint32_t self = trail_current_tid();
     if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
         // A fault in this handler, or in the one it chains to: die at once. Another thread that crashes while
@@ -506,11 +558,32 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     sigemptyset(&unblock);
     sigaddset(&unblock, signal);
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-    if (index < (int)FATAL_COUNT) trail_chain_signal(&previous[index], signal, info, context);
+    // A foreign handler had its chance and did not repair the fault; calling it again would only re-execute.
+    if (index < (int)FATAL_COUNT && !foreign[index]) trail_chain_signal(&previous[index], signal, info, context);
     // Whatever the previous handler did, end with the default action: a fault re-executes and kills, and a
     // raised signal stays pending until this handler returns.
     trail_die_of(signal);
     errno = saved_errno;
+}
+
+/// Decided at install, not in the handler: dladdr takes the loader's lock. The trace guard hands on to the
+/// handler it found, which is the one that counts. A handler in the Swift runtime (its backtracer) or in this
+/// library keeps today's order: Trail's block first, then that handler's report. Any other handler is the
+/// program's own and gets a fault first (offer_to_foreign_handler).
+static void classify_previous(int index) {
+    const struct sigaction *before = trail_trace_guard_previous(&previous[index], fatal_signals[index]);
+    if (!before) before = &previous[index];
+    foreign_action[index] = *before;
+    void *handler = (before->sa_flags & SA_SIGINFO) ? (void *)before->sa_sigaction : (void *)before->sa_handler;
+    if (!handler || handler == (void *)SIG_DFL || handler == (void *)SIG_IGN) return;
+    if (handler == (void *)on_fatal_signal) return;
+    Dl_info where;
+    if (dladdr(handler, &where)) {
+        if (where.dli_fname && strstr(where.dli_fname, "libswiftCore")) return;
+        // A statically linked Swift runtime, when its symbols are visible: a C++ function in namespace swift.
+        if (where.dli_sname && strncmp(where.dli_sname, "_ZN5swift", 9) == 0) return;
+    }
+    foreign[index] = 1;
 }
 
 /// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
@@ -544,6 +617,7 @@ int trail_crash_install(const char *app, const char *marker_stem_path) {
         action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
         sigemptyset(&action.sa_mask);
         if (sigaction(fatal_signals[index], &action, &previous[index]) != 0) return -1;
+        classify_previous(index);
     }
     return 0;
 }

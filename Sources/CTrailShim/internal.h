@@ -102,6 +102,8 @@ void trail_die_of(int signal);
 /// Record mode without bootstrap: crash and termination signals flush the rings into the trace first.
 void trail_trace_guard_install(void);
 int trail_trace_guard_active(void);
+/// When `action` is the trace guard's, the handler it hands `signal` on to; else NULL.
+const struct sigaction *trail_trace_guard_previous(const struct sigaction *action, int signal);
 /// Writes what the rings hold into the trace, async-signal-safely (recorder.c).
 void trail_trace_crash_flush(void);
 void trail_crash_prepare_thread(void);

@@ -388,6 +388,22 @@ case "crash-in-unloaded-site":
     trail_enter_sync(site.assumingMemoryBound(to: CChar.self))
     guard dlclose(library) == 0 else { exit(4) }
     UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "repaired-fault":
+    // A handler installed before Trail's, as a GC's: "repair" makes the page writable and returns, "return"
+    // returns without repairing. Then a write to a PROT_NONE page.
+    guardedPage = mmap(nil, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    guard guardedPage != MAP_FAILED else { exit(3) }
+    repairs = arguments[3] == "repair"
+    var action = sigaction()
+    action.__sigaction_handler.sa_sigaction = { _, _, _ in
+        faultsSeen += 1
+        if repairs { mprotect(guardedPage, 4096, PROT_READ | PROT_WRITE) }
+    }
+    action.sa_flags = SA_SIGINFO
+    sigaction(SIGSEGV, &action, nil)
+    try Trail.bootstrap(configuration)
+    guardedPage!.storeBytes(of: 42, as: Int.self)
+    print("went on after \(faultsSeen) fault(s), page holds \(guardedPage!.load(as: Int.self))")
 case "console-crash":
     // Console mode (as in a developer's terminal; "automatic" decides by stderr), then a crash.
     configuration.destination = arguments.count > 3 && arguments[3] == "automatic" ? .automatic : .console

@@ -133,6 +133,24 @@ import TrailTestSupport
         #expect(keptCrashes(directory).values.first?.contains("\nopen 0 (unloaded) 0x") == true)
     }
 
+    @Test func aFaultAnEarlierHandlerRepairsLetsTheProgramGoOn() throws {
+        let directory = Paths.temporaryDirectory("repaired")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBounded(["repaired-fault", directory, "repair"])
+        #expect(result.status == 0 && result.signal == nil, "\(result.stderr.suffix(300))")
+        #expect(result.stdout == "went on after 1 fault(s), page holds 42\n")
+        #expect(!Transcript.read(directory + "/probe.log").contains("TRAIL CRASH"))
+        #expect(keptCrashes(directory).isEmpty)
+    }
+
+    @Test func aFaultAnEarlierHandlerReturnsFromUnrepairedIsACrash() throws {
+        let directory = Paths.temporaryDirectory("unrepaired")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBounded(["repaired-fault", directory, "return"])
+        #expect(!result.stdout.contains("went on"))
+        expectCrashKept(result, directory, "a handler that returns without repairing")
+    }
+
     @Test func aCrashInConsoleModeIsKeptInTheFolder() throws {
         let directory = Paths.temporaryDirectory("console")
         defer { try? FileManager.default.removeItem(atPath: directory) }
