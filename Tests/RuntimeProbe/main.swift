@@ -410,6 +410,11 @@ case "console-crash":
     try Trail.bootstrap(configuration)
     log.info("console line before the crash")
     UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "default-folder":
+    // No folder given: where the log goes (HOME and XDG_STATE_HOME are set empty by the test).
+    var defaults = Trail.Configuration(appName: "probe")
+    defaults.destination = .file
+    print(try Trail.bootstrap(defaults) ?? "none")
 case "civil-dates":
     // Each line of stdin, seconds since 1970, as the crash handler and the logger format it.
     while let line = readLine() {

@@ -133,6 +133,23 @@ import TrailTestSupport
         #expect(keptCrashes(directory).values.first?.contains("\nopen 0 (unloaded) 0x") == true)
     }
 
+    /// Without HOME the default folder is in the world-writable temporary folder: only in one of this user's own.
+    @Test func withoutAHomeTheDefaultFolderIsPrivate() throws {
+        let temporary = Paths.temporaryDirectory("no-home")
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        let environment = ["HOME": "", "XDG_STATE_HOME": "", "TMPDIR": temporary]
+        let own = "\(temporary)/trail-\(getuid())"
+        let first = try runBounded(["default-folder", "-"], environment: environment)
+        #expect(first.stdout == "\(own)/probe/probe.log\n", "\(first.stdout) \(first.stderr)")
+        var info = stat()
+        #expect(lstat(own, &info) == 0 && info.st_mode & 0o777 == 0o700 && info.st_uid == getuid())
+        // One that others can write is refused, reported, and a fresh private folder used instead.
+        chmod(own, 0o777)
+        let second = try runBounded(["default-folder", "-"], environment: environment)
+        #expect(second.stderr.contains("trail: \(own) is not a folder of this user's own"), "\(second.stderr)")
+        #expect(second.stdout.hasPrefix("\(own)-") && second.stdout.hasSuffix("/probe/probe.log\n"), "\(second.stdout)")
+    }
+
     @Test func aFaultAnEarlierHandlerRepairsLetsTheProgramGoOn() throws {
         let directory = Paths.temporaryDirectory("repaired")
         defer { try? FileManager.default.removeItem(atPath: directory) }
