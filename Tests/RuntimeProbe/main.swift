@@ -356,19 +356,22 @@ case "span":
 // MARK: crash-path modes (CrashPathTests): conditions a crash handler must neither hang on nor lose a crash to.
 case "crash-past-pipe-limit":
     // Enough pipes held that the user passes pipe-user-pages-soft: a new pipe then holds one or two pages.
-    // Root is exempt from that limit, so the effective capabilities are dropped first. Then a crash.
-    try Trail.bootstrap(configuration)
-    let soft = Int((try? String(contentsOfFile: "/proc/sys/fs/pipe-user-pages-soft", encoding: .utf8))?
-        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+    // Root is exempt from that limit, and the count is the user's: as root the probe becomes `nobody` first
+    // (the test gives it the folder), so that no other process is held to small pipes. Then a crash.
     var files = rlimit()
     getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
     files.rlim_cur = files.rlim_max
     setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+    if getuid() == 0 {
+        guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { exit(4) }
+    }
+    try Trail.bootstrap(configuration)
+    let soft = Int((try? String(contentsOfFile: "/proc/sys/fs/pipe-user-pages-soft", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
     for _ in 0 ..< soft / 16 + 16 {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { break }
     }
-    dropEffectiveCapabilities()
     var probe: [Int32] = [0, 0]
     guard pipe(&probe) == 0 else { exit(4) }
     print("new pipe holds \(fcntl(probe[1], 1032 /* F_GETPIPE_SZ */)) bytes")
@@ -521,24 +524,3 @@ struct ProbeError: Error {}
 nonisolated(unsafe) var guardedPage: UnsafeMutableRawPointer?
 nonisolated(unsafe) var repairs = false
 nonisolated(unsafe) var faultsSeen = 0
-
-/// Drops the effective capabilities (capset(2) through syscall(2); glibc has no wrapper), keeping the
-/// permitted ones: limits root is exempt from then apply.
-func dropEffectiveCapabilities() {
-    struct Header { var version: UInt32 = 0x2008_0522; var pid: Int32 = 0 }
-    struct Data { var effective: UInt32 = 0; var permitted: UInt32 = 0; var inheritable: UInt32 = 0 }
-    #if arch(x86_64)
-    let capget = 125, capset = 126
-    #else
-    let capget = 90, capset = 91
-    #endif
-    typealias Syscall = @convention(c) (Int, UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Int
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall") else { return }
-    let call = unsafeBitCast(symbol, to: Syscall.self)
-    var header = Header(), data = [Data(), Data()]
-    _ = call(capget, &header, &data)
-    data[0].effective = 0
-    data[1].effective = 0
-    header = Header()
-    _ = call(capset, &header, &data)
-}
