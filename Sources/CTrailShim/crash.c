@@ -208,20 +208,19 @@ static void put_frames(const ucontext_t *context, int skip) {
     put(" " TRAIL_FRAME_PC "\n");
     int number = 1;
     // A call through a bad pointer: the pc is no code, and the caller's return address is on top of the stack.
+    uint64_t top = 0;
     if (sp && msync((void *)(uintptr_t)(pc & ~(uint64_t)4095), 4096, MS_ASYNC) != 0
-        && msync((void *)(uintptr_t)(sp & ~(uint64_t)4095), 4096, MS_ASYNC) == 0) {
+        && trail_copy_readable(&top, (uintptr_t)sp, sizeof top) == sizeof top) {
         put(TRAIL_LINE_FRAME "1 ");
-        put_hex(*(uint64_t *)(uintptr_t)sp, 16);
+        put_hex(top, 16);
         put(" " TRAIL_FRAME_RA "\n");
         number = 2;
     }
     for (; fp && number < 128; number++) {
-        uint64_t *record = (uint64_t *)(uintptr_t)fp;
-        uint64_t next = 0, ra = 0;
-        // Validate through the kernel before reading, so a corrupt chain cannot fault here.
-        if (msync((void *)(uintptr_t)(fp & ~(uint64_t)4095), 4096, MS_ASYNC) != 0) break;
-        next = record[0];
-        ra = record[1];
+        // Copied, not read: a corrupt chain may point at memory that is gone or not readable (a guard page).
+        uint64_t record[2];
+        if (trail_copy_readable(record, (uintptr_t)fp, sizeof record) != sizeof record) break;
+        uint64_t next = record[0], ra = record[1];
         if (!ra || next <= fp) break;
         put(TRAIL_LINE_FRAME);
         put_decimal(number);
