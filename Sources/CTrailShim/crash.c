@@ -21,10 +21,24 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+// Names in the log folder; their Swift twins are CrashMarker.fileExtension and CrashMarker.blockFileExtension.
+#define TRAIL_MARKER_SUFFIX ".crash"
+#define TRAIL_BLOCK_FILE_SUFFIX ".block"
+/// Written instead of a call site's name whose memory is gone (its library unloaded).
+#define TRAIL_SITE_GONE "(unloaded) "
+
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT };
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction previous[FATAL_COUNT];
 static int installed;
+/// Per signal: the handler installed before Trail's (past the trace guard) is the program's own, say a GC's or a
+/// WASM runtime's that repairs the page and returns, rather than a crash reporter (Swift's backtracer).
+static int foreign[FATAL_COUNT];
+static struct sigaction foreign_action[FATAL_COUNT];
+/// The last fault handed to a foreign handler on this thread: when it comes straight back, it was not repaired.
+/// A fault inside the foreign handler ends too: it comes straight back at its own pc the second time.
+static __thread struct { uint64_t pc, address, at_ns; int signal; } handed_fault;
+static void on_fatal_signal(int signal, siginfo_t *info, void *context);
 static int handling;
 static uint32_t handling_tid;
 /// Held while a block is written outside a crash (`Trail.report` from several threads shares the buffer).
@@ -97,7 +111,6 @@ static void write_all(int fd, const char *data, size_t length) {
 // MARK: configuration, prepared at install
 
 static char app_line[512] = "";          // "name version"
-static char marker_path[4096] = "";      // where "this run crashed" is recorded
 static int breadcrumb_count = 32;
 
 
@@ -195,20 +208,19 @@ static void put_frames(const ucontext_t *context, int skip) {
     put(" " TRAIL_FRAME_PC "\n");
     int number = 1;
     // A call through a bad pointer: the pc is no code, and the caller's return address is on top of the stack.
+    uint64_t top = 0;
     if (sp && msync((void *)(uintptr_t)(pc & ~(uint64_t)4095), 4096, MS_ASYNC) != 0
-        && msync((void *)(uintptr_t)(sp & ~(uint64_t)4095), 4096, MS_ASYNC) == 0) {
+        && trail_copy_readable(&top, (uintptr_t)sp, sizeof top) == sizeof top) {
         put(TRAIL_LINE_FRAME "1 ");
-        put_hex(*(uint64_t *)(uintptr_t)sp, 16);
+        put_hex(top, 16);
         put(" " TRAIL_FRAME_RA "\n");
         number = 2;
     }
     for (; fp && number < 128; number++) {
-        uint64_t *record = (uint64_t *)(uintptr_t)fp;
-        uint64_t next = 0, ra = 0;
-        // Validate through the kernel before reading, so a corrupt chain cannot fault here.
-        if (msync((void *)(uintptr_t)(fp & ~(uint64_t)4095), 4096, MS_ASYNC) != 0) break;
-        next = record[0];
-        ra = record[1];
+        // Copied, not read: a corrupt chain may point at memory that is gone or not readable (a guard page).
+        uint64_t record[2];
+        if (trail_copy_readable(record, (uintptr_t)fp, sizeof record) != sizeof record) break;
+        uint64_t next = record[0], ra = record[1];
         if (!ra || next <= fp) break;
         put(TRAIL_LINE_FRAME);
         put_decimal(number);
@@ -217,6 +229,19 @@ static void put_frames(const ucontext_t *context, int skip) {
         put(" " TRAIL_FRAME_RA "\n");
         fp = next;
     }
+}
+
+/// A call site's name, copied without touching it: the string may live in a library unloaded since.
+static void put_site(uint64_t address) {
+    char name[512];
+    size_t got = trail_copy_readable(name, (uintptr_t)address, sizeof name);
+    const char *end = got ? memchr(name, 0, got) : NULL;
+    if (got == 0) {
+        put(TRAIL_SITE_GONE);
+        put_hex(address, 1);
+        return;
+    }
+    put_bytes(name, end ? (size_t)(end - name) : got);
 }
 
 static void put_breadcrumbs(void) {
@@ -244,7 +269,7 @@ static void put_breadcrumbs(void) {
             put(" ");
             put(label);
             put(" ");
-            put((const char *)(uintptr_t)(record->word & WORD_ADDRESS_MASK));
+            put_site(record->word & WORD_ADDRESS_MASK);
             put("\n");
         }
     }
@@ -255,15 +280,66 @@ static void put_breadcrumbs(void) {
         put(TRAIL_LINE_OPEN);
         put_decimal(index);
         put(" ");
-        put((const char *)(uintptr_t)(thread->frames[index].word & WORD_ADDRESS_MASK));
+        put_site(thread->frames[index].word & WORD_ADDRESS_MASK);
         put("\n");
     }
 }
 
+/// Writes all of `data` and returns where its first byte landed in the file: after the first write, with
+/// O_APPEND, the position is the end of that write, whatever other processes appended meanwhile. -1 when
+/// nothing was written or `fd` is not a file.
+static off_t write_all_at(int fd, const char *data, size_t length) {
+    off_t offset = -1;
+    while (length > 0) {
+        ssize_t written = write(fd, data, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) break;
+        if (offset < 0) {
+            off_t end = lseek(fd, 0, SEEK_CUR);
+            offset = end >= written ? end - written : -1;
+        }
+        data += written;
+        length -= (size_t)written;
+    }
+    return offset;
+}
+
+static char marker_stem[4000] = "";      // "<folder>/<app>": markers are "<stem>.<pid>.crash"
+static char block_file_path[4096] = "";  // the console mode's block file, once created
+
+/// "<stem>.<pid><suffix>" into `out`.
+static void stem_path(char *out, size_t capacity, const char *suffix) {
+    size_t stem_length = strlen(marker_stem), suffix_length = strlen(suffix);
+    char digits[24];
+    int count = 0;
+    for (uint64_t pid = (uint64_t)getpid(); pid || count == 0; pid /= 10) digits[count++] = (char)('0' + pid % 10);
+    if (stem_length + 1 + (size_t)count + suffix_length + 1 > capacity) {
+        out[0] = 0;
+        return;
+    }
+    memcpy(out, marker_stem, stem_length);
+    size_t used = stem_length;
+    out[used++] = '.';
+    while (count) out[used++] = digits[--count];
+    memcpy(out + used, suffix, suffix_length + 1);
+}
+
+/// A new private file in the log folder: O_EXCL, no link followed, never blocking on a FIFO. A leftover of
+/// an earlier process with the same pid is removed first.
+static int create_private(const char *path) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+        unlink(path);
+    }
+    return -1;
+}
+
 /// Writes a block to the log (or stderr). `kind` is TRAIL_BLOCK_CRASH or TRAIL_BLOCK_ERROR. Returns the block's offset in the
-/// log file, or -1 when written elsewhere.
+/// log file, or -1 when written elsewhere. A crash without a log file (console mode) goes to stderr and, so
+/// that it is kept, to a file of its own in the log folder (`keep`): `block_file_path` then names it.
 static off_t write_block(const char *kind, int signal, const siginfo_t *info, const ucontext_t *context,
-                         const char *reason, int skip) {
+                         const char *reason, int skip, int keep) {
     block_used = 0;
     put(TRAIL_BLOCK_MARKER_OPEN);
     put(kind);
@@ -319,15 +395,36 @@ static off_t write_block(const char *kind, int signal, const siginfo_t *info, co
     put(TRAIL_BLOCK_END "\n");
 
     int fd = trail_log_fd();
-    off_t offset = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
-    write_all(fd >= 0 ? fd : 2, block, block_used);
+    if (fd >= 0) return write_all_at(fd, block, block_used);
+    write_all(2, block, block_used);
+    if (!keep || !marker_stem[0]) return -1;
+    stem_path(block_file_path, sizeof block_file_path, TRAIL_BLOCK_FILE_SUFFIX);
+    int file = block_file_path[0] ? create_private(block_file_path) : -1;
+    if (file < 0) {
+        block_file_path[0] = 0;
+        return -1;
+    }
+    off_t offset = write_all_at(file, block, block_used);
+    close(file);
+    if (offset < 0) block_file_path[0] = 0;
     return offset;
 }
 
-/// "log=<path>\noffset=<n>\n..." so that the next launch can find the block.
+/// "log=<path>\noffset=<n>\n..." so that the next launch can find the block. Each crashed process keeps its
+/// own, `<stem>.<pid>.crash`, so that instances sharing a folder keep each other's, and the newest crash is
+/// also `<stem>.crash`. Written to a new temporary file (nothing planted at a name can block or redirect it),
+/// linked to the per-process name and renamed over the newest's.
 static void write_marker(off_t offset, int signal, const char *log_path) {
-    if (!marker_path[0] || offset < 0) return;
-    int fd = open(marker_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (!marker_stem[0] || offset < 0) return;
+    if (block_file_path[0]) log_path = block_file_path;
+    char own_path[4096], temporary[4096], newest_path[4096];
+    stem_path(own_path, sizeof own_path, TRAIL_MARKER_SUFFIX);
+    stem_path(temporary, sizeof temporary, TRAIL_MARKER_SUFFIX ".tmp");
+    size_t stem_length = strlen(marker_stem);
+    if (!own_path[0] || !temporary[0] || stem_length + sizeof TRAIL_MARKER_SUFFIX > sizeof newest_path) return;
+    memcpy(newest_path, marker_stem, stem_length);
+    memcpy(newest_path + stem_length, TRAIL_MARKER_SUFFIX, sizeof TRAIL_MARKER_SUFFIX);
+    int fd = create_private(temporary);
     if (fd < 0) return;
     block_used = 0;
     put(TRAIL_MARKER_LOG);
@@ -343,6 +440,9 @@ static void write_marker(off_t offset, int signal, const char *log_path) {
     put("\n");
     write_all(fd, block, block_used);
     close(fd);
+    // A leftover of an earlier process with this pid (or anything planted there) gives way.
+    if (link(temporary, own_path) != 0 && errno == EEXIST && unlink(own_path) == 0) link(temporary, own_path);
+    if (rename(temporary, newest_path) != 0) unlink(temporary);
 }
 
 static char log_path[4096] = "";
@@ -378,10 +478,54 @@ static void pause_for(long milliseconds) {
     nanosleep(&pause, NULL);
 }
 
+static uint64_t fault_pc(const void *context) {
+    const ucontext_t *state = context;
+    if (!state) return 0;
+#if defined(__x86_64__)
+    return (uint64_t)state->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return state->uc_mcontext.pc;
+#else
+    return 0;
+#endif
+}
+
+/// A fault a foreign handler may repair goes to it first: it returns to re-execute the instruction, and if the
+/// same fault (this thread, pc, address) comes straight back (within a second), it was not repaired and is a
+/// crash. Returns 1 when the handler returned and the instruction should run again.
+static int offer_to_foreign_handler(int index, int signal, siginfo_t *info, void *context) {
+    if (index >= (int)FATAL_COUNT || !foreign[index] || !info || info->si_code <= 0) return 0;  // sent, not a fault
+    uint64_t pc = fault_pc(context), address = (uint64_t)(uintptr_t)info->si_addr, now = trail_monotonic_ns();
+    if (handed_fault.signal == signal && handed_fault.pc == pc && handed_fault.address == address
+        && now - handed_fault.at_ns < 1000000000u) {
+        handed_fault.signal = 0;
+        return 0;
+    }
+    handed_fault.pc = pc;
+    handed_fault.address = address;
+    handed_fault.at_ns = now;
+    handed_fault.signal = signal;
+    trail_chain_signal(&foreign_action[index], signal, info, context);
+    // A handler that reset the signal to its default (to die of the re-executed fault) would lose the block.
+    struct sigaction now_installed;
+    if (sigaction(signal, NULL, &now_installed) == 0 && (now_installed.sa_flags & SA_SIGINFO)
+        && now_installed.sa_sigaction == on_fatal_signal) {
+        return 1;
+    }
+    handed_fault.signal = 0;
+    return 0;
+}
+
 static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     if (probing) siglongjmp(probe_jump, 1);
     int index = 0;
     while (index < (int)FATAL_COUNT && fatal_signals[index] != signal) index++;
+    if (!__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
+        int saved = errno;
+        int repaired = offer_to_foreign_handler(index, signal, info, context);
+        errno = saved;
+        if (repaired) return;
+    }
     uint32_t self = trail_current_tid();
     if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL)) {
         // A fault in this handler, or in the one it chains to: die at once. Another thread that crashes while
@@ -404,7 +548,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     // The Swift runtime keeps its fatal message ("file:line: Fatal error: ...") for crash reporters: the block
     // carries it, so the reason stays with the block however the log rotated after the runtime printed it.
     const char *runtime_message = fatal_message ? __atomic_load_n(fatal_message, __ATOMIC_ACQUIRE) : NULL;
-    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0);
+    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0, 1);
     write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
@@ -413,11 +557,32 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     sigemptyset(&unblock);
     sigaddset(&unblock, signal);
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-    if (index < (int)FATAL_COUNT) trail_chain_signal(&previous[index], signal, info, context);
+    // A foreign handler had its chance and did not repair the fault; calling it again would only re-execute.
+    if (index < (int)FATAL_COUNT && !foreign[index]) trail_chain_signal(&previous[index], signal, info, context);
     // Whatever the previous handler did, end with the default action: a fault re-executes and kills, and a
     // raised signal stays pending until this handler returns.
     trail_die_of(signal);
     errno = saved_errno;
+}
+
+/// Decided at install, not in the handler: dladdr takes the loader's lock. The trace guard hands on to the
+/// handler it found, which is the one that counts. A handler in the Swift runtime (its backtracer) or in this
+/// library keeps today's order: Trail's block first, then that handler's report. Any other handler is the
+/// program's own and gets a fault first (offer_to_foreign_handler).
+static void classify_previous(int index) {
+    const struct sigaction *before = trail_trace_guard_previous(&previous[index], fatal_signals[index]);
+    if (!before) before = &previous[index];
+    foreign_action[index] = *before;
+    void *handler = (before->sa_flags & SA_SIGINFO) ? (void *)before->sa_sigaction : (void *)before->sa_handler;
+    if (!handler || handler == (void *)SIG_DFL || handler == (void *)SIG_IGN) return;
+    if (handler == (void *)on_fatal_signal) return;
+    Dl_info where;
+    if (dladdr(handler, &where)) {
+        if (where.dli_fname && strstr(where.dli_fname, "libswiftCore")) return;
+        // A statically linked Swift runtime, when its symbols are visible: a C++ function in namespace swift.
+        if (where.dli_sname && strncmp(where.dli_sname, "_ZN5swift", 9) == 0) return;
+    }
+    foreign[index] = 1;
 }
 
 /// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
@@ -425,10 +590,10 @@ __attribute__((constructor)) static void trail_read_crash_settings(void) {
     breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 1024, (uint64_t)breadcrumb_count, 0);
 }
 
-int trail_crash_install(const char *app, const char *marker) {
+int trail_crash_install(const char *app, const char *marker_stem_path) {
     if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return 0;
     snprintf(app_line, sizeof app_line, "%s", app ? app : "");
-    snprintf(marker_path, sizeof marker_path, "%s", marker ? marker : "");
+    snprintf(marker_stem, sizeof marker_stem, "%s", marker_stem_path ? marker_stem_path : "");
     ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
     trail_exe_path[length > 0 ? length : 0] = 0;
     trail_crash_refresh_images();
@@ -451,6 +616,7 @@ int trail_crash_install(const char *app, const char *marker) {
         action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
         sigemptyset(&action.sa_mask);
         if (sigaction(fatal_signals[index], &action, &previous[index]) != 0) return -1;
+        classify_previous(index);
     }
     return 0;
 }
@@ -473,7 +639,7 @@ void trail_crash_report(const char *reason, int fatal) {
     }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
     if (fatal) trail_log_crash_begin();
-    off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2);
+    off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2, fatal);
     if (fatal) {
         write_marker(offset, 0, log_path);
         trail_trace_crash_flush();

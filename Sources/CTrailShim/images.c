@@ -2,7 +2,7 @@
 // "image" line each (Docs/crash-format.md). dl_iterate_phdr takes the loader's lock, which a crashing thread
 // may hold, so the map is formatted in advance into one of two buffers and refreshed when objects come and
 // go. Objects loaded since the last refresh are found at crash time in /proc/self/maps, with only open, read
-// and close, and their headers read from memory.
+// and close, and their headers copied with process_vm_readv, never touched.
 #include "internal.h"
 
 #include <elf.h>
@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 char trail_exe_path[4096] = "";
@@ -176,25 +177,56 @@ static int prepared_has(const char *prepared, size_t length, const char *prefix,
 }
 
 
-/// Copies up to `length` bytes at `address` through a pipe; returns how many could be read. Touching a page of
-/// a mapped file past its end raises SIGBUS (a file truncated after it was mapped, an empty file mapped), but
-/// the kernel reading it for write(2) only stops there.
-static size_t copy_readable(int pipe_ends[2], void *target, uintptr_t address, size_t length) {
-    ssize_t written = write(pipe_ends[1], (const void *)address, length);
-    if (written <= 0) return 0;
+/// Where process_vm_readv is refused (a seccomp filter): a non-blocking pipe, one page at a time, so that a
+/// pipe the kernel shrank to one page cannot block the write.
+static ssize_t copy_through_pipe(void *target, const struct iovec *pages, int count) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
     size_t got = 0;
-    while (got < (size_t)written) {
-        ssize_t count = read(pipe_ends[0], (char *)target + got, (size_t)written - got);
-        if (count < 0 && errno == EINTR) continue;
-        if (count <= 0) break;
-        got += (size_t)count;
+    for (int index = 0; index < count; index++) {
+        ssize_t written = write(ends[1], pages[index].iov_base, pages[index].iov_len);
+        if (written <= 0) break;
+        ssize_t count_read = read(ends[0], (char *)target + got, (size_t)written);
+        if (count_read != written) break;
+        got += (size_t)written;
+        if ((size_t)written < pages[index].iov_len) break;
     }
-    return got;
+    close(ends[0]);
+    close(ends[1]);
+    return (ssize_t)got;
+}
+
+/// Copies up to `length` bytes at `address` into `target` without touching them; returns how many could be
+/// read (a prefix). Touching memory that is gone (a library unloaded) faults, and touching a page of a mapped
+/// file past its end raises SIGBUS (a file truncated after it was mapped, an empty file mapped), but the
+/// kernel reading it for process_vm_readv only stops there. Never blocks, unlike a pipe the handler writes
+/// itself (past pipe-user-pages-soft a new pipe holds one page). Async-signal-safe.
+size_t trail_copy_readable(void *target, uintptr_t address, size_t length) {
+    // One iovec per page: the kernel only promises partial transfers at iovec granularity.
+    enum { PAGE = 4096, PIECES = 16 };
+    struct iovec local = { target, 0 }, remote[PIECES];
+    int pieces = 0;
+    uintptr_t cursor = address, end = address + length < address ? UINTPTR_MAX : address + length;
+    while (cursor < end && pieces < PIECES) {
+        uintptr_t page_end = (cursor | (PAGE - 1)) + 1;
+        uintptr_t stop = page_end < end && page_end > cursor ? page_end : end;
+        remote[pieces].iov_base = (void *)cursor;
+        remote[pieces].iov_len = stop - cursor;
+        local.iov_len += stop - cursor;
+        pieces++;
+        cursor = stop;
+    }
+    if (local.iov_len == 0) return 0;
+    int saved_errno = errno;
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)pieces, 0);
+    if (got < 0 && (errno == ENOSYS || errno == EPERM)) got = copy_through_pipe(target, remote, pieces);
+    errno = saved_errno;
+    return got > 0 ? (size_t)got : 0;
 }
 
 /// One line of /proc/self/maps: an "image" line for it when it maps an ELF object from its start that the
-/// prepared map lacks. Its first pages are read through `pipe_ends`, never touched.
-static void consider_mapping(const char *line, const char *prepared, size_t prepared_length, int pipe_ends[2],
+/// prepared map lacks. Its first pages are copied, never touched.
+static void consider_mapping(const char *line, const char *prepared, size_t prepared_length,
                              void (*put)(const char *, size_t)) {
     const char *cursor = line;
     uint64_t low = parse_hex(&cursor);
@@ -208,7 +240,7 @@ static void consider_mapping(const char *line, const char *prepared, size_t prep
     if (!path || high - low < sizeof(ElfW(Ehdr))) return;
 
     _Alignas(16) unsigned char start[16384];
-    size_t copied = copy_readable(pipe_ends, start, (uintptr_t)low, high - low < sizeof start ? (size_t)(high - low) : sizeof start);
+    size_t copied = trail_copy_readable(start, (uintptr_t)low, high - low < sizeof start ? (size_t)(high - low) : sizeof start);
     if (copied < sizeof(ElfW(Ehdr))) return;
     const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)start;
     if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 || header->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)
@@ -241,14 +273,8 @@ void trail_images_put(void (*put)(const char *, size_t)) {
     size_t prepared_length = current >= 0 ? images_length[current] : 0;
     put(prepared, prepared_length);
 
-    int pipe_ends[2];
-    if (pipe2(pipe_ends, O_CLOEXEC) != 0) return;
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        close(pipe_ends[0]);
-        close(pipe_ends[1]);
-        return;
-    }
+    if (fd < 0) return;
     static char buffer[16 * 1024];
     size_t held = 0;
     for (;;) {
@@ -260,7 +286,7 @@ void trail_images_put(void (*put)(const char *, size_t)) {
         char *start = buffer, *newline;
         while ((newline = memchr(start, '\n', held - (size_t)(start - buffer)))) {
             *newline = 0;
-            consider_mapping(start, prepared, prepared_length, pipe_ends, put);
+            consider_mapping(start, prepared, prepared_length, put);
             start = newline + 1;
         }
         held -= (size_t)(start - buffer);
@@ -268,6 +294,4 @@ void trail_images_put(void (*put)(const char *, size_t)) {
         if (held == sizeof buffer - 1) held = 0;  // a line longer than the buffer: dropped
     }
     close(fd);
-    close(pipe_ends[0]);
-    close(pipe_ends[1]);
 }

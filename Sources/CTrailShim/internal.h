@@ -102,6 +102,8 @@ void trail_die_of(int signal);
 /// Record mode without bootstrap: crash and termination signals flush the rings into the trace first.
 void trail_trace_guard_install(void);
 int trail_trace_guard_active(void);
+/// When `action` is the trace guard's, the handler it hands `signal` on to; else NULL.
+const struct sigaction *trail_trace_guard_previous(const struct sigaction *action, int signal);
 /// Writes what the rings hold into the trace, async-signal-safely (recorder.c).
 void trail_trace_crash_flush(void);
 void trail_crash_prepare_thread(void);
@@ -179,6 +181,9 @@ extern char trail_exe_path[4096];
 /// Puts the image lines of every loaded object: the map prepared in advance, then, read from
 /// /proc/self/maps, objects loaded since. Async-signal-safe.
 void trail_images_put(void (*put)(const char *text, size_t length));
+/// Copies up to `length` bytes of this process's memory at `address` without touching it: returns how many
+/// could be read (0 when the memory is gone). Async-signal-safe and never blocks.
+size_t trail_copy_readable(void *target, uintptr_t address, size_t length);
 
 // MARK: log mode (log_mode.c): lines go to TRAIL_TRACE_FILE when set, else to the logger once one is
 // bootstrapped, else to fd 2 (through a bounded buffer and a writer thread when fd 2 is a pipe or socket).

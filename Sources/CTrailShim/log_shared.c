@@ -250,39 +250,47 @@ void trail_log_flush_unlocked(void) {
 /// The date and time of day of CLOCK_REALTIME's second, formatted once per second per thread.
 static __thread struct { int64_t second; char text[21]; } stamp_cache __attribute__((tls_model("initial-exec")));
 
-static void put_digits(char *out, int64_t value, int count) {
-    for (int index = count - 1; index >= 0; index--) {
+/// Puts `value` as `width` decimal digits, zero-padded.
+static void put_digits(char *out, int64_t value, int width) {
+    for (int index = width - 1; index >= 0; index--) {
         out[index] = (char)('0' + value % 10);
         value /= 10;
     }
 }
 
-/// "YYYY-MM-DDTHH:MM:SS" of UTC `seconds` since the epoch, by arithmetic: gmtime_r takes glibc's time-zone lock,
-/// which a crash handler must not wait for and which a child forked while another thread held it never gets.
-/// Days are counted in 400-year eras of 146097 days, each starting on March 1st, so the leap day ends a year.
-void trail_format_utc(int64_t seconds, char out[19]) {
-    int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);
-    int64_t second_of_day = seconds - days * 86400;
-    int64_t shifted = days + 719468;  // days since 0000-03-01
-    int64_t era = (shifted >= 0 ? shifted : shifted - 146096) / 146097;
-    int64_t day_of_era = shifted - era * 146097;                                                  // [0, 146096]
-    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);  // from March 1st
-    int64_t month_index = (5 * day_of_year + 2) / 153;                                            // 0 = March
-    int64_t day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    int64_t month = month_index < 10 ? month_index + 3 : month_index - 9;
+/// "YYYY-MM-DDTHH:MM:SS" (19 bytes) of `seconds` since 1970 in UTC, by integer arithmetic only: the crash
+/// handler formats times too, and gmtime_r and strftime are not async-signal-safe (glibc's time zone lock),
+/// and a child forked while another thread held that lock hung in its first log line.
+/// Years 0 to 9999; the Gregorian calendar throughout.
+void trail_format_civil(int64_t seconds, char *out) {
+    int64_t days = seconds / 86400, rest = seconds % 86400;
+    if (rest < 0) {
+        rest += 86400;
+        days -= 1;
+    }
+    // Count from 0000-03-01, so that a leap day ends its year, in 400-year eras of 146097 days.
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    int64_t day_of_era = days - era * 146097;                                                  // [0, 146096]
+    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;  // [0, 399]
+    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);  // [0, 365], from March
+    int64_t month_from_march = (5 * day_of_year + 2) / 153;                                     // [0, 11]
+    int64_t day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    int64_t month = month_from_march < 10 ? month_from_march + 3 : month_from_march - 9;
     int64_t year = year_of_era + era * 400 + (month <= 2);
-    put_digits(out, year < 0 ? 0 : year % 10000, 4);
+    if (year < 0) year = 0;
+    if (year > 9999) year = 9999;
+    put_digits(out, year, 4);
     out[4] = '-';
     put_digits(out + 5, month, 2);
     out[7] = '-';
     put_digits(out + 8, day, 2);
     out[10] = 'T';
-    put_digits(out + 11, second_of_day / 3600, 2);
+    put_digits(out + 11, rest / 3600, 2);
     out[13] = ':';
-    put_digits(out + 14, second_of_day / 60 % 60, 2);
+    put_digits(out + 14, rest / 60 % 60, 2);
     out[16] = ':';
-    put_digits(out + 17, second_of_day % 60, 2);
+    put_digits(out + 17, rest % 60, 2);
 }
 
 /// "YYYY-MM-DDTHH:MM:SS." then `digits` digits of the second's fraction and 'Z': 21 + digits bytes.
@@ -290,7 +298,8 @@ static inline size_t format_stamp(char *out, int digits) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     if (now.tv_sec != stamp_cache.second || stamp_cache.text[0] == 0) {
-        trail_format_utc(now.tv_sec, stamp_cache.text);
+        trail_format_civil(now.tv_sec, stamp_cache.text);
+        stamp_cache.text[19] = 0;
         stamp_cache.second = now.tv_sec;
     }
     memcpy(out, stamp_cache.text, 19);

@@ -76,3 +76,13 @@ void trail_trace_guard_install(void) {
         sigaction(guarded_signals[index], &action, &previous[index]);
     }
 }
+
+/// When `action` is the guard's, the handler the guard hands `signal` on to (found before it was installed);
+/// else NULL. The crash handler, installed over the guard, decides with it whether that handler is the program's.
+const struct sigaction *trail_trace_guard_previous(const struct sigaction *action, int signal) {
+    if (!(action->sa_flags & SA_SIGINFO) || action->sa_sigaction != on_guarded_signal) return NULL;
+    for (size_t index = 0; index < GUARDED_COUNT; index++) {
+        if (guarded_signals[index] == signal) return &previous[index];
+    }
+    return NULL;
+}

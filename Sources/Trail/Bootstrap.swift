@@ -19,9 +19,20 @@ extension Trail {
             let config = configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
                 .resolved(standardErrorIsTerminal: isatty(2) != 0)
             let directory = config.directory!
-            // A crash marker names the log file of the run that crashed; opening the log rotates that file.
-            let marker = CrashHandler.markerPath(directory: directory, stem: config.appName)
-            let crashed = config.destination == .console ? nil : CrashHandler.readMarker(marker)
+            // A crash is always kept, in console mode too: its block goes to the terminal and to a file in the
+            // folder, which must exist before a crash. Without the folder, the terminal is all there is.
+            var folderReady = true
+            if config.destination == .console {
+                do {
+                    try LogFiles.makeDirectory(directory) { FileHandle.standardError.write(Data($0.utf8)) }
+                } catch {
+                    FileHandle.standardError.write(Data("trail: \(error); a crash will not be kept\n".utf8))
+                    folderReady = false
+                }
+            }
+            // Crash markers name the log file of the run that crashed; opening the log rotates that file.
+            let markers = folderReady ? CrashHandler.findMarkers(directory: directory, app: config.appName) : []
+            let wasCurrent = "\(directory)/\(config.appName).log"
             try LogSink.shared.configure(config)
             // The tracer's log-mode lines go through the logger, and the trace file sits beside the log.
             trail_set_log_hook { line, length in
@@ -31,12 +42,12 @@ extension Trail {
             trail_trace_set_app(config.appName, config.appVersion ?? "")
             if config.destination != .console { trail_trace_set_directory(directory, config.appName) }
             let current = LogSink.shared.currentFile
-            if let crashed {
-                let rotated = crashed.log == current ? LogSink.shared.previousFile : nil
-                CrashHandler.remember(CrashHandler.adoptPreviousCrash(marker: marker, found: crashed, rotatedTo: rotated))
-            }
+            let rotated = current == nil ? nil : LogSink.shared.previousFile
+            CrashHandler.remember(CrashHandler.adoptPreviousCrash(markers, current: wasCurrent, rotatedTo: rotated))
             if config.crashHandler {
-                CrashHandler.install(app: "\(config.appName) \(config.appVersion ?? "-")", marker: marker, logFile: current)
+                CrashHandler.install(app: "\(config.appName) \(config.appVersion ?? "-")",
+                                     markerStem: folderReady ? CrashHandler.markerStem(directory: directory, app: config.appName) : nil,
+                                     logFile: current)
             }
             return current
         }

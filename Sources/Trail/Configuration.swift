@@ -30,7 +30,8 @@ extension Trail {
         public var appName: String
         /// Goes into crash blocks and reports. (`TRAIL_APP_VERSION`)
         public var appVersion: String?
-        /// Defaults to `TRAIL_LOG_DIR`, else `$XDG_STATE_HOME/<appName>` (`~/.local/state/<appName>`).
+        /// Defaults to `TRAIL_LOG_DIR`, else `$XDG_STATE_HOME/<appName>` (`~/.local/state/<appName>`; without
+        /// HOME, `<tmp>/trail-<uid>/<appName>`, in a folder only this user can write).
         public var directory: String?
         public var destination: Destination = .automatic
         public var lineFormat: LineFormat = .text
@@ -86,6 +87,27 @@ extension Trail.Configuration {
     static func defaultDirectory(_ app: String) -> String {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/" + app }
-        return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/state/" + app
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/" + app }
+        return userTemporaryFolder() + "/" + app
+    }
+
+    /// Without a home: a folder of this user's own in the temporary folder, `<tmp>/trail-<uid>`, created 0700.
+    /// The temporary folder is writable by everyone, so one there that another user owns, or that others can
+    /// write, is refused (reported) for a fresh private one: others could plant the log, marker or links.
+    static func userTemporaryFolder() -> String {
+        var base = NSTemporaryDirectory()
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        let uid = getuid()
+        let folder = "\(base)/trail-\(uid)"
+        mkdir(folder, 0o700)
+        var info = stat()
+        if lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == uid, info.st_mode & 0o077 == 0 {
+            return folder
+        }
+        var template = Array("\(folder)-XXXXXX".utf8CString)
+        let fresh = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil ? String(cString: $0.baseAddress!) : nil }
+        FileHandle.standardError.write(Data(("trail: \(folder) is not a folder of this user's own that only it can write; "
+            + "logging to \(fresh ?? folder) instead\n").utf8))
+        return fresh ?? folder
     }
 }

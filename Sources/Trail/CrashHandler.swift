@@ -19,8 +19,10 @@ extension Trail {
         public let pid: Int
         /// The crash block itself (Docs/crash-format.md): raw addresses, images and breadcrumbs.
         public let block: String
-        /// The file that marks the crash; `acknowledgePreviousCrash()` deletes it.
+        /// The file that marks the crash (`<app>.<pid>.crash`); `acknowledgePreviousCrash()` deletes it.
         public let markerFile: String
+        /// Every marker of this crash: its own and, while it is the newest, `<app>.crash`.
+        let markerFiles: [String]
 
         /// "SIGSEGV at 2026-12-02T11:36:51.123456Z (pid 4242)".
         public var summary: String {
@@ -36,7 +38,7 @@ extension Trail {
 
     /// Forgets the previous crash: the next launch will not see it again.
     public static func acknowledgePreviousCrash() {
-        if let marker = foundCrash?.markerFile { unlink(marker) }
+        for marker in foundCrash?.markerFiles ?? [] { unlink(marker) }
         foundCrash = nil
     }
 
@@ -68,13 +70,32 @@ extension Trail {
     }
 }
 
-/// The fatal-signal handler and the crash marker: installed by `Trail.bootstrap` unless turned off.
+/// The fatal-signal handler and the crash markers: installed by `Trail.bootstrap` unless turned off.
 enum CrashHandler {
-    static func markerPath(directory: String, stem: String) -> String { "\(directory)/\(stem)\(CrashMarker.fileExtension)" }
+    /// "<folder>/<app>": a crashed process records its crash at `<stem>.<pid>.crash`.
+    static func markerStem(directory: String, app: String) -> String { "\(directory)/\(app)" }
+
+    /// The markers of `app` in `directory`, newest crash first. Only regular files are read, without blocking
+    /// (a FIFO planted at a marker's name is passed over).
+    static func findMarkers(directory: String, app: String) -> [(path: String, marker: CrashMarker)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let found = names.filter { CrashMarker.isMarkerName($0, app: app) }.compactMap { name -> (String, CrashMarker)? in
+            let path = "\(directory)/\(name)"
+            return readMarker(path).map { (path, $0) }
+        }
+        return found.sorted { ($0.1.time ?? "") > ($1.1.time ?? "") }
+    }
 
     /// Reads the marker a crash left, before the log rotation moves the file it names.
     static func readMarker(_ path: String) -> CrashMarker? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let marker = CrashMarker(parsing: text),
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16 << 10)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0, let marker = CrashMarker(parsing: String(decoding: bytes[..<count], as: UTF8.self)),
               marker.offset != nil else { return nil }
         return marker
     }
@@ -88,21 +109,31 @@ enum CrashHandler {
         return CrashBlockSyntax.leadingCrashBlock(String(decoding: data, as: UTF8.self))
     }
 
-    /// Called by bootstrap. `rotatedTo` is where the log named in the marker now is, if it moved.
-    static func adoptPreviousCrash(marker: String, found: CrashMarker, rotatedTo: String?) -> Trail.PreviousCrash? {
-        var moved = found
-        moved.log = rotatedTo ?? found.log
-        let offset = found.offset ?? 0, time = found.time ?? "", pid = found.pid ?? 0
-        guard let block = readBlock(moved.log, offset: offset) else { return nil }
-        // Keep the marker pointing at the block where it now is.
-        writePrivateFile(marker, moved.text)
-        return Trail.PreviousCrash(logFile: moved.log, offset: offset, signal: found.signal, time: time,
-                                   pid: pid, block: block, markerFile: marker)
+    /// Called by bootstrap once the log is open. Markers that named the log file that was current (`current`),
+    /// now rotated to `rotatedTo`, are pointed at it; the newest crash whose block is found is this launch's
+    /// previous crash. The others stay for `trail report --crash` and for later launches.
+    static func adoptPreviousCrash(_ markers: [(path: String, marker: CrashMarker)], current: String?,
+                                   rotatedTo: String?) -> Trail.PreviousCrash? {
+        var adopted: Trail.PreviousCrash?
+        for (path, found) in markers {
+            var moved = found
+            if let rotatedTo, found.log == current {
+                moved.log = rotatedTo
+                writePrivateFile(path, moved.text)
+            }
+            guard adopted == nil, let offset = found.offset, let block = readBlock(moved.log, offset: offset) else { continue }
+            // The newest crash has two markers, the same text: the process's own is the one to name.
+            let same = markers.filter { $0.marker.pid == found.pid && $0.marker.time == found.time }.map(\.path)
+            let own = same.first { $0.hasSuffix(".\(found.pid ?? 0)\(CrashMarker.fileExtension)") } ?? path
+            adopted = Trail.PreviousCrash(logFile: moved.log, offset: offset, signal: found.signal, time: found.time ?? "",
+                                          pid: found.pid ?? 0, block: block, markerFile: own, markerFiles: same)
+        }
+        return adopted
     }
 
-    static func install(app: String, marker: String, logFile: String?) {
+    static func install(app: String, markerStem: String?, logFile: String?) {
         if let logFile { trail_crash_set_log_path(logFile) }
-        _ = trail_crash_install(app, marker)
+        _ = trail_crash_install(app, markerStem ?? "")
     }
 
     static func remember(_ crash: Trail.PreviousCrash?) {

@@ -1,4 +1,5 @@
-/// The file beside the log that records that a run crashed (Docs/crash-format.md), `<appName>.crash`:
+/// The file beside the log that records that a run crashed (Docs/crash-format.md), `<appName>.<pid>.crash`
+/// (one per crashed process; `<appName>.crash` from older runtimes is still read):
 ///
 /// ```
 /// log=/var/log/app/app.log
@@ -22,6 +23,19 @@ public struct CrashMarker: Sendable, Equatable {
 
     /// The marker's file name is the app's name and this.
     public static var fileExtension: String { ".crash" }
+    /// A block written in console mode goes to the terminal and, to be kept, to `<appName>.<pid>` and this.
+    /// Not `.log`: the rotated-log readers take `<appName>.<N>.log` for a rotated log.
+    public static var blockFileExtension: String { ".block" }
+
+    /// Whether `name` is a marker of `app`: `<app>.<pid>.crash`, or `<app>.crash`.
+    public static func isMarkerName(_ name: String, app: String) -> Bool {
+        guard name.hasPrefix(app), name.hasSuffix(fileExtension) else { return false }
+        let middle = name.dropFirst(app.count).dropLast(fileExtension.count)
+        if middle.isEmpty { return true }
+        guard middle.first == ".", middle.count > 1 else { return false }
+        return middle.dropFirst().allSatisfy { $0 >= "0" && $0 <= "9" }
+    }
+
     /// Between a key and its value.
     public static var separator: Character { "=" }
 

@@ -5,14 +5,21 @@ import TrailFormat
 
 /// Finding the log and the block a report is about.
 extension CrashReport {
-    /// The last crash in a log folder (as named by its crash marker, else the newest log holding a crash
-    /// block) or in a log file.
+    /// The last crash in a log folder (as named by its newest crash marker, else the newest log or console
+    /// block file holding a crash block), a marker file's crash, or a log file.
     public static func locate(_ path: String) throws(SymbolizerError) -> (log: String, offset: Int?) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw SymbolizerError(description: "\(path): \(String(cString: strerror(errno)))")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return (path, nil) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            // A marker file (`app.<pid>.crash`): that process's crash.
+            if path.hasSuffix(CrashMarker.fileExtension), info.st_mode & S_IFMT == S_IFREG,
+               let text = try? readText(path), let marker = CrashMarker(parsing: text), access(marker.log, R_OK) == 0 {
+                return (marker.log, marker.offset)
+            }
+            return (path, nil)
+        }
         // Only regular files: a FIFO or a link to a device planted in the folder is passed over.
         let names = listDirectory(path).filter { isRegularFile(path + "/" + $0) }
         // A marker from the runtime names the log and the block's offset.
@@ -20,7 +27,7 @@ extension CrashReport {
             guard let text = try? readText(path + "/" + name), let marker = CrashMarker(parsing: text) else { continue }
             if access(marker.log, R_OK) == 0 { return (marker.log, marker.offset) }
         }
-        let logs = names.filter { $0.hasSuffix(".log") }.sorted { modified(path + "/" + $0) > modified(path + "/" + $1) }
+        let logs = names.filter { $0.hasSuffix(".log") || $0.hasSuffix(CrashMarker.blockFileExtension) }.sorted { modified(path + "/" + $0) > modified(path + "/" + $1) }
         for log in logs {
             if let text = try? readText(path + "/" + log), text.contains(CrashBlockSyntax.beginPrefix(.crash)) { return (path + "/" + log, nil) }
         }

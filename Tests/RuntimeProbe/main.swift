@@ -549,32 +549,6 @@ case "soak":
     default: LogSink.shared.flush()
     }
 
-case "utc":
-    // The lock-free UTC date against gmtime_r: every day boundary from 1900 to 2400 and random seconds to 9999.
-    var checked = 0, wrong: [String] = []
-    func check(_ seconds: Int64) {
-        var parts = tm()
-        var time = time_t(seconds)
-        gmtime_r(&time, &parts)
-        let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                              Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-        var text = [CChar](repeating: 0, count: 20)
-        trail_format_utc(seconds, &text)
-        let got = String(cString: text)
-        if got != expected, wrong.count < 10 { wrong.append("\(seconds): \(got) not \(expected)") }
-        checked += 1
-    }
-    var day: Int64 = -2_208_988_800  // 1900-01-01
-    while day < 13_569_465_600 {     // 2400-01-01
-        check(day - 1)
-        check(day)
-        day += 86400
-    }
-    var generator = SystemRandomNumberGenerator()
-    for _ in 0 ..< 200_000 { check(Int64.random(in: 0 ..< 253_402_300_800, using: &generator)) }
-    print("checked \(checked) wrong \(wrong.count)")
-    for line in wrong { print(line) }
-
 case "outlive":
     // A child started in the background writes to the fd 2 it inherited after this process has exited (END:
     // exit, or segv), then leaves a file behind: it must neither block nor die of SIGPIPE.
@@ -693,6 +667,80 @@ case "span":
     await asyncSpan()
     printSpan("none")
 
+// MARK: crash-path modes (CrashPathTests): conditions a crash handler must neither hang on nor lose a crash to.
+case "crash-past-pipe-limit":
+    // Enough pipes held that the user passes pipe-user-pages-soft: a new pipe then holds one or two pages.
+    // Root is exempt from that limit, and the count is the user's: as root the probe becomes `nobody` first
+    // (the test gives it the folder), so that no other process is held to small pipes. Then a crash.
+    var files = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+    files.rlim_cur = files.rlim_max
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+    if getuid() == 0 {
+        guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { exit(4) }
+    }
+    try Trail.bootstrap(configuration)
+    let soft = Int((try? String(contentsOfFile: "/proc/sys/fs/pipe-user-pages-soft", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+    for _ in 0 ..< soft / 16 + 16 {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { break }
+    }
+    var probe: [Int32] = [0, 0]
+    guard pipe(&probe) == 0 else { exit(4) }
+    print("new pipe holds \(fcntl(probe[1], 1032 /* F_GETPIPE_SZ */)) bytes")
+    fflush(stdout)
+    UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "crash-into-fifos":
+    // FIFOs planted after bootstrap at every name the crash marker could use, then a crash.
+    try Trail.bootstrap(configuration)
+    for name in ["probe.crash", "probe.\(getpid()).crash", "probe.\(getpid()).crash.tmp"] {
+        guard mkfifo(directory + "/" + name, 0o600) == 0 else { exit(4) }
+    }
+    UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "crash-in-unloaded-site":
+    // The name of an open traced call lives in a library unloaded before the crash.
+    try Trail.bootstrap(configuration)
+    guard let library = dlopen(arguments[3], RTLD_NOW), let site = dlsym(library, "site") else { exit(3) }
+    trail_enter_sync(site.assumingMemoryBound(to: CChar.self))
+    guard dlclose(library) == 0 else { exit(4) }
+    UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "repaired-fault":
+    // A handler installed before Trail's, as a GC's: "repair" makes the page writable and returns, "return"
+    // returns without repairing. Then a write to a PROT_NONE page.
+    guardedPage = mmap(nil, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    guard guardedPage != MAP_FAILED else { exit(3) }
+    repairs = arguments[3] == "repair"
+    var action = sigaction()
+    action.__sigaction_handler.sa_sigaction = { _, _, _ in
+        faultsSeen += 1
+        if repairs { mprotect(guardedPage, 4096, PROT_READ | PROT_WRITE) }
+    }
+    action.sa_flags = SA_SIGINFO
+    sigaction(SIGSEGV, &action, nil)
+    try Trail.bootstrap(configuration)
+    guardedPage!.storeBytes(of: 42, as: Int.self)
+    print("went on after \(faultsSeen) fault(s), page holds \(guardedPage!.load(as: Int.self))")
+case "console-crash":
+    // Console mode (as in a developer's terminal; "automatic" decides by stderr), then a crash.
+    configuration.destination = arguments.count > 3 && arguments[3] == "automatic" ? .automatic : .console
+    try Trail.bootstrap(configuration)
+    log.info("console line before the crash")
+    UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+case "default-folder":
+    // No folder given: where the log goes (HOME and XDG_STATE_HOME are set empty by the test).
+    var defaults = Trail.Configuration(appName: "probe")
+    defaults.destination = .file
+    print(try Trail.bootstrap(defaults) ?? "none")
+case "civil-dates":
+    // Each line of stdin, seconds since 1970, as the crash handler and the logger format it.
+    while let line = readLine() {
+        guard let seconds = Int64(line) else { continue }
+        var text = [CChar](repeating: 0, count: 20)
+        trail_format_civil(seconds, &text)
+        print(String(cString: text))
+    }
+
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)
@@ -783,3 +831,10 @@ func waitForTheCrash() {
 }
 
 struct ProbeError: Error {}
+
+// MARK: crash-path helpers
+
+/// The page the repairing handler of "repaired-fault" makes writable, and what it saw.
+nonisolated(unsafe) var guardedPage: UnsafeMutableRawPointer?
+nonisolated(unsafe) var repairs = false
+nonisolated(unsafe) var faultsSeen = 0

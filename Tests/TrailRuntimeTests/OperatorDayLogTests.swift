@@ -137,13 +137,6 @@ import TrailTestSupport
         #expect(again.keys.first.flatMap(Int.init) == diverted)
     }
 
-    /// gmtime_r takes glibc's time-zone lock: a child forked while another thread held it hung in its first
-    /// timestamp (2 of 30 soak workers with 4 threads logging and 8 forks), and a crash handler could deadlock.
-    @Test func timestampsAreComputedWithoutGlibcsTimeZoneLock() throws {
-        let result = try run(Self.probe, ["utc", "/tmp"], check: true)
-        #expect(result.stdout.hasPrefix("checked ") && result.stdout.contains(" wrong 0\n"), "\(result.stdout)")
-    }
-
     /// fd 2 is a pipe the program drains: a child that outlives the program would then block once the pipe was
     /// full, or die of SIGPIPE. A keeper process drains it into the file, up to one file's size.
     @Test(arguments: ["exit", "segv"])

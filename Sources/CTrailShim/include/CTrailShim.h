@@ -99,8 +99,6 @@ void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit);
 /// At exit or in a crash: the pipe is drained, fd 2 becomes the file, and a keeper process drains the pipe for
 /// children that still hold it. Async-signal-safe.
 void trail_log_stderr_handoff(void);
-/// "YYYY-MM-DDTHH:MM:SS" (19 bytes, no NUL) of UTC `seconds` since the epoch, without locks (async-signal-safe).
-void trail_format_utc(int64_t seconds, char out[_Nonnull 19]);
 /// rename(2) that fails with EEXIST instead of replacing `to`.
 int trail_rename_noreplace(const char *from, const char *to);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.
@@ -112,6 +110,8 @@ void trail_log_flush_unlocked(void);
 size_t trail_format_timestamp(char *out);
 /// Writes "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ" (30 bytes) for now, in UTC: the JSON lines' time.
 size_t trail_format_timestamp_ns(char *out);
+/// "YYYY-MM-DDTHH:MM:SS" (19 bytes, no terminator) of `seconds` since 1970, UTC; async-signal-safe.
+void trail_format_civil(int64_t seconds, char *out);
 /// The calling thread's kernel id and the process id, cached, for JSON lines.
 uint32_t trail_log_thread_id(void);
 int32_t trail_log_process_id(void);
