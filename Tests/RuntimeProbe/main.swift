@@ -528,7 +528,8 @@ case "soak":
             usleep(1000)
             waited += 1
         }
-        print(waited < 10_000 ? "expect \(tag)-f\(child) 5" : "hung fork \(child)")
+        // A hung child is left for the driver to look at (its stack) and end.
+        print(waited < 10_000 ? "expect \(tag)-f\(child) 5" : "hung fork \(child) pid \(pid)")
     }
     for shell in 0 ..< shells {
         let process = Process()

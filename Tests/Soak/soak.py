@@ -145,8 +145,16 @@ def one_round(number):
             problems.append(f"{w['tag']} exited {status}")
         if expected is not None and status != expected:
             problems.append(f"{w['tag']} ({w['end']}) ended with {status}, not {expected}")
-        if "hung fork" in output:
-            problems.append(f"{w['tag']}: a forked child hung")
+        for child, pid in re.findall(r"hung fork (\d+) pid (\d+)", output):
+            stack = subprocess.run(["gdb", "-p", pid, "-batch", "-ex", "thread apply all bt 30"], capture_output=True,
+                                   text=True).stdout if shutil.which("gdb") else "(no gdb)"
+            with open(os.path.join(base, f"hung-{pid}.txt"), "w") as file:
+                file.write(stack)
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            problems.append(f"{w['tag']}: forked child {child} (pid {pid}) hung; its stack is in {base}/hung-{pid}.txt")
         if not deleted and not quota:
             for source, count in re.findall(r"expect (\S+) (\d+)", output):
                 for index in range(int(count)):
