@@ -47,8 +47,11 @@ enum Crashes {
             print(badPointer(16))
         }
         thread.start()
-        // The worker's crash ends the process; should it not, say so rather than hang.
-        sleep(30)
+        // The worker's crash ends the process; should it not, say so rather than hang. One sleep would end early:
+        // the Swift backtracer signals every thread to take its snapshot, and the main thread could then exit 3
+        // before the worker's crash ends the process.
+        let deadline = time(nil) + 30
+        while time(nil) < deadline { sleep(1) }
         print("the worker thread did not crash")
         exit(3)
     }
