@@ -700,7 +700,18 @@ static void stop_at_exit(void) {
         }
     }
     unlock_drain();
-    if (pruner_started) pthread_join(pruner, NULL);  // a short run still prunes
+    if (pruner_started) {
+        // A short run still prunes, but exit never waits on it long: deleting large old traces on a slow disk can
+        // take seconds, and what is left is pruned by the next run.
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_nsec += 200 * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec += 1;
+            deadline.tv_nsec -= 1000000000L;
+        }
+        pthread_timedjoin_np(pruner, NULL, &deadline);
+    }
     pruner_started = 0;
 }
 
