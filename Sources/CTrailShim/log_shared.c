@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -133,10 +134,31 @@ void trail_log_busy_end(void) { logger_end(); }
 
 static int stderr_pipe = -1;  // the read end (non-blocking), or -1
 static uint64_t keeper_budget;  // what a keeper may write into the file: one file's size
+static ino_t pipe_inode;        // the pipe's, to tell whether fd 2 is still it
+static pid_t pipe_owner;        // the process that drains it (a vfork child shares this memory)
 
 void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit) {
     keeper_budget = keeper_limit;
+    struct stat info;
+    pipe_inode = fd >= 0 && fstat(fd, &info) == 0 ? info.st_ino : 0;
+    pipe_owner = getpid();
     __atomic_store_n(&stderr_pipe, fd, __ATOMIC_RELEASE);
+}
+
+/// fd 2 is still the pipe: the program has not pointed it elsewhere itself, which Trail then leaves alone.
+static int stderr_is_pipe(void) {
+    struct stat info;
+    return pipe_inode && fstat(2, &info) == 0 && info.st_ino == pipe_inode && S_ISFIFO(info.st_mode);
+}
+
+static void close_all_but(int keep_low, int keep_high) {
+    int low = keep_low < keep_high ? keep_low : keep_high, high = keep_low < keep_high ? keep_high : keep_low;
+    if (syscall(SYS_close_range, (unsigned)high + 1, ~0u, 0u) != 0) {
+        for (int fd = high + 1; fd < 65536; fd++) close(fd);  // kernels before 5.9
+    }
+    for (int fd = 0; fd < high; fd++) {
+        if (fd != low) close(fd);
+    }
 }
 
 /// Async-signal-safe: moves what the pipe holds now into the log file, without waiting for more.
@@ -159,10 +181,7 @@ static void drain_stderr_pipe(int pipe_fd, int fd) {
 /// The keeper: drains the pipe into the file until every child holding it is gone, writing at most the budget
 /// (then reading on, so that no child blocks). It holds no other descriptor, so nobody waits on it for an EOF.
 static void keep_draining(int pipe_fd, int fd) {
-    int low = pipe_fd < fd ? pipe_fd : fd, high = pipe_fd < fd ? fd : pipe_fd;
-    if (low > 0) syscall(SYS_close_range, 0u, (unsigned)low - 1, 0u);
-    if (high > low + 1) syscall(SYS_close_range, (unsigned)low + 1, (unsigned)high - 1, 0u);
-    syscall(SYS_close_range, (unsigned)high + 1, ~0u, 0u);
+    close_all_but(pipe_fd, fd);
     static char chunk[16384];
     uint64_t budget = keeper_budget;
     for (;;) {
@@ -190,11 +209,11 @@ static void keep_draining(int pipe_fd, int fd) {
 /// their writes to stderr neither block nor kill them with SIGPIPE once this process is gone.
 void trail_log_stderr_handoff(void) {
     int fd = trail_log_fd();
-    if (fd < 0) return;
+    if (fd < 0 || getpid() != pipe_owner) return;  // a vfork child must not take the parent's pipe
     int pipe_fd = __atomic_exchange_n(&stderr_pipe, -1, __ATOMIC_ACQ_REL);
     if (pipe_fd < 0) return;
     drain_stderr_pipe(pipe_fd, fd);
-    dup2(fd, 2);
+    if (stderr_is_pipe()) dup2(fd, 2);
     // fd 2 no longer holds the write end: a hang-up with nothing to read means no child holds it either.
     struct pollfd ready = { pipe_fd, POLLIN, 0 };
     if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLHUP) && !(ready.revents & POLLIN)) return;
@@ -348,7 +367,7 @@ static void reset_in_child(void) {
     if (stderr_pipe >= 0) {
         close(stderr_pipe);
         stderr_pipe = -1;
-        if (log_buffers.fd >= 0) dup2(log_buffers.fd, 2);
+        if (log_buffers.fd >= 0 && stderr_is_pipe()) dup2(log_buffers.fd, 2);
     }
 }
 

@@ -46,8 +46,10 @@ struct LogFiles {
     private(set) var previousRunLog: String?
 
     private var stem: String { config.appName }
-    /// One file never holds more than the quota for all of them.
-    private var maxSize: Int { min(config.maxFileSize, config.maxTotalSize) }
+    /// One file never holds more than the quota for all of them, unless it cannot be rotated.
+    private var maxSize: Int { rotationHeldUntil > now() ? Int.max / 2 : min(config.maxFileSize, config.maxTotalSize) }
+    /// Set when a rotation could not rename the file: until then, writes go on into it (0: rotation works).
+    private var rotationHeldUntil = 0.0
 
     init(_ config: Trail.Configuration, fallbackFD: Int32, report: @escaping (String) -> Void) throws(LogSetupError) {
         self.config = config
@@ -194,8 +196,14 @@ struct LogFiles {
                         flock(existing, LOCK_SH)  // joined: another instance writes it too, or it is empty
                         return adopt(existing, opened)
                     }
-                    // The previous run's log: kept, rotated away, never truncated or deleted on open.
-                    if let moved = renameToNextSequence(size: Int(opened.st_size)) { previousRunLog = moved }
+                    // The previous run's log: kept, rotated away, never truncated or deleted on open. A folder that
+                    // allows no rename (append-only) keeps it, and this run appends to it.
+                    if let moved = renameToNextSequence(size: Int(opened.st_size)) {
+                        previousRunLog = moved
+                    } else {
+                        flock(existing, LOCK_SH)
+                        return adopt(existing, opened)
+                    }
                 }
                 if existing >= 0 { close(existing) }
             } else {
@@ -212,7 +220,18 @@ struct LogFiles {
             opened = Glibc.open(currentPath, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
             guard opened < 0, errno == EEXIST else { break }
             var info = stat()
-            if lstat(currentPath, &info) == 0 { try removeForeignFile(currentPath, info) }
+            guard lstat(currentPath, &info) == 0 else { continue }
+            if isOwnLogFile(info) {  // made meanwhile by another copy: joined, never deleted
+                let existing = Glibc.open(currentPath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                var joined = stat()
+                if existing >= 0, fstat(existing, &joined) == 0, joined.st_ino == info.st_ino {
+                    flock(existing, LOCK_SH)
+                    return adopt(existing, joined)
+                }
+                if existing >= 0 { close(existing) }
+                continue
+            }
+            try removeForeignFile(currentPath, info)
         }
         guard opened >= 0 else {
             throw LogSetupError(description: "cannot open log file \(currentPath): \(String(cString: strerror(errno)))")
@@ -258,7 +277,17 @@ struct LogFiles {
                 if stillOurs {
                     refreshSize()
                     refreshFolderView()
-                    _ = renameToNextSequence(size: size)
+                    if renameToNextSequence(size: size) == nil {
+                        // Nothing moved (an append-only folder): the file grows on rather than lose lines, and
+                        // rotation is tried again in a second, not at every write.
+                        if rotationHeldUntil == 0 {
+                            report("trail: cannot rotate log file \(currentPath): \(String(cString: strerror(errno))); "
+                                + "it grows past TRAIL_LOG_MAX_SIZE until it can\n")
+                        }
+                        rotationHeldUntil = now() + 1
+                        return
+                    }
+                    rotationHeldUntil = 0
                 }
                 try openCurrent(atStart: false)
                 noteFolderStamp()  // this process's own rename and new file are no reason to read the folder again
@@ -275,11 +304,22 @@ struct LogFiles {
     }
 
     /// Under the folder lock: renames `app.log` to the first free `app.<N>.log` past the newest. The new path, or
-    /// nil when it could not be moved.
+    /// nil (errno says why) when it could not be moved.
     private mutating func renameToNextSequence(size: Int) -> String? {
         var sequence = (rotated.last?.sequence ?? 0) + 1
         for _ in 0 ..< 1000 {
-            if trail_rename_noreplace(currentPath, path(sequence)) == 0 {
+            var moved = trail_rename_noreplace(currentPath, path(sequence)) == 0
+            if !moved, errno == EINVAL || errno == ENOSYS {
+                // NFS, CIFS, 9p and older FUSE know no RENAME_NOREPLACE: a plain rename to a name seen free, under
+                // the folder lock that the other copies take too.
+                var info = stat()
+                if lstat(path(sequence), &info) == 0 {
+                    errno = EEXIST
+                } else {
+                    moved = rename(currentPath, path(sequence)) == 0
+                }
+            }
+            if moved {
                 rotated.append((sequence, size))
                 rotatedTotal += size
                 return path(sequence)
@@ -390,8 +430,8 @@ struct LogFiles {
         default: info.st_nlink > 1 ? "a file with \(info.st_nlink) hard links" : info.st_uid != geteuid()
             ? "a file owned by uid \(info.st_uid)" : nil
         }
-        guard let kind else {  // our own empty file
-            unlink(path)
+        guard let kind else {  // our own file: an empty one goes, one with lines stays
+            if info.st_size == 0 { unlink(path) }
             return
         }
         report("trail: \(path) is \(kind), not a log file Trail made; it is left alone and a fresh log file is used instead\n")

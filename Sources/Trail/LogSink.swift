@@ -116,7 +116,8 @@ public final class LogSink: @unchecked Sendable {
         var waitingLine = false
         while true {
             var ready = pollfd(fd: pipe, events: Int16(POLLIN), revents: 0)
-            let count = poll(&ready, 1, waitingLine ? Int32(max(1, flushInterval * 1000)) : -1)
+            // Not forever even with no line open: the flusher may have read a partial line meanwhile.
+            let count = poll(&ready, 1, waitingLine ? Int32(max(1, flushInterval * 1000)) : 1000)
             if count < 0, errno == EINTR { continue }
             let ended = fileLock.withLock { pumpStandardError(partialLines: count == 0) }
             if ended { return }
@@ -132,7 +133,8 @@ public final class LogSink: @unchecked Sendable {
         guard trail_log_busy_begin() != 0 else { return true }
         defer { trail_log_busy_end() }
         var ended = false
-        while true {
+        // A bounded amount per call: a child flooding fd 2 must not keep the lock from urgent lines for long.
+        for _ in 0 ..< 16 {
             if pipePending == pipeBuffer.count {  // a whole buffer without a newline: it goes as it is
                 files?.write(UnsafeRawBufferPointer(pipeBuffer), buffer: -1)
                 pipePending = 0
@@ -151,7 +153,13 @@ public final class LogSink: @unchecked Sendable {
             pipePending = end - lineEnd
         }
         if (partialLines || ended), pipePending > 0 {
-            files?.write(UnsafeRawBufferPointer(rebasing: pipeBuffer[0 ..< pipePending]), buffer: -1)
+            // The line is ended here, so that the next record (a JSON object) starts a line of its own.
+            if pipePending == pipeBuffer.count {
+                files?.write(UnsafeRawBufferPointer(pipeBuffer), buffer: -1)
+                pipePending = 0
+            }
+            pipeBuffer[pipePending] = 10
+            files?.write(UnsafeRawBufferPointer(rebasing: pipeBuffer[0 ... pipePending]), buffer: -1)
             pipePending = 0
         }
         return ended
@@ -168,6 +176,9 @@ public final class LogSink: @unchecked Sendable {
 
     private func beforeFork() {
         fileLock.lock()
+        // Buffered lines are written now, once: after the fork neither side could tell whose they are, and a
+        // parent that ends at once (daemon(), a double fork) would take them with it.
+        swapAndWrite()
         condition.lock()
     }
 
@@ -183,10 +194,11 @@ public final class LogSink: @unchecked Sendable {
         fileLock.unlock()
     }
 
-    /// A forked child's line, written at once to fd 2: the log file the child inherited (O_APPEND, so it never
-    /// overwrites the parent's lines).
+    /// A forked child's line, written at once to the log file it inherited (O_APPEND, so it never overwrites the
+    /// parent's lines), not to fd 2, which daemon() points at /dev/null.
     private func deliverInChild(_ line: UnsafeRawBufferPointer) {
-        Self.writeAll(2, line)
+        let file = trail_log_fd()
+        Self.writeAll(file >= 0 ? file : 2, line)
     }
 
     // MARK: writing

@@ -157,8 +157,11 @@ func formatDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
     let sign = value < 0 ? 1 : 0
     if sign == 1 { out[0] = 45 }
     var position = sign + digits
-    // Two digits per division: half the divisions, the pair copied from a table.
-    return decimalPairs.withUnsafeBufferPointer { pairs in
+    // Two digits per division: half the divisions, the pair copied from a table. The table is a literal, not a
+    // global: a global is set up on first use under a once-lock, and a child forked while another thread was
+    // setting it up spun on that lock forever (the soak found it).
+    let decimalPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    return decimalPairs.withUTF8Buffer { pairs in
         while magnitude >= 100 {
             let pair = Int(magnitude % 100) * 2
             magnitude /= 100
@@ -175,9 +178,4 @@ func formatDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
         }
         return sign + digits
     }
-}
-
-/// "00" "01" … "99", back to back.
-private let decimalPairs: [UInt8] = (0 ..< 100).flatMap { (pair: Int) -> [UInt8] in
-    [UInt8(truncatingIfNeeded: 48 + pair / 10), UInt8(truncatingIfNeeded: 48 + pair % 10)]
 }

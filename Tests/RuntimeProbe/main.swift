@@ -269,27 +269,11 @@ case "quota":
     // LINES lines into a rotating log with a total quota, while a watcher measures the folder every
     // millisecond: the largest total it saw is printed.
     try Trail.bootstrap(configuration)
-    final class Watch: @unchecked Sendable { var largest = 0, done = false }
-    let watch = Watch()
-    let watcher = Thread {
-        while !watch.done {
-            // By inode: a listing taken while a file is renamed can name it twice.
-            var sizes: [UInt: Int] = [:]
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
-                var info = stat()
-                if lstat(directory + "/" + name, &info) == 0 { sizes[UInt(info.st_ino)] = Int(info.st_size) }
-            }
-            watch.largest = max(watch.largest, sizes.values.reduce(0, +))
-            usleep(1000)
-        }
-    }
-    watcher.start()
+    let watch = FolderWatch(directory, every: 1000)
     for line in 0 ..< number(3, 20_000) { log.info("line \(line) of a log kept within its quota") }
     LogSink.shared.flush()
     usleep(5000)
-    watch.done = true
-    usleep(5000)
-    print("largest \(watch.largest)")
+    print("largest \(watch.stop())")
 
 case "numbers":
     // Integers through the logger's own decimal formatter, one per line.
@@ -418,21 +402,7 @@ case "flood":
     // BYTES bytes of lines to fd 2 as fast as write(2) takes them, from this process ("write") or from a child
     // shell that inherited fd 2 ("child"), while a watcher measures the folder every 10 ms.
     try Trail.bootstrap(configuration)
-    final class Watch: @unchecked Sendable { var largest = 0, done = false }
-    let watch = Watch()
-    let watcher = Thread {
-        while !watch.done {
-            // By inode: a listing taken while a file is renamed can name it twice.
-            var sizes: [UInt: Int] = [:]
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
-                var info = stat()
-                if lstat(directory + "/" + name, &info) == 0 { sizes[UInt(info.st_ino)] = Int(info.st_size) }
-            }
-            watch.largest = max(watch.largest, sizes.values.reduce(0, +))
-            usleep(10_000)
-        }
-    }
-    watcher.start()
+    let watch = FolderWatch(directory, every: 10_000)
     let bytes = number(4, 20_000_000)
     if arguments.count > 3, arguments[3] == "child" {
         let shell = Process()
@@ -453,9 +423,7 @@ case "flood":
     }
     LogSink.shared.flush()
     usleep(20_000)
-    watch.done = true
-    usleep(20_000)
-    print("largest \(watch.largest)")
+    print("largest \(watch.stop())")
 
 case "vanish":
     // Logs, then the log folder ("folder") or only the log file ("file") is deleted as by hand; more lines follow,
@@ -569,6 +537,18 @@ case "closed-stderr":
     log.info("logged with fd 2 closed at start")
     fputs("written to stderr with fd 2 closed at start\n", stderr)
     LogSink.shared.flush()
+
+case "daemon":
+    // A buffered line, then daemon(): the parent ends at once with _exit and the child's fd 2 becomes /dev/null.
+    // The child logs, then leaves DIR/../daemon-done.
+    configuration.flushInterval = 10
+    try Trail.bootstrap(configuration)
+    log.info("before daemon")
+    guard daemon(1, 0) == 0 else { exit(3) }
+    log.info("after daemon")
+    LogSink.shared.flush()
+    FileManager.default.createFile(atPath: directory + "/../daemon-done", contents: Data())
+    exit(0)
 
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
@@ -839,3 +819,33 @@ struct ProbeError: Error {}
 nonisolated(unsafe) var guardedPage: UnsafeMutableRawPointer?
 nonisolated(unsafe) var repairs = false
 nonisolated(unsafe) var faultsSeen = 0
+
+/// Measures a log folder's size every `every` microseconds on a thread of its own, counting each file once by
+/// inode (a listing taken while a file is renamed can name it twice); `stop()` gives the largest size seen.
+final class FolderWatch: @unchecked Sendable {
+    private var largest = 0, done = false
+    private let lock = NSLock()
+
+    init(_ directory: String, every interval: UInt32) {
+        Thread { [self] in
+            while !lock.withLock({ done }) {
+                var sizes: [UInt: Int] = [:]
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
+                    var info = stat()
+                    if lstat(directory + "/" + name, &info) == 0 { sizes[UInt(info.st_ino)] = Int(info.st_size) }
+                }
+                let total = sizes.values.reduce(0, +)
+                lock.withLock { largest = max(largest, total) }
+                usleep(interval)
+            }
+        }.start()
+    }
+
+    func stop() -> Int {
+        usleep(20_000)  // one more look after the last write
+        return lock.withLock {
+            done = true
+            return largest
+        }
+    }
+}

@@ -166,4 +166,44 @@ import TrailTestSupport
         #expect(text.contains("info probe: logged with fd 2 closed at start"), "\(text)")
         #expect(text.split(separator: "\n").contains("written to stderr with fd 2 closed at start"), "\(text)")
     }
+
+    /// daemon() ends the parent at once and points the child's fd 2 at /dev/null: the buffered line and the
+    /// child's own lines were both lost.
+    @Test func daemonizingLosesNoLine() throws {
+        let base = Paths.temporaryDirectory("daemon")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let directory = base + "/logs"
+        try run(Self.probe, ["daemon", directory], check: true)
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: base + "/daemon-done"), waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        let text = try logText(directory)
+        #expect(text.contains("info probe: before daemon"), "\(text)")
+        #expect(text.contains("info probe: after daemon"), "\(text)")
+    }
+
+    /// A folder where RENAME_NOREPLACE fails with EINVAL (NFS, CIFS, 9p) made the first rotation spin forever
+    /// holding the log's lock, and the next start deleted the previous run's log.
+    @Test func aFolderWithoutRenameNoreplaceStillRotatesAndKeepsThePreviousLog() throws {
+        let base = Paths.temporaryDirectory("noreplace")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let source = base + "/einval.c", library = base + "/einval.so"
+        try """
+            #define _GNU_SOURCE
+            #include <errno.h>
+            #include <stdio.h>
+            int renameat2(int a, const char *b, int c, const char *d, unsigned int flags) { errno = EINVAL; return -1; }
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        try run("cc", ["-shared", "-fPIC", "-o", library, source], check: true)
+        let directory = base + "/logs"
+        let environment = ["LD_PRELOAD": library, "TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "1000"]
+        try run("timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "0", "2000"], environment: environment, check: true)
+        try run("timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "1", "10"], environment: environment, check: true)
+        let seen = try counts(try logText(directory), #"info probe: instance (\d line \d+) "#)
+        #expect(seen.count == 2010 && seen.values.allSatisfy { $0 == 1 }, "\(seen.count) of 2010")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
+        #expect(files.count > 20, "rotated by a plain rename: \(files.count) files")
+    }
 }
