@@ -145,6 +145,18 @@ void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit) {
     __atomic_store_n(&stderr_pipe, fd, __ATOMIC_RELEASE);
 }
 
+static void (*exec_hook)(void);
+
+void trail_log_set_exec_hook(void (*hook)(void)) { __atomic_store_n(&exec_hook, hook, __ATOMIC_RELEASE); }
+
+void trail_log_before_exec(void) {
+    // Only the process that drains the pipe: a vfork child shares its memory, and a forked child writes at once.
+    if (!pipe_owner || getpid() != pipe_owner) return;
+    void (*hook)(void) = __atomic_load_n(&exec_hook, __ATOMIC_ACQUIRE);
+    if (hook) hook();
+    trail_log_stderr_handoff();
+}
+
 /// fd 2 is still the pipe: the program has not pointed it elsewhere itself, which Trail then leaves alone.
 static int stderr_is_pipe(void) {
     struct stat info;

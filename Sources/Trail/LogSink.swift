@@ -85,6 +85,8 @@ public final class LogSink: @unchecked Sendable {
         }
         redirectStandardError(fallback: opened.fd, config)
         Self.installForkHandlers()
+        // exec replaces the process without atexit: buffered lines are written first (exec_handoff.c).
+        trail_log_set_exec_hook { LogSink.shared.flush(final: true) }
         startFlusher()
         atexit { LogSink.shared.flush(final: true) }
     }

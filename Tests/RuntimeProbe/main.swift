@@ -550,6 +550,15 @@ case "daemon":
     FileManager.default.createFile(atPath: directory + "/../daemon-done", contents: Data())
     exit(0)
 
+case "exec":
+    // After bootstrap the program replaces itself with a shell that writes to stdout and stderr.
+    try Trail.bootstrap(configuration)
+    log.info("before exec")
+    let shellArguments = ["sh", "-c", "echo a; echo 'from the program exec ran' >&2; echo b"]
+    var pointers = shellArguments.map { strdup($0) } + [nil]
+    execv("/bin/sh", &pointers)
+    exit(3)
+
 case "child-fprintf":
     fputs("child C fprintf to stderr\n", stderr)
 

@@ -120,7 +120,12 @@ def one_round(number):
             limit = 5 if w["signal_at"] is not None else 30
             since = now - (w["signal_at"] or w["started"])
             if since > limit:
-                failures.append(f"round {number}: {w['tag']} ({w['end']}) did not end within {limit} s; killed")
+                stack = os.path.join(tempfile.gettempdir(), f"trail-soak-stuck-{w['process'].pid}.txt")
+                if shutil.which("gdb"):
+                    with open(stack, "w") as file:
+                        subprocess.run(["gdb", "-p", str(w["process"].pid), "-batch", "-ex", "thread apply all bt 30"],
+                                       stdout=file, stderr=subprocess.DEVNULL)
+                failures.append(f"round {number}: {w['tag']} ({w['end']}) did not end within {limit} s; killed; stack: {stack}")
                 w["process"].kill()
         time.sleep(0.005)
     stop[0] = True

@@ -206,4 +206,17 @@ import TrailTestSupport
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
         #expect(files.count > 20, "rotated by a plain rename: \(files.count) files")
     }
+
+    /// A program that execs after bootstrap left the new program a pipe no one drained: it died of SIGPIPE on its
+    /// first write to stderr.
+    @Test func aProgramThatExecsAfterBootstrapHandsTheNewOneTheLog() throws {
+        let directory = Paths.temporaryDirectory("exec")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(Self.probe, ["exec", directory])
+        #expect(result.status == 0 && result.signal == nil, "\(result.shellStatus) \(result.stderr)")
+        #expect(result.stdout == "a\nb\n")
+        let text = try logText(directory)
+        #expect(text.contains("info probe: before exec"))
+        #expect(text.split(separator: "\n").contains("from the program exec ran"), "\(text)")
+    }
 }

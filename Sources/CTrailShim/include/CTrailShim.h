@@ -99,6 +99,10 @@ void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit);
 /// At exit or in a crash: the pipe is drained, fd 2 becomes the file, and a keeper process drains the pipe for
 /// children that still hold it. Async-signal-safe.
 void trail_log_stderr_handoff(void);
+/// What the logger does before this process execs (exec_handoff.c): write its buffered lines (the hook, set at
+/// bootstrap), then the handoff above.
+void trail_log_set_exec_hook(void (*_Nullable hook)(void));
+void trail_log_before_exec(void);
 /// rename(2) that fails with EEXIST instead of replacing `to`.
 int trail_rename_noreplace(const char *from, const char *to);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console.

@@ -1,0 +1,115 @@
+// After Trail.bootstrap, fd 2 is a pipe that a thread of this process drains into the log file (LogSink). A
+// program that replaces itself with `exec` takes that thread with it, and the new program would die of SIGPIPE on
+// its first write to stderr (or block, had a reader stayed). The exec family is interposed, as pthread_create is
+// (threads.c): before the real call, the logger's buffered lines are written, fd 2 becomes the log file again, and
+// children that still hold the pipe get a keeper (trail_log_before_exec). posix_spawn and Foundation's Process keep the pipe: their children are
+// drained as long as this process lives.
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/// libc's definition of `name`, looked up once.
+static void *next_definition(void *_Nullable *slot, const char *name) {
+    void *next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!next) {
+        next = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, next, __ATOMIC_RELEASE);
+    }
+    return next;
+}
+
+typedef int (*exec_with_environment)(const char *, char *const[], char *const[]);
+typedef int (*exec_without_environment)(const char *, char *const[]);
+typedef int (*exec_descriptor)(int, char *const[], char *const[]);
+
+int execve(const char *path, char *const argv[], char *const envp[]) {
+    static void *real;
+    exec_with_environment next = (exec_with_environment)next_definition(&real, "execve");
+    if (!next) return errno = ENOSYS, -1;
+    trail_log_before_exec();
+    return next(path, argv, envp);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    static void *real;
+    exec_with_environment next = (exec_with_environment)next_definition(&real, "execvpe");
+    if (!next) return errno = ENOSYS, -1;
+    trail_log_before_exec();
+    return next(file, argv, envp);
+}
+
+int execv(const char *path, char *const argv[]) {
+    static void *real;
+    exec_without_environment next = (exec_without_environment)next_definition(&real, "execv");
+    if (!next) return errno = ENOSYS, -1;
+    trail_log_before_exec();
+    return next(path, argv);
+}
+
+int execvp(const char *file, char *const argv[]) {
+    static void *real;
+    exec_without_environment next = (exec_without_environment)next_definition(&real, "execvp");
+    if (!next) return errno = ENOSYS, -1;
+    trail_log_before_exec();
+    return next(file, argv);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[]) {
+    static void *real;
+    exec_descriptor next = (exec_descriptor)next_definition(&real, "fexecve");
+    if (!next) return errno = ENOSYS, -1;
+    trail_log_before_exec();
+    return next(fd, argv, envp);
+}
+
+// The list forms gather their arguments and go through the vector forms above.
+enum { MAX_LISTED = 4096 };
+
+/// Copies the arguments after `first` up to the NULL that ends them into `argv`; with `environment`, the pointer
+/// after that NULL too. 0 when there are too many.
+#define GATHER(first, arguments, argv, environment)                         \
+    do {                                                                     \
+        size_t count = 0;                                                    \
+        argv[count++] = (char *)(first);                                     \
+        char *next_argument;                                                 \
+        do {                                                                 \
+            next_argument = va_arg(arguments, char *);                       \
+            if (count == MAX_LISTED) {                                       \
+                va_end(arguments);                                           \
+                return errno = E2BIG, -1;                                    \
+            }                                                                \
+            argv[count++] = next_argument;                                   \
+        } while (next_argument);                                             \
+        if (environment) *(environment) = va_arg(arguments, char *const *); \
+        va_end(arguments);                                                   \
+    } while (0)
+
+int execl(const char *path, const char *first, ...) {
+    char *argv[MAX_LISTED];
+    va_list arguments;
+    va_start(arguments, first);
+    GATHER(first, arguments, argv, (char *const **)NULL);
+    return execv(path, argv);
+}
+
+int execlp(const char *file, const char *first, ...) {
+    char *argv[MAX_LISTED];
+    va_list arguments;
+    va_start(arguments, first);
+    GATHER(first, arguments, argv, (char *const **)NULL);
+    return execvp(file, argv);
+}
+
+int execle(const char *path, const char *first, ...) {
+    char *argv[MAX_LISTED];
+    char *const *envp = environ;
+    va_list arguments;
+    va_start(arguments, first);
+    GATHER(first, arguments, argv, &envp);
+    return execve(path, argv, envp);
+}
