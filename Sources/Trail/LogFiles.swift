@@ -356,11 +356,14 @@ struct LogFiles {
     }
 
     /// Under the folder lock: the folder is read again only when someone else changed it since this process last
-    /// did (its modification time moved), so that a rotation costs the same however many files are kept.
+    /// did, so that a rotation costs the same however many files are kept. Changed: its modification time moved,
+    /// or the number after the newest this process knows is taken (directory times are coarse, and two changes
+    /// within one tick leave the same time).
     private mutating func refreshFolderView() {
-        var info = stat()
-        guard stat(directory, &info) == 0,
-              info.st_mtim.tv_sec != folderStamp.tv_sec || info.st_mtim.tv_nsec != folderStamp.tv_nsec else { return }
+        var info = stat(), next = stat()
+        let moved = stat(directory, &info) != 0
+            || info.st_mtim.tv_sec != folderStamp.tv_sec || info.st_mtim.tv_nsec != folderStamp.tv_nsec
+        guard moved || lstat(path((rotated.last?.sequence ?? 0) + 1), &next) == 0 else { return }
         findRotatedFiles()
     }
 
