@@ -205,6 +205,10 @@ def one_round(number):
 
 
 def main():
+    # A shell starts a background command with SIGINT ignored, and children inherit that through exec: a worker
+    # would then rightly keep ignoring the SIGINT this driver sends. They start from the defaults instead.
+    for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
+        signal.signal(number, signal.SIG_DFL)
     if not os.access(PROBE, os.X_OK):
         sys.exit(f"soak: {PROBE} is missing: run `swift build --product trail-probe` (make soak does)")
     print(f"soak: {SECONDS:.0f} s, seed {SEED}")
