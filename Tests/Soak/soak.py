@@ -8,7 +8,8 @@ delete the folder under them; some hold them to a small total quota. After each 
 - every process ends within its limit (30 s to finish; 5 s after a signal or a crash);
 - every line is present exactly once (rounds without a deletion and without a quota); no line ever twice;
 - every crash has a block with its pid and a marker that names its pid;
-- the folder stays within its bounds (sampled every 10 ms): quota + one file per copy + the crash blocks.
+- the folder stays within its bounds (sampled every 10 ms): quota + one file per copy, + what a crash or a
+  termination signal writes without rotating (the buffered lines, the block).
 Figures are printed at the end; the exit status is 1 when any invariant broke. Writes only below a temporary
 folder, removed as it goes (a failing round's folder is kept, at most five)."""
 import os, random, re, shutil, signal, subprocess, sys, tempfile, threading, time
@@ -185,10 +186,10 @@ def one_round(number):
             figures["crashes_checked"] += 1
     if quota:
         figures["quota_rounds"] += 1
-        crashes = sum(1 for w in workers if w["end"] in crashed)
-        # A crash writes every buffered line (two buffers of 1 MiB at most) and its block where the file is: no
-        # rotation in a signal handler.
-        bound = 256 * 1024 + MAX_SIZE * len(workers) + (2 << 20) * crashes
+        # A crash or a termination signal writes every buffered line (two buffers of 1 MiB at most), and a crash
+        # its block, where the file is: there is no rotation in a signal handler.
+        signalled = sum(1 for w in workers if w["end"] in crashed or w["end"] in ("term", "wait"))
+        bound = 256 * 1024 + MAX_SIZE * len(workers) + (2 << 20) * signalled
         figures["largest_over_quota"] = max(figures["largest_over_quota"], largest[0] - 256 * 1024)
         if largest[0] > bound:
             problems.append(f"the folder reached {largest[0]} bytes, over {bound}")
