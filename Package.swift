@@ -75,10 +75,17 @@ let package = Package(
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
-        .target(name: "CTrailShim", cSettings: [.unsafeFlags(["-O2"])]),
-        // Optimized even in debug builds, and without dynamic exclusivity checks on the logging path.
-        .target(name: "Trail", dependencies: ["CTrailShim", "TrailFormat"],
-                swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
+        .target(name: "CTrailShim", dependencies: ["CTrailHooks"], cSettings: [.unsafeFlags(["-O2"])]),
+        // The hooks' declarations alone: the only module that Trail's public interface loads.
+        .target(name: "CTrailHooks"),
+        // Optimized even in debug builds, and without dynamic exclusivity checks on the logging path. Built with
+        // library evolution so that its internal imports (Foundation, Glibc, the C shim) stay its own: a client of a
+        // module without it loads them too, and tracing a file would change its name lookup. Passed to the frontend
+        // with module-name aliasing, so SwiftPM neither verifies an interface nor warns that `Trail.Trail` shadows
+        // the module. Its public types that clients switch over or inline into are @frozen.
+        .target(name: "Trail", dependencies: ["CTrailHooks", "CTrailShim", "TrailFormat"],
+                swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked", "-Xfrontend", "-enable-library-evolution",
+                                              "-Xfrontend", "-alias-module-names-in-module-interface"])]),
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
         .target(name: "TrailFormat"),

@@ -1,12 +1,13 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
-import Foundation
+internal import Foundation
 
 extension Trail {
     /// How the runtime logs. Environment variables, when set, override what the code says, so operators
     /// can change a deployed program's logging without rebuilding it.
     public struct Configuration: Sendable {
+        @frozen
         public enum Destination: String, Sendable, CaseIterable {
             /// The console when stderr is a terminal (development), else the file (deployment).
             case automatic
@@ -19,6 +20,7 @@ extension Trail {
         }
 
         /// How a line is written. (`TRAIL_LOG_FORMAT`)
+        @frozen
         public enum LineFormat: String, Sendable, CaseIterable {
             /// `2026-12-02T11:36:51.123456Z info store: added X value=40 (App/Store.swift:42)`.
             case text

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 internal import CTrailShim
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
-import Foundation
+internal import Foundation
 internal import CTrailShim
 internal import TrailFormat
 

@@ -5,7 +5,9 @@
 ///     log[metadataKey: "store"] = "items.json"
 ///     log.info("added \(item.serialNumber)", metadata: ["value": "\(item.valueInDollars)"])
 ///
-/// Lines go to `LogSink.shared`, which `Trail.bootstrap` points at a rotating file or the console.
+/// Lines go to `LogSink.shared`, which `Trail.bootstrap` points at a rotating file or the console. Frozen: the
+/// level check is inlined into the caller, which reads `logLevel` directly.
+@frozen
 public struct Logger: Sendable {
     public let label: String
     public var logLevel: Level
@@ -83,6 +85,7 @@ public struct Logger: Sendable {
 }
 
 extension Logger {
+    @frozen
     public enum Level: String, Codable, CaseIterable, Comparable, Sendable {
         case trace, debug, info, notice, warning, error, critical
 
@@ -116,6 +119,7 @@ extension Logger {
 
     public typealias Metadata = [String: MetadataValue]
 
+    @frozen
     public enum MetadataValue: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral,
         ExpressibleByStringInterpolation, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
         case string(String)

@@ -2,6 +2,7 @@ extension Logger {
     /// A log message. Literal text and integers are kept as they are and formatted straight into the log
     /// line, so a message like `"served \(count) items in \(micros) us"` allocates nothing; other interpolated
     /// values become text.
+    @frozen
     public struct Message: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, CustomStringConvertible, Sendable {
         @usableFromInline typealias Literals = (StaticString, StaticString, StaticString, StaticString, StaticString, StaticString)
         @usableFromInline static let literalCapacity = 6
@@ -29,6 +30,7 @@ extension Logger {
             self = stringInterpolation.message
         }
 
+        @frozen
         public struct StringInterpolation: StringInterpolationProtocol {
             @usableFromInline var message = Message(pieces: ())
 

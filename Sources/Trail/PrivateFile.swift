@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Replaces `path` with `bytes` through a temporary file and a rename: readers see the old file or the new

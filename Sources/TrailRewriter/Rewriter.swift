@@ -86,7 +86,7 @@ public enum Rewriter {
             let collector = BodyCollector(options: options, lines: lines, fileID: fileID(path: path, module: options.module))
             collector.walk(tree)
             var edits = collector.edits
-            if !edits.isEmpty { edits.append(importEdit(tree, buffer, lines, file: options.lineDirectiveFile)) }
+            if !edits.isEmpty { edits.append(importEdit(tree, buffer)) }
             let result = Edit.apply(edits, to: buffer)
             return result == source ? .unchanged : .changed(result, bodies: collector.bodies)
         }
@@ -188,26 +188,15 @@ public enum Rewriter {
                           message: (first?.message ?? "syntax error") + "; file left unchanged")
     }
 
-    /// The import of `Trail`; in a build copy, a line of its own when code follows it.
-    private static func importEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>, _ lines: LineTable,
-                                   file: String?) -> Edit {
-        let offset = importOffset(tree, buffer)
-        guard let file, let first = tree.firstToken(viewMode: .sourceAccurate),
-              first.tokenKind != .endOfFile else { return inPlaceImportEdit(tree, buffer, fallback: offset) }
-        let entry = Columns(file: file, lines: lines).entry(Marker.importCode, at: offset,
-                                                            firstToken: first.positionAfterSkippingLeadingTrivia.utf8Offset,
-                                                            returnsFirst: false)
-        return Edit(offset: offset, text: entry.text)
-    }
-
-    /// In place, the import of `Trail` follows the first top-level import on its line
-    /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), or ends the file: no line moves,
+    /// The import of `Trail`, in the same place in place and in a build copy, so that both compile alike: after
+    /// the first top-level import on its line
+    /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), or at the end of the file: no line moves,
     /// and no line starts with the marker's `/*`. SwiftPM decides whether a one-file executable's `@main` needs
     /// `-parse-as-library` by reading lines, and takes a line that starts with `/*` and does not end with `*/`
     /// for the start of a comment that hides the rest of the file. A file that does not end with a newline gets
     /// one inside the marker; one that ends inside a `//` comment, where the marker would not be a comment of
-    /// its own, gets the import at the start (`fallback`).
-    private static func inPlaceImportEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>, fallback: Int) -> Edit {
+    /// its own, gets the import at the start (`startOffset`).
+    private static func importEdit(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Edit {
         for item in tree.statements {
             if case .decl(let decl) = item.item, decl.is(ImportDeclSyntax.self) {
                 return Edit(offset: decl.endPositionBeforeTrailingTrivia.utf8Offset, text: Marker.importAfterImport)
@@ -218,19 +207,14 @@ public enum Rewriter {
         let trivia = end.leadingTrivia.isEmpty ? end.previousToken(viewMode: .sourceAccurate)?.trailingTrivia : end.leadingTrivia
         let lastTrivia = trivia?.pieces.last
         switch lastTrivia {
-        case .lineComment?, .docLineComment?: return Edit(offset: fallback, text: Marker.importTrail)
+        case .lineComment?, .docLineComment?: return Edit(offset: startOffset(buffer), text: Marker.importTrail)
         default: return Edit(offset: buffer.count, text: Marker.importOnNewLine)
         }
     }
 
-    /// Where the import of `Trail` goes in a build copy: before the first top-level import, else at the start of the file
-    /// (after a `#!` line). Either way it shares a line with existing text, so no line moves.
-    private static func importOffset(_ tree: SourceFileSyntax, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
-        for item in tree.statements {
-            if case .decl(let decl) = item.item, decl.is(ImportDeclSyntax.self) {
-                return decl.positionAfterSkippingLeadingTrivia.utf8Offset
-            }
-        }
+    /// The start of a file with no import that ends inside a `//` comment: after a `#!` line, sharing a line with
+    /// existing text, so no line moves.
+    private static func startOffset(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         if buffer.count >= 2, buffer[0] == UInt8(ascii: "#"), buffer[1] == UInt8(ascii: "!") {
             return (buffer.firstIndex(of: UInt8(ascii: "\n")) ?? buffer.count - 1) + 1
         }

@@ -14,7 +14,7 @@ import TrailTestSupport
 
     static var runtimeFlags: [String] {
         let build = Paths.buildDirectory
-        return ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailShim/include",
+        return ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include",
                 "-L", build, "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build]
     }
 

@@ -25,7 +25,7 @@ import TrailTestSupport
             + files.map { sources + "/" + $0 }
         if traced {
             let build = Paths.buildDirectory
-            arguments += ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailShim/include",
+            arguments += ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include",
                           "-L", build, "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build]
         }
         try run("swiftc", arguments, check: true)

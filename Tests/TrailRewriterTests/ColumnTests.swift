@@ -24,9 +24,7 @@ import TrailTestSupport
             """
         let directive = #"#sourceLocation(file: "/abs/Sources/App/Store.swift", line: "#
         let expected = """
-            /*<trail*/import enum Trail.Trail;
-            /*trail>*/\(directive)1)
-            import Foundation
+            import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
             struct Store {
                 func total() -> Int {/*<trail*/Trail.enter("App.Store.total() @ App/Store.swift:3"); defer { Trail.exit() };
             /*trail>*/\(directive)3)
@@ -43,7 +41,7 @@ import TrailTestSupport
         let text = try copy(source)
         #expect(text == expected)
         // What follows the brace keeps its byte columns: the brace ends at column 25.
-        let line = text.split(separator: "\n")[6]
+        let line = text.split(separator: "\n")[4]
         #expect(line.utf8.count - " items.count + extra }".utf8.count == 25)
         #expect(try stripped(text) == source)
         #expect(try copy(text) == text)

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+// The hooks, `trail_span` and `trail_mode_address`: declared apart, in a module that loads nothing else.
+#include <trail_hooks.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,26 +21,6 @@ enum trail_mode {
     TRAIL_MODE_LOG = 1,
     TRAIL_MODE_RECORD = 2,
 };
-
-/// What `enter` hands to `exit`: the site with its depth and flags, and the entry time or token.
-typedef struct trail_span {
-    uint64_t word;
-    uint64_t start;
-} trail_span;
-
-// MARK: hooks. `site` is a static, NUL-terminated "name @ file:line" string. Callers check that the mode is
-// not off first (the inlined Swift hooks do).
-
-/// A synchronous call starts; its frame stays on the thread's stack until `trail_exit_sync`.
-void trail_enter_sync(const char *site);
-void trail_exit_sync(void);
-/// An async call starts; it may end on another thread, so the span carries what `trail_exit_async` needs.
-trail_span trail_enter_async(const char *site);
-void trail_exit_async(trail_span span);
-
-/// The mode, read by the inlined Swift hooks through this pointer (a constant, so unoptimized Swift code reads
-/// it with a plain load, without the exclusivity check a global variable gets): 0 means off.
-extern const int *const trail_mode_address __attribute__((swift_attr("nonisolated(unsafe)")));
 
 int trail_current_mode(void);
 /// Overrides the mode chosen from the environment (tests, benchmarks).

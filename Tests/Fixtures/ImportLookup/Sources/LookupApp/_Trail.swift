@@ -1,0 +1,1 @@
+// The only source with TRAIL=1.
