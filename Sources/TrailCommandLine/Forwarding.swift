@@ -32,7 +32,14 @@ public enum ForwardedVerbs {
         name: "resources", summary: "Write Swift constants for a target's resource files, or for the identifiers in one XML file.",
         executable: "trail-resources", onlyVerb: true)
 
-    public static let all = [instrument, strip, scan, setup, resources]
+    public static let test = ForwardedVerb(
+        name: "test", summary: "Trace a package's tests with nothing to edit: a traced copy, built and run, then a summary.",
+        executable: "trail-rewrite")
+    public static let run = ForwardedVerb(
+        name: "run", summary: "Trace one executable product of a package with nothing to edit, then replay its calls.",
+        executable: "trail-rewrite")
+
+    public static let all = [test, run, instrument, strip, scan, setup, resources]
 }
 
 /// Replaces this process with the verb's executable from this program's folder, passing the verb and

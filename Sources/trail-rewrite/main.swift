@@ -5,7 +5,7 @@ import TrailCommandLine
 
 /// The verbs that parse Swift, which `trail` hands on: SwiftSyntax takes most of this binary's start-up, so
 /// the viewers in `trail` do without it. The TrailPlugin and TrailCommand plugins run this binary directly.
-let verbs: [Verb] = [instrumentVerb, stripVerb, scanVerb, setupVerb]
+let verbs: [Verb] = [testVerb, runVerb, instrumentVerb, stripVerb, scanVerb, setupVerb]
 
 let overview = """
     trail-rewrite: the Swift-parsing verbs of trail, which 'trail <verb>' runs.

@@ -71,6 +71,12 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
         }
         if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
     }
+    if !before, !files.isEmpty, !files.contains(where: \.hasRecords) {
+        // An untraced build that links the runtime writes a trace with a header and nothing else.
+        printError("trail: \(files.count == 1 ? files[0].path + " holds" : "these \(files.count) traces hold") no calls: "
+            + "the program ran no traced function. Was it built traced? 'TRAIL=1 swift build --scratch-path .build/trail' "
+            + "(after 'trail setup') builds .build/trail/debug/<product>; 'trail run' and 'trail test' do it all with nothing to edit.")
+    }
     if !before, files.count > 1 {
         let empty = files.filter { !$0.hasRecords }.count
         printError("trail: read \(files.count) traces" + (empty > 0 ? ", \(empty) of them with no calls" : ""))
@@ -78,7 +84,7 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
 }
 
 /// The `*.trace` entries of a folder that are not folders themselves (a folder named `x.trace` is not a trace).
-private func traces(in folder: String) -> [String] {
+func traces(in folder: String) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }.filter { path in
         var isFolder: ObjCBool = false

@@ -1,0 +1,55 @@
+import Foundation
+import TrailCommandLine
+import TrailDriver
+
+let runVerb = Verb(
+    name: "run",
+    summary: ForwardedVerbs.run.summary,
+    usage: "[--package DIR] [--product NAME] [-- arguments]",
+    details: """
+        Traces one executable product of a package with nothing to edit, as 'trail test' does its tests: the
+        copy in .build/trail-shadow is brought up to date and built with the plugin, the product runs with
+        TRAIL_TRACE=record (its arguments after --) into a fresh folder under .build/trail-shadow/traces, and
+        'trail replay' shows its calls. With one executable product, --product may be left out.
+        """,
+    options: [
+        .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
+        .value("--product", placeholder: "NAME", help: "The executable product to run (default: the only one)."),
+    ],
+    run: { arguments in
+        let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "run")
+        let product = try arguments.value("product") ?? onlyExecutable(shadow)
+        let built = try ShadowRun.build(shadow, ["--product", product])
+        guard built == 0 else { throw VerbFailure("the traced build of \(product) failed (status \(built)); see above", status: built) }
+        let folder = try ShadowRun.traceFolder(shadow)
+        let status = try ShadowRun.run([shadow.scratch + "/debug/" + product] + arguments.positionals,
+                                       environment: ShadowRun.recording(into: folder))
+        let traces = ShadowRun.traces(in: folder)
+        printOut("\n== trail run: \(product) ended with status \(status); \(traces.count) trace\(traces.count == 1 ? "" : "s"), "
+            + "\(ShadowRun.size(traces.bytes)), in \(ShadowRun.relative(folder))\n")
+        if traces.count > 0 { ShadowRun.show(["replay", folder], lines: 60, more: "trail replay \(ShadowRun.relative(folder))") }
+        return status
+    })
+
+/// The package's one executable product, from `swift package describe`.
+private func onlyExecutable(_ shadow: ShadowPackage) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["swift", "package", "--package-path", shadow.copy, "--scratch-path", shadow.scratch, "describe", "--type", "json"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["TRAIL"] = "1"
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let description = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    let products = (description?["products"] as? [[String: Any]]) ?? []
+    let executables = products.filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap { $0["name"] as? String }
+    guard executables.count == 1 else {
+        throw UsageError(description: executables.isEmpty ? "the package has no executable product"
+            : "the package has \(executables.count) executable products (\(executables.sorted().joined(separator: ", "))); choose one with --product")
+    }
+    return executables[0]
+}

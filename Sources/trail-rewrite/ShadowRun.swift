@@ -1,0 +1,142 @@
+import Foundation
+import TrailCommandLine
+import TrailDriver
+import TrailRewriter
+
+/// What `trail test` and `trail run` share: finding swift-trail's own package, keeping the shadow copy, running
+/// SwiftPM and the programs it builds with their output going straight to the terminal, and a fresh trace folder.
+enum ShadowRun {
+    /// swift-trail's package folder, which the copy depends on: TRAIL_PACKAGE, else the checkout this binary was
+    /// built in (`<package>/.build/<triple>/<configuration>/`), else `<prefix>/share/swift-trail` beside an
+    /// installed `<prefix>/bin`.
+    static func trailPackage() throws -> String {
+        if let given = ProcessInfo.processInfo.environment["TRAIL_PACKAGE"], !given.isEmpty {
+            guard isTrailPackage(given) else { throw VerbFailure("TRAIL_PACKAGE=\(given) is not a swift-trail package folder") }
+            return given
+        }
+        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let installed = folder.deletingLastPathComponent().appendingPathComponent("share/swift-trail").path
+        if isTrailPackage(installed) { return installed }
+        while folder.path != "/" {
+            if isTrailPackage(folder.path) { return folder.path }
+            folder.deleteLastPathComponent()
+        }
+        throw VerbFailure("cannot find swift-trail's package (this trail was not built in a checkout, nor installed with "
+            + "'make install'); set TRAIL_PACKAGE to a swift-trail folder")
+    }
+
+    static func isTrailPackage(_ folder: String) -> Bool {
+        guard let text = try? String(contentsOfFile: folder + "/Package.swift", encoding: .utf8) else { return false }
+        return text.contains("name: \"swift-trail\"")
+    }
+
+    /// The copy, brought up to date, with a line saying what changed.
+    static func prepare(package: String, verb: String) throws -> ShadowPackage {
+        let trail = try trailPackage()
+        return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
+            let shadow = try ShadowPackage(package: package)
+            let copied = try shadow.sync(trail: trail)
+            printError("trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied") "
+                + "in \(relative(shadow.copy))")
+            return shadow
+        }
+    }
+
+    /// Runs a program with this process's standard streams, and returns its exit status (128 + signal when
+    /// a signal ended it).
+    static func run(_ arguments: [String], environment extra: [String: String] = [:], clearTracing: Bool = true,
+                    outputToStandardError: Bool = false) throws -> Int32 {
+        let process = Process()
+        if outputToStandardError { process.standardOutput = FileHandle.standardError }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        if clearTracing { for key in environment.keys where key.hasPrefix("TRAIL_") && key != "TRAIL_PACKAGE" { environment[key] = nil } }
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        do { try process.run() } catch {
+            throw VerbFailure("cannot run \(arguments.first ?? "?"): \(error.localizedDescription)")
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// `swift build` of the copy, traced by the plugin. Its progress goes to standard error, so that standard
+    /// output holds only what the program or the tests print, and the summary.
+    static func build(_ shadow: ShadowPackage, _ extra: [String]) throws -> Int32 {
+        try run(["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch] + extra,
+                environment: ["TRAIL": "1"], outputToStandardError: true)
+    }
+
+    /// A new folder for this run's traces, `.build/trail-shadow/traces/<time>`; the five newest are kept.
+    static func traceFolder(_ shadow: ShadowPackage) throws -> String {
+        let parent = shadow.root + "/traces"
+        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        var folder = parent + "/" + formatter.string(from: Date())
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: folder) {
+            suffix += 1
+            folder = parent + "/" + formatter.string(from: Date()) + "-\(suffix)"
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted()
+        for old in runs.dropLast(5) { try? FileManager.default.removeItem(atPath: parent + "/" + old) }
+        return folder
+    }
+
+    /// The recording settings for a program run into `folder`.
+    static func recording(into folder: String) -> [String: String] {
+        ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": folder + "/%e-%p.trace"]
+    }
+
+    /// The traces in `folder`: their count and total size.
+    static func traces(in folder: String) -> (count: Int, bytes: Int) {
+        var count = 0, bytes = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".trace") {
+            count += 1
+            bytes += ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int) ?? 0
+        }
+        return (count, bytes)
+    }
+
+    /// `trail` (the viewers), beside this binary.
+    static var viewer: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("trail").path
+    }
+
+    /// Runs a viewer and prints at most `lines` lines of what it writes, then a note of how many more there were.
+    static func show(_ arguments: [String], lines: Int, more: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: viewer)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        guard (try? process.run()) != nil else { return }
+        var shown = 0, hidden = 0, pending = Data()
+        let handle = pipe.fileHandleForReading
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending[pending.startIndex ... newline]
+                pending.removeSubrange(pending.startIndex ... newline)
+                if shown < lines { FileHandle.standardOutput.write(line); shown += 1 } else { hidden += 1 }
+            }
+        }
+        process.waitUntilExit()
+        if hidden > 0 { printOut("  ... \(hidden) more line\(hidden == 1 ? "" : "s"): \(more)\n") }
+    }
+
+    static func relative(_ path: String) -> String {
+        let here = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(here) ? String(path.dropFirst(here.count)) : path
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 30 ? String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
+            : bytes >= 1 << 20 ? String(format: "%.1f MB", Double(bytes) / Double(1 << 20)) : "\(bytes / 1024) KB"
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import TrailCommandLine
+import TrailDriver
+
+let testVerb = Verb(
+    name: "test",
+    summary: ForwardedVerbs.test.summary,
+    usage: "[--package DIR] [--filter X]... [-- swift test arguments]",
+    details: """
+        Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package
+        (a rerun copies only what changed), the copy's manifest gets the swift-trail dependency and the TRAIL=1
+        pattern of 'trail setup' for every Swift target, tests included, and the copy is built with the plugin
+        into .build/trail-shadow/build. The tests then run with TRAIL_TRACE=record, one trace per process in a
+        fresh folder under .build/trail-shadow/traces (the five newest runs are kept). Then: the tests that
+        passed and failed, where the traces are, the top of 'trail report', and for each failing test the calls
+        it made ('trail replay --filter'). The exit status is the tests'.
+        """,
+    options: [
+        .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
+        .value("--filter", placeholder: "X", help: "Run only the tests matching X, as 'swift test --filter' (repeatable).", repeatable: true),
+    ],
+    run: { arguments in
+        let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "test")
+        let built = try ShadowRun.build(shadow, ["--build-tests"])
+        guard built == 0 else { throw VerbFailure("the traced build of \(shadow.original) failed (status \(built)); see above", status: built) }
+        let folder = try ShadowRun.traceFolder(shadow)
+        let results = folder + "/results.xml"
+        var command = ["swift", "test", "--skip-build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
+                       "--xunit-output", results]
+        for filter in arguments.all("filter") { command += ["--filter", filter] }
+        command += arguments.positionals
+        var environment = ShadowRun.recording(into: folder)
+        environment["TRAIL"] = "1"  // the same manifest as the build, or SwiftPM would plan another one
+        let status = try ShadowRun.run(command, environment: environment)
+        TestSummary.print(folder: folder, status: status)
+        return status
+    })
+
+/// The summary after a traced test run, from the xUnit files `swift test` wrote and the traces.
+enum TestSummary {
+    struct Case {
+        var suite: String
+        var name: String
+        var failed: Bool
+    }
+
+    static func print(folder: String, status: Int32) {
+        let cases = results(in: folder)
+        let failed = cases.filter(\.failed)
+        let traces = ShadowRun.traces(in: folder)
+        printOut("\n== trail test: \(cases.count - failed.count) passed, \(failed.count) failed"
+            + (cases.isEmpty ? " (no test results: status \(status))" : "") + "\n")
+        printOut("== \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(ShadowRun.size(traces.bytes)), in "
+            + "\(ShadowRun.relative(folder))\n")
+        guard traces.count > 0 else {
+            printOut("   No trace was written: no traced test process ran.\n")
+            return
+        }
+        printOut("== the busiest functions (trail report \(ShadowRun.relative(folder)))\n")
+        ShadowRun.show(["report", folder], lines: 16, more: "trail report \(ShadowRun.relative(folder))")
+        for test in failed.prefix(3) {
+            let pattern = "*" + (test.suite.split(separator: ".").last.map { $0 + "." } ?? "") + test.name.prefix { $0 != "(" } + "(*"
+            printOut("\n== \(test.suite).\(test.name) failed; its calls (trail replay --filter '\(pattern)')\n")
+            ShadowRun.show(["replay", "--filter", pattern, folder], lines: 40,
+                           more: "trail replay --filter '\(pattern)' \(ShadowRun.relative(folder))")
+        }
+    }
+
+    /// Every test case in the xUnit files of `folder` (XCTest's and Swift Testing's).
+    static func results(in folder: String) -> [Case] {
+        var cases: [Case] = []
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(".xml") {
+            guard let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8) else { continue }
+            var rest = text[...]
+            while let start = rest.range(of: "<testcase ") {
+                rest = rest[start.upperBound...]
+                let end = rest.range(of: "</testcase>")?.lowerBound ?? rest.endIndex
+                let selfClosed = rest.range(of: "/>").map { $0.lowerBound < (rest.range(of: ">")?.lowerBound ?? rest.endIndex) } ?? false
+                let body = selfClosed ? rest[..<rest.startIndex] : rest[..<end]
+                cases.append(Case(suite: attribute("classname", in: rest), name: attribute("name", in: rest),
+                                  failed: body.contains("<failure")))
+            }
+        }
+        return cases
+    }
+
+    private static func attribute(_ name: String, in text: Substring) -> String {
+        let tagEnd = text.range(of: ">")?.lowerBound ?? text.endIndex
+        let tag = text[..<tagEnd]
+        guard let start = tag.range(of: " \(name)=\"") ?? (tag.hasPrefix("\(name)=\"") ? tag.range(of: "\(name)=\"") : nil),
+              let end = tag[start.upperBound...].firstIndex(of: "\"") else { return "" }
+        return String(tag[start.upperBound ..< end])
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+}

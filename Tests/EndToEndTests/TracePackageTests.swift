@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// `trail test`, `trail run` and `trail record` on a package made here, with a path dependency of its own and
+/// no mention of swift-trail: nothing in it is edited, and a newcomer gets a call tree in one command.
+@Suite struct TracePackageTests {
+    /// Greeter (a library, an executable, Swift Testing tests with one failing) beside Util, a path dependency.
+    static func makePackages() throws -> String {
+        let base = Paths.temporaryDirectory("newcomer")
+        let files: [String: String] = [
+            "util/Package.swift": """
+                // swift-tools-version:6.0
+                import PackageDescription
+                let package = Package(name: "Util", products: [.library(name: "Util", targets: ["Util"])], targets: [.target(name: "Util")])
+
+                """,
+            "util/Sources/Util/Util.swift": "public func shout(_ text: String) -> String { text.uppercased() + \"!\" }\n",
+            "greeter/Package.swift": """
+                // swift-tools-version:6.0
+                import PackageDescription
+
+                let package = Package(
+                    name: "Greeter",
+                    dependencies: [.package(path: "../util")],
+                    targets: [
+                        .target(name: "Greeting", dependencies: [.product(name: "Util", package: "util")]),
+                        .executableTarget(name: "hello", dependencies: ["Greeting"]),
+                        .testTarget(name: "GreetingTests", dependencies: ["Greeting"]),
+                    ]
+                )
+
+                """,
+            "greeter/Sources/Greeting/Greeting.swift": """
+                import Util
+
+                public struct Greeter {
+                    public let name: String
+                    public init(name: String) { self.name = name }
+                    public func greeting(loud: Bool) -> String {
+                        let text = "hello, " + name
+                        return loud ? shout(text) : text
+                    }
+                    public func count(upTo limit: Int) -> Int {
+                        (0..<limit).reduce(0) { $0 + weight($1) }
+                    }
+                    func weight(_ value: Int) -> Int { value % 3 }
+                }
+
+                """,
+            "greeter/Sources/hello/main.swift": """
+                import Greeting
+
+                let greeter = Greeter(name: CommandLine.arguments.dropFirst().first ?? "world")
+                print(greeter.greeting(loud: true))
+                print(greeter.count(upTo: 5))
+
+                """,
+            "greeter/Tests/GreetingTests/GreetingTests.swift": """
+                import Testing
+                @testable import Greeting
+
+                @Suite struct GreetingTests {
+                    @Test func quiet() { #expect(Greeter(name: "a").greeting(loud: false) == "hello, a") }
+                    @Test func loud() { #expect(Greeter(name: "a").greeting(loud: true) == "HELLO, A!") }
+                    @Test func counting() { #expect(Greeter(name: "a").count(upTo: 4) == 5) }
+                }
+
+                """,
+        ]
+        for (path, text) in files {
+            let full = base + "/" + path
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        return base
+    }
+
+    /// Every file of the package outside `.build`, with its bytes.
+    static func snapshot(_ package: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: package) where !path.hasPrefix(".build") {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: package + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
+                files[path] = FileManager.default.contents(atPath: package + "/" + path)
+            }
+        }
+        return files
+    }
+
+    @Test func testRunAndRecordTraceAPackageWithNothingToEdit() throws {
+        let base = try Self.makePackages()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let package = base + "/greeter"
+        let before = try Self.snapshot(package)
+
+        // trail test: the tests run traced; the summary counts them, ranks the calls and shows the failing
+        // test's calls; the exit status is the tests'.
+        let test = try run(Paths.trail, ["test", "--package", package])
+        #expect(test.status != 0)
+        #expect(test.stdout.contains("== trail test: 2 passed, 1 failed"), "\(test.stdout.suffix(3000))\n\(test.stderr.suffix(3000))")
+        #expect(test.stdout.contains("Greeting.Greeter.count(upTo:)"))
+        let failing = try #require(test.stdout.range(of: "GreetingTests.GreetingTests.counting() failed; its calls"))
+        let tree = test.stdout[failing.upperBound...]
+        #expect(tree.contains("| GreetingTests.GreetingTests.counting() {"))
+        #expect(tree.contains("|     Greeting.Greeter.weight(_:);"))
+        #expect(!tree.contains("quiet()"))
+        #expect(try Self.snapshot(package) == before, "trail test changed the package")
+
+        // A rerun after one edit copies that file and recompiles its target alone.
+        let source = package + "/Sources/Greeting/Greeting.swift"
+        try String(contentsOfFile: source, encoding: .utf8).replacingOccurrences(of: "value % 3", with: "min(value, 2)")
+            .write(toFile: source, atomically: true, encoding: .utf8)
+        let again = try run(Paths.trail, ["test", "--package", package, "--filter", "counting"])
+        #expect(again.stderr.contains("trail test: 1 file copied"), "\(again.stderr.suffix(2000))")
+        let log = again.stdout + again.stderr
+        #expect(log.contains("Compiling Greeting Greeting.trail.swift"))
+        #expect(!log.contains("Compiling Util") && !log.contains("Compiling hello"))
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("== trail test: 1 passed, 0 failed"), "\(again.stdout.suffix(2000))")
+
+        // trail run: the one executable product, its arguments, then its calls.
+        let hello = try run(Paths.trail, ["run", "--package", package, "--", "Ann"])
+        #expect(hello.status == 0, "\(hello.stderr.suffix(2000))")
+        #expect(hello.stdout.hasPrefix("HELLO, ANN!\n7\n"), "\(hello.stdout.prefix(500))")
+        #expect(hello.stdout.contains("Greeting.Greeter.greeting(loud:);"))
+        #expect(hello.stdout.contains("} /* Greeting.Greeter.count(upTo:) */"))
+
+        // trail record: a traced binary gives a folder to view; an untraced one says why there is nothing.
+        let traced = package + "/.build/trail-shadow/build/debug/hello"
+        let recorded = try run(Paths.trail, ["record", "-o", base + "/recorded", "--", traced, "Bo"])
+        #expect(recorded.status == 0)
+        #expect(recorded.stderr.contains("1 trace in \(base)/recorded"), "\(recorded.stderr)")
+        let replay = try run(Paths.trail, ["replay", base + "/recorded"], check: true)
+        #expect(replay.stdout.contains("Greeting.Greeter.init(name:);"))
+        let untraced = try run(Paths.trail, ["record", "-o", base + "/none", "--", "/bin/true"])
+        #expect(untraced.status == 1)
+        #expect(untraced.stderr.contains("true wrote no trace: it does not hold the Trail runtime"))
+        #expect(try Self.snapshot(package) == before.merging([
+            "Sources/Greeting/Greeting.swift": FileManager.default.contents(atPath: source)!]) { $1 })
+    }
+}
