@@ -21,15 +21,22 @@ public struct Verb: Sendable {
     public var usage: String
     public var details: String
     public var options: [OptionSpec]
+    /// Groups of options (long names without dashes) of which at most one may be given.
+    public var conflicts: [[String]]
+    /// Options that mean something only beside one of the others named: otherwise they would be ignored.
+    public var needs: [String: [String]]
     public var run: @Sendable (ParsedArguments) throws -> Int32
 
     public init(name: String, summary: String, usage: String, details: String = "", options: [OptionSpec],
+                conflicts: [[String]] = [], needs: [String: [String]] = [:],
                 run: @escaping @Sendable (ParsedArguments) throws -> Int32) {
         self.name = name
         self.summary = summary
         self.usage = usage
         self.details = details
         self.options = options
+        self.conflicts = conflicts
+        self.needs = needs
         self.run = run
     }
 
@@ -143,6 +150,18 @@ extension Verb {
                 throw UsageError(description: "option '\(name)' given twice")
             }
             parsed.values[key, default: []].append(value)
+        }
+        if parsed.has("help") { return parsed }
+        let given = { (key: String) in parsed.flags.contains(key) || parsed.values[key] != nil }
+        for group in conflicts {
+            let present = group.filter(given)
+            if present.count > 1 {
+                throw UsageError(description: present.map { "--" + $0 }.joined(separator: " and ") + " cannot be given together")
+            }
+        }
+        for (option, partners) in needs.sorted(by: { $0.key < $1.key }) where given(option) && !partners.contains(where: given) {
+            throw UsageError(description: "--\(option) means something only with " + partners.map { "--" + $0 }.joined(separator: " or ")
+                + "; without it, it would be ignored")
         }
         return parsed
     }

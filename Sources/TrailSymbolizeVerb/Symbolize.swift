@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TrailCommandLine
 import TrailFormat
 import TrailSymbolizer
@@ -5,9 +8,10 @@ import TrailSymbolizer
 public let symbolizeVerb = Verb(
     name: "symbolize",
     summary: "Turn crash blocks in a log, or addresses, into readable stacks (libdw).",
-    usage: "[LOG|-] [--format text|json|markdown] [--debug-dir DIR]... [--snippet N]\n       trail symbolize --obj BINARY [--json] [ADDRESS...]",
+    usage: "[LOG|FOLDER|MARKER|-] [--format text|json|markdown] [--debug-dir DIR]... [--snippet N]\n       trail symbolize --obj BINARY [--json] [ADDRESS...]",
     details: """
-        Finds every crash block in the log (default: standard input), locates each image by its recorded path
+        Finds every crash block in the log (default: standard input; a log folder or a crash marker means the log
+        that holds the newest crash, as 'trail report --crash' finds it), locates each image by its recorded path
         or by build ID under --debug-dir folders (.build-id/xx/rest.debug), refuses a binary whose build ID does
         not match, and prints each stack with demangled names, file:line:column and inlined frames.
         With --obj, symbolizes file addresses (as llvm-symbolizer --obj does), from the arguments or one per
@@ -20,6 +24,8 @@ public let symbolizeVerb = Verb(
         .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
         .value("--snippet", placeholder: "N", help: "Show N lines of source around each frame when the file is at hand."),
     ],
+    conflicts: [["obj", "format"], ["obj", "snippet"], ["obj", "debug-dir"]],
+    needs: ["json": ["obj"]],
     run: { arguments in
         if let object = arguments.value("obj") { return try symbolizeAddresses(object, arguments) }
         return try symbolizeLog(arguments)
@@ -68,7 +74,18 @@ private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
         guard let lines = Int(text), lines >= 0 else { throw UsageError(description: "--snippet needs a number of lines") }
         return lines
     } ?? 0
-    let path = arguments.positionals.first ?? "-"
+    var path = arguments.positionals.first ?? "-"
+    // A log folder or a crash marker, as `trail report --crash` takes them: the log that holds the newest crash.
+    var info = stat()
+    if path != "-", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR || path.hasSuffix(CrashMarker.fileExtension) {
+        do {
+            let located = try CrashReport.locate(path).log
+            if located != path { printError("trail symbolize: reading \(located), which holds the newest crash in \(path)") }
+            path = located
+        } catch {
+            throw VerbFailure.input("\(error)")
+        }
+    }
     let text: String
     do {
         text = path == "-" ? String(decoding: readAllStandardInput(), as: UTF8.self) : try CrashReport.readText(path)

@@ -40,6 +40,21 @@ import TrailTestSupport
         #expect(missing.stderr.contains("/nonexistent/app.log: cannot read"))
     }
 
+    /// A log folder, as `trail report --crash` takes it: the log with the newest crash, said on stderr.
+    @Test func aLogFolderMeansItsNewestCrash() throws {
+        let folder = Paths.temporaryDirectory("symbolize-folder")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try run(CrashLabTests.debug, ["--log-dir", folder, "pointer"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let result = try run(Paths.trail, ["symbolize", folder])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("trail symbolize: reading \(folder)/CrashLab.log, which holds the newest crash in \(folder)"))
+        #expect(result.stdout.contains("Crashes.swift:\(Self.line):"))
+        let empty = Paths.temporaryDirectory("symbolize-empty")
+        let none = try run(Paths.trail, ["symbolize", empty])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("\(empty): no crash marker and no log with a crash block"))
+    }
+
     @Test func aTruncatedBlockIsReportedAndTheOthersStillSymbolized() throws {
         let whole = block(Self.crashed.log)
         let cut = String(whole.prefix(whole.count * 2 / 3))  // ends inside the image list

@@ -25,6 +25,9 @@ let exportVerb = Verb(
         .value("--retries", placeholder: "N", help: "Retries of a failed request (429, 502-504, no connection; default 4)."),
         .value("--debug-dir", placeholder: "DIR", help: "Where to look for debug files when symbolizing crash stacks.", repeatable: true),
     ],
+    conflicts: [["chrome", "otlp", "otlp-logs"], ["min-duration", "otlp-logs"], ["filter", "otlp-logs"]],
+    needs: ["summary": ["otlp"], "log": ["otlp"], "endpoint": ["otlp", "otlp-logs"], "service": ["otlp", "otlp-logs"],
+            "batch": ["otlp", "otlp-logs"], "retries": ["otlp", "otlp-logs"], "debug-dir": ["otlp", "otlp-logs"]],
     run: { arguments in
         if arguments.has("otlp-logs") { return try exportLogs(arguments) }
         if arguments.has("otlp") { return try exportSpans(arguments) }

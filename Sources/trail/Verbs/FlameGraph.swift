@@ -11,6 +11,8 @@ let flamegraphVerb = Verb(
         .flag("--folded", help: "Folded stacks instead of SVG."),
         .flag("--calls", help: "With --folded: count calls instead of time."),
     ],
+    conflicts: [["title", "folded"]],
+    needs: ["calls": ["folded"]],
     run: { arguments in
         let files = try openTraces(arguments)
         var graph = FlameGraph()

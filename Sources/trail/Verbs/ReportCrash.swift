@@ -16,7 +16,11 @@ func isCrashInput(_ path: String) -> Bool {
     var info = stat()
     guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
-    return (try? handle.read(upToCount: 8)).map { !TraceLayout.hasMagic($0) } ?? false
+    // A log, a marker or a console block file by its name; else text that is not a trace. Binary data that is
+    // not a trace is read as a trace, which says "not a trace".
+    if [".log", CrashMarker.fileExtension, CrashMarker.blockFileExtension].contains(where: path.hasSuffix) { return true }
+    guard let head = try? handle.read(upToCount: 4096), !TraceLayout.hasMagic(head) else { return false }
+    return !head.contains(0) && String(validatingUTF8: Array(head.prefix(head.count - 3)).map { CChar(bitPattern: $0) } + [0]) != nil
 }
 
 /// `trail report --crash`: the last crash, as Markdown or JSON.
