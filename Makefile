@@ -43,21 +43,28 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Instrument the ItemStore Sample through the plugin, build it, run it, and show its trace.
+# Instrument the ItemStore Sample through the plugin, build it, run it, and show its trace. Each run starts from
+# an empty folder, so what is shown is what this run recorded.
+DEMO := /tmp/trail-demo
+# The static trail links glibc functions that warn when linked statically (dlopen in libdw and the Swift
+# runtime, getpwuid): expected, and harmless here, so the demo's build leaves them out.
+STATIC_LINK_NOTES := statically linked applications requires at runtime|^/usr/bin/ld|linking$$
 demo: deps
-	$(SWIFT) build --product trail
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@{ $(SWIFT) build --product trail 2>&1; echo $$? > $(DEMO)/build-status; } | grep -Ev '$(STATIC_LINK_NOTES)'; \
+	  exit $$(cat $(DEMO)/build-status)
 	cd $(SAMPLE) && TRAIL=1 $(SWIFT) build --scratch-path .build/trail
 	@echo "== TRAIL_TRACE=1: a line per call"
-	TRAIL_TRACE=1 $(SAMPLE_BIN) --store /tmp/trail-demo-items.json demo
+	TRAIL_TRACE=1 $(SAMPLE_BIN) --store $(DEMO)/items.json demo
 	@echo "== TRAIL_TRACE=record, then trail replay and trail report"
-	TRAIL_TRACE=record TRAIL_TRACE_FILE=/tmp/trail-demo.trace $(SAMPLE_BIN) --store /tmp/trail-demo-items.json demo
-	.build/debug/trail replay /tmp/trail-demo.trace
-	.build/debug/trail report /tmp/trail-demo.trace
+	TRAIL_TRACE=record TRAIL_TRACE_FILE=$(DEMO)/demo.trace $(SAMPLE_BIN) --store $(DEMO)/items.json demo
+	.build/debug/trail replay $(DEMO)/demo.trace
+	.build/debug/trail report $(DEMO)/demo.trace
 	@echo "== task trees: a task-group fan-out, async let, Task {} and a detached task, under the function that made them"
-	TRAIL_TRACE=record TRAIL_TRACE_FILE=/tmp/trail-demo-survey.trace $(SAMPLE_BIN) --store /tmp/trail-demo-items.json survey
-	.build/debug/trail replay /tmp/trail-demo-survey.trace
+	TRAIL_TRACE=record TRAIL_TRACE_FILE=$(DEMO)/survey.trace $(SAMPLE_BIN) --store $(DEMO)/items.json survey
+	.build/debug/trail replay $(DEMO)/survey.trace
 	@echo "== the same calls as OpenTelemetry spans (OTLP/JSON), for a Collector"
-	.build/debug/trail export --otlp /tmp/trail-demo-survey.trace -o /tmp/trail-demo-spans.json
+	.build/debug/trail export --otlp $(DEMO)/survey.trace -o $(DEMO)/spans.json
 
 bench: bench-deps
 	$(SWIFT) build -c release

@@ -5,6 +5,14 @@ import Glibc
 /// Runs the verb named by the first argument, here or in the executable `forwarded` names; `--help` anywhere
 /// shows that verb's help.
 public func runVerbs(_ verbs: [Verb], forwarded: [ForwardedVerb] = [], arguments: [String], overview: String) -> Int32 {
+    if arguments.first == "--version" || arguments.first == "version" {
+        printOut("trail \(TrailVersion.current)\n")
+        return 0
+    }
+    // `trail help VERB` is `trail VERB --help`, as with git and uftrace.
+    if arguments.count == 2, arguments[0] == "help" {
+        return runVerbs(verbs, forwarded: forwarded, arguments: [arguments[1], "--help"], overview: overview)
+    }
     guard let first = arguments.first, first != "-h", first != "--help", first != "help" else {
         printOut(overview + "\n")
         return arguments.isEmpty ? 2 : 0
@@ -18,6 +26,11 @@ public func runVerbs(_ verbs: [Verb], forwarded: [ForwardedVerb] = [], arguments
         return 2
     }
     return runVerb(verb, arguments: Array(arguments.dropFirst()))
+}
+
+/// The release this build belongs to, for `trail --version` and every binary that hands verbs on.
+public enum TrailVersion {
+    public static let current = "0.28.0"
 }
 
 /// Parses `arguments` for one verb and runs it: 2 for a usage error, 1 for a failure. Every error a verb

@@ -19,7 +19,7 @@ let overview = """
     Verbs:
     \(listed.map { "  \($0.0.padded(to: 12))\($0.1)" }.joined(separator: "\n"))
 
-    Run 'trail <verb> --help' for a verb's options.
+    Run 'trail help <verb>' or 'trail <verb> --help' for a verb's options; 'trail --version' for the release.
 
     Run-time environment of an instrumented program (see README.md):
       TRAIL_TRACE=off|log|record   off by default; log (or 1): a line per entry and exit; record: a binary trace

@@ -129,6 +129,39 @@ import TrailTestSupport
         #expect(swallowed.stderr.contains("option '--obj' needs a value (BINARY), not the option '--json'"))
     }
 
+    /// uftrace's habits where they fit: `--version` and `trail help VERB`; flags that cannot go together, or
+    /// would be ignored, are usage errors; a file that is not a trace is called that.
+    @Test func versionHelpConflictsAndNotATrace() throws {
+        let version = try run(Paths.trail, ["--version"], check: true)
+        #expect(version.stdout.hasPrefix("trail 0."))
+        for verb in ["replay", "test", "symbolize"] {
+            let help = try run(Paths.trail, ["help", verb], check: true)
+            #expect(help.stdout.contains("Usage: trail \(verb)"))
+        }
+        let cases: [([String], String)] = [
+            (["export", "--chrome", "--otlp", "x.trace"], "--chrome and --otlp cannot be given together"),
+            (["export", "--otlp-logs", "--min-duration", "5us", "x.log"], "--min-duration and --otlp-logs cannot be given together"),
+            (["export", "--summary", "x.trace"], "--summary means something only with --otlp"),
+            (["flamegraph", "--calls", "x.trace"], "--calls means something only with --folded"),
+            (["symbolize", "--json", "x.log"], "--json means something only with --obj"),
+        ]
+        for (arguments, message) in cases {
+            let refused = try run(Paths.trail, arguments)
+            #expect(refused.status == 2, "\(arguments)")
+            #expect(refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        let folder = Paths.temporaryDirectory("not-a-trace")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 7919 &+ 13) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/random.bin"))
+        for verb in ["report", "replay", "flamegraph"] {
+            let refused = try run(Paths.trail, [verb, folder + "/random.bin"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("random.bin: not a trail trace file"), "\(verb): \(refused.stderr)")
+        }
+    }
+
     /// A one-file executable with `@main` builds only if SwiftPM finds `@main` by reading its lines: instrumented
     /// in place, with an import or without one, it still does, runs traced, and strips back byte for byte.
     @Test func oneFileExecutablesKeepTheirMainInPlace() throws {
