@@ -3,7 +3,7 @@ SWIFT ?= swift
 SAMPLE := Samples/ItemStore
 SAMPLE_BIN := $(SAMPLE)/.build/trail/debug/ItemStore
 
-.PHONY: all build test demo bench soak deps bench-deps clean
+.PHONY: all build test demo bench soak deps bench-deps clean install uninstall
 
 all: build
 
@@ -65,6 +65,24 @@ demo: deps
 	.build/debug/trail replay $(DEMO)/survey.trace
 	@echo "== the same calls as OpenTelemetry spans (OTLP/JSON), for a Collector"
 	.build/debug/trail export --otlp $(DEMO)/survey.trace -o $(DEMO)/spans.json
+
+# `trail` and the binaries it hands verbs to, in PREFIX/bin; the package itself in PREFIX/share/swift-trail,
+# which `trail test` and `trail run` add to a package's traced copy. An installed trail needs no clone.
+PREFIX ?= /usr/local
+TRAIL_BINARIES := trail trail-rewrite trail-resources trail-symbolize
+install: deps
+	@for product in $(TRAIL_BINARIES); do \
+	  { $(SWIFT) build -c release --product $$product 2>&1; echo $$? > .build/install-status; } | grep -Ev '$(STATIC_LINK_NOTES)'; \
+	  test "$$(cat .build/install-status)" = 0 || exit 1; done
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/swift-trail
+	for product in $(TRAIL_BINARIES); do install -m 755 .build/release/$$product $(DESTDIR)$(PREFIX)/bin/$$product; done
+	rm -rf $(DESTDIR)$(PREFIX)/share/swift-trail/* && \
+	  tar -c --exclude=.build --exclude=.git --exclude=.swiftpm -f - . | tar -x -C $(DESTDIR)$(PREFIX)/share/swift-trail
+	@echo "make install: trail is in $(PREFIX)/bin; try 'trail test' in a package of yours"
+
+uninstall:
+	rm -f $(foreach product,$(TRAIL_BINARIES),$(DESTDIR)$(PREFIX)/bin/$(product))
+	rm -rf $(DESTDIR)$(PREFIX)/share/swift-trail
 
 bench: bench-deps
 	$(SWIFT) build -c release

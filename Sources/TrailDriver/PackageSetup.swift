@@ -3,7 +3,7 @@ import SwiftParser
 import SwiftSyntax
 import TrailRewriter
 
-/// `trail setup`: gives a package's manifest the TRAIL=1 pattern of README ("Tracing a package") and each traced
+/// `trail setup`: gives a package's manifest the TRAIL=1 pattern of Docs/tracing.md ("Tracing a package") and each traced
 /// target its placeholder `_Trail.swift`; `--undo` removes exactly that. The manifest is edited as text at places
 /// found by parsing it, so every other byte stays; a manifest that cannot be read that way is refused, with the
 /// lines to add by hand.
@@ -129,7 +129,7 @@ public enum PackageSetup {
         }
         return """
 
-            Add by hand, as README ("Tracing a package") shows: after the imports
+            Add by hand, as Docs/tracing.md ("Tracing a package") shows: after the imports
                 \(tracedDeclaration)
             and in each target to trace
                 dependencies: [<its own, if any>] + (traced ? [.product(name: "Trail", package: "\(identity)")] : []),

@@ -7,7 +7,7 @@ let setupVerb = Verb(
     summary: ForwardedVerbs.setup.summary,
     usage: "[--package DIR] [--target NAME]... [--undo] [--dry-run]",
     details: """
-        Edits Package.swift as README ("Tracing a package") shows: `let traced = Context.environment["TRAIL"] == "1"`
+        Edits Package.swift as Docs/tracing.md ("Tracing a package") shows: `let traced = Context.environment["TRAIL"] == "1"`
         after the imports and, in each target, the Trail product in `dependencies:`,
         `sources: traced ? ["_Trail.swift"] : nil` and `plugins: traced ? [.plugin(name: "TrailPlugin", ...)] : []`,
         and writes the placeholder _Trail.swift in the target's folder. Targets: those named, else every regular

@@ -21,7 +21,7 @@ let overview = """
 
     Run 'trail help <verb>' or 'trail <verb> --help' for a verb's options; 'trail --version' for the release.
 
-    Run-time environment of an instrumented program (see README.md):
+    Run-time environment of an instrumented program (see Docs/runtime.md):
       TRAIL_TRACE=off|log|record   off by default; log (or 1): a line per entry and exit; record: a binary trace
       TRAIL_TRACE_FILE=PATTERN     where traces go: %p pid, %e executable, %h host, %t start time, %%
                                    (default trail-traces/%e-%t-%p.trace, or the log folder after bootstrap)
