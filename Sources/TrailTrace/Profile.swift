@@ -19,8 +19,41 @@ public struct Profile: CallVisitor {
         public var average: Double { calls == 0 ? 0 : sumOfCalls / Double(calls) }
     }
 
+    /// Sort keys, with uftrace's names accepted too (`call`, `avg`, `min`, `max`, `func`).
     public enum Order: String, Sendable, CaseIterable {
-        case total, `self`, calls, name
+        case total, `self`, calls, average, minimum, maximum, name
+
+        static let aliases: [String: Order] = ["call": .calls, "avg": .average, "min": .minimum, "max": .maximum, "func": .name]
+
+        /// A comma-separated list of keys, the first deciding and the next breaking ties; nil names the first
+        /// key that is not one.
+        public static func list(_ text: String) -> Result<[Order], UnknownKey> {
+            var keys: [Order] = []
+            for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+                let key = word.trimmingCharacters(in: .whitespaces).lowercased()
+                guard let order = Order(rawValue: key) ?? aliases[key] else { return .failure(UnknownKey(key: key)) }
+                keys.append(order)
+            }
+            return .success(keys)
+        }
+
+        public struct UnknownKey: Error {
+            public var key: String
+        }
+
+        /// -1, 0 or 1: whether `a` comes before `b` under this key (times and counts descending, names ascending).
+        func compare(_ a: Entry, _ b: Entry) -> Int {
+            func descending<T: Comparable>(_ x: T, _ y: T) -> Int { x > y ? -1 : x < y ? 1 : 0 }
+            switch self {
+            case .total: return descending(a.total, b.total)
+            case .self: return descending(a.selfTime, b.selfTime)
+            case .calls: return descending(a.calls, b.calls)
+            case .average: return descending(a.average, b.average)
+            case .minimum: return descending(a.minimum, b.minimum)
+            case .maximum: return descending(a.maximum, b.maximum)
+            case .name: return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+            }
+        }
     }
 
     /// Per site, in ticks of the current process; folded into `entries` at each process's end.
@@ -76,24 +109,32 @@ public struct Profile: CallVisitor {
         }
     }
 
-    public func entries(_ order: Order) -> [Entry] {
+    public func entries(_ order: Order) -> [Entry] { entries([order]) }
+
+    /// Entries sorted by the keys in turn, then by name and process, so that the order is always the same.
+    public func entries(_ keys: [Order], excluding excluded: NamePattern? = nil) -> [Entry] {
         var entries = Array(merged.values)
-        switch order {
-        case .total: entries.sort { ($0.total, $1.name, $1.pid ?? 0) > ($1.total, $0.name, $0.pid ?? 0) }
-        case .self: entries.sort { ($0.selfTime, $1.name, $1.pid ?? 0) > ($1.selfTime, $0.name, $0.pid ?? 0) }
-        case .calls: entries.sort { ($0.calls, $1.name, $1.pid ?? 0) > ($1.calls, $0.name, $0.pid ?? 0) }
-        case .name: entries.sort { ($0.name, $0.pid ?? 0) < ($1.name, $1.pid ?? 0) }
+        if let excluded { entries.removeAll { excluded.matches($0.name) } }
+        entries.sort { a, b in
+            for key in keys + [.name] {
+                let result = key.compare(a, b)
+                if result != 0 { return result < 0 }
+            }
+            return (a.pid ?? 0) < (b.pid ?? 0)
         }
         return entries
     }
 
-    public func render(_ order: Order = .total) -> String {
+    public func render(_ order: Order = .total) -> String { render([order]) }
+
+    /// The table, without the functions `excluded` matches.
+    public func render(_ keys: [Order], excluding excluded: NamePattern? = nil) -> String {
         let width = byProcess ? max(10, merged.values.map(\.executable.count).max() ?? 0) : 0
         let pidColumn = byProcess ? "       PID  " + "Executable".padding(toLength: width, withPad: " ", startingAt: 0) : ""
         var out = "  Total time   Self time       Calls     Average     Minimum     Maximum\(pidColumn)  Function\n"
         out += "  ==========  ==========  ==========  ==========  ==========  =========="
             + (byProcess ? "  ========  " + String(repeating: "=", count: width) : "") + "  ====================\n"
-        for entry in entries(order) {
+        for entry in entries(keys, excluding: excluded) {
             var columns = [entry.total, entry.selfTime].map { "  " + DurationFormat.format($0) }.joined()
                 + "  " + String(format: "%10d", entry.calls)
                 + [entry.average, entry.minimum, entry.maximum].map { "  " + DurationFormat.format($0) }.joined()

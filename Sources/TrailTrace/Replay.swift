@@ -9,6 +9,8 @@
 public struct ReplayOptions: Sendable {
     /// Show only calls matching, with what they call.
     public var filter: NamePattern?
+    /// Hide calls matching, with what they call (uftrace's -N).
+    public var exclude: NamePattern?
     /// Hide calls deeper than this below the shown roots.
     public var maxDepth: Int?
     /// Hide calls shorter than this (nanoseconds), with what they call.
@@ -30,6 +32,7 @@ public struct Replay: CallVisitor {
         var indent: Int32
         var shown: Bool
         var inScope: Bool
+        var excluded = false
         var printed = false
     }
 
@@ -69,7 +72,9 @@ public struct Replay: CallVisitor {
         var shown = inScope && (parent.map { $0.shown || startsScope } ?? true)
         if let maxDepth = options.maxDepth, indent >= maxDepth { shown = false }
         if let threads = options.threads, !threads.contains(process.threads[Int(call.thread)].tid) { shown = false }
-        return lines.add(Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope))
+        let excluded = (parent?.excluded ?? false) || (options.exclude?.matches(process.sites[call.site].name) ?? false)
+        if excluded { shown = false }
+        return lines.add(Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope, excluded: excluded))
     }
 
     public mutating func exit(_ call: CallEvent, tag: Int32) {

@@ -66,6 +66,26 @@ import TrailTestSupport
         #expect(calls["ItemStore.Demo.run(on:)"] == 1)
         #expect(calls.count == 27)
 
+        // uftrace's habits: its sort keys, comma-separated (calls first, then names breaking ties); -N leaving
+        // functions out of the report, and out of replay with what they call; a time needs its unit.
+        let byCalls = try run(Paths.trail, ["report", "--sort", "call,func", "-N", "ItemStore.Store.*", trace], check: true)
+        let names = byCalls.stdout.split(separator: "\n").dropFirst(2).compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(names.first == "ItemStore.Int.dollars.get")
+        #expect(!names.contains { $0.hasPrefix("ItemStore.Store.") } && names.count == 27 - calls.keys.filter { $0.hasPrefix("ItemStore.Store.") }.count)
+        let orderedCalls = names.compactMap { calls[$0] }
+        #expect(orderedCalls == orderedCalls.sorted(by: >))
+        let badKey = try run(Paths.trail, ["report", "--sort", "total,bogus", trace])
+        #expect(badKey.status == 2 && badKey.stderr.contains("--sort: 'bogus' is not a key"))
+        let excluded = try run(Paths.trail, ["replay", "-N", "ItemStore.Store.create(name:value:)", trace], check: true)
+        func count(_ text: String, _ name: String) -> Int { text.components(separatedBy: name).count - 1 }
+        #expect(!excluded.stdout.contains("ItemStore.Store.create(name:value:)"))
+        // The three creates' validate calls go with them; update's stays.
+        #expect(count(excluded.stdout, "ItemStore.Store.validate(") == count(replay.stdout, "ItemStore.Store.validate(") - 3)
+        #expect(excluded.stdout.contains("ItemStore.Demo.run(on:)"))
+        let bare = try run(Paths.trail, ["replay", "-t", "5", trace])
+        #expect(bare.status == 2 && bare.stderr.contains("--min-duration: '5' has no unit; write 5ns, 5us, 5ms or 5s"))
+        #expect(try run(Paths.trail, ["replay", "-t", "0", trace]).status == 0)
+
         let chrome = try run(Paths.trail, ["export", "--chrome", trace], check: true)
         let json = try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any]
         // -o writes the same JSON to a file, nothing to stdout.

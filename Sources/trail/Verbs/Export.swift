@@ -39,7 +39,7 @@ let exportVerb = Verb(
         let output = TextOutput(descriptor: file?.descriptor ?? 1)
         let chrome = ChromeTrace(output: output, files: files)
         let minimum = try arguments.value("min-duration").map { time in
-            guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 100us, 1.5ms)") }
+            guard let value = DurationFormat.parse(time) else { throw UsageError(description: DurationFormat.problem(time, option: "--min-duration")) }
             return value
         }
         if minimum != nil || arguments.value("filter") != nil {

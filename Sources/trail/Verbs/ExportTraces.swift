@@ -18,7 +18,7 @@ let otlpTracesDetails = """
 func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
     var export = TraceExport()
     if let time = arguments.value("min-duration") {
-        guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 100us, 1.5ms)") }
+        guard let value = DurationFormat.parse(time) else { throw UsageError(description: DurationFormat.problem(time, option: "--min-duration")) }
         export.minDuration = value
     }
     export.filter = arguments.value("filter").map(NamePattern.init)

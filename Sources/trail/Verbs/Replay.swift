@@ -9,19 +9,21 @@ let replayVerb = Verb(
     options: [
         .value("--filter", "-F", placeholder: "GLOB", help: "Only calls matching GLOB (comma-separated), with what they call."),
         .value("--depth", "-D", placeholder: "N", help: "Show N levels of calls from each shown root (1: the roots alone), as uftrace's -D does."),
-        .value("--min-duration", "-t", placeholder: "TIME", help: "Hide calls shorter than TIME (e.g. 10us, 1.5ms)."),
+        .value("--min-duration", "-t", placeholder: "TIME", help: "Hide calls shorter than TIME, with its unit (500ns, 10us, 1.5ms, 2s)."),
+        .value("--exclude", "-N", placeholder: "GLOB", help: "Hide calls matching GLOB (comma-separated), with what they call, as uftrace's -N does."),
         .value("--thread", placeholder: "TID", help: "Only this thread (repeatable).", repeatable: true),
         .flag("--locations", "-l", help: "Show each function's file and line."),
     ],
     run: { arguments in
         var options = ReplayOptions()
         options.filter = arguments.value("filter").map(NamePattern.init)
+        options.exclude = arguments.value("exclude").map(NamePattern.init)
         if let depth = arguments.value("depth") {
             guard let value = Int(depth), value > 0 else { throw UsageError(description: "--depth needs a positive number, not '\(depth)'") }
             options.maxDepth = value
         }
         if let time = arguments.value("min-duration") {
-            guard let value = DurationFormat.parse(time) else { throw UsageError(description: "--min-duration: cannot read '\(time)' (e.g. 10us, 1.5ms)") }
+            guard let value = DurationFormat.parse(time) else { throw UsageError(description: DurationFormat.problem(time, option: "--min-duration")) }
             options.minDuration = value
         }
         var threads = Set<UInt32>()

@@ -4,7 +4,7 @@ import TrailTrace
 let reportVerb = Verb(
     name: "report",
     summary: "Rank the functions of one or more traces by time, or report the last crash.",
-    usage: "[--sort total|self|calls|name] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+    usage: "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
     details: traceDetails + """
          Several processes are added up by function, or shown apart with --by-process (a PID column).
 
@@ -14,7 +14,8 @@ let reportVerb = Verb(
         The log folder defaults to the current folder.
         """,
     options: [
-        .value("--sort", "-s", placeholder: "KEY", help: "total (default), self, calls or name."),
+        .value("--sort", "-s", placeholder: "KEYS", help: "total (default), self, calls, average, minimum, maximum or name; uftrace's call, avg, min, max, func too; comma-separated, the next breaking ties."),
+        .value("--exclude", "-N", placeholder: "GLOB", help: "Leave out the functions matching GLOB (comma-separated)."),
         .flag("--by-process", help: "One row per function and process, with a PID column."),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
@@ -26,12 +27,17 @@ let reportVerb = Verb(
         if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
             return try crashReport(arguments)
         }
-        let key = arguments.value("sort") ?? "total"
-        guard let order = Profile.Order(rawValue: key) else { throw UsageError(description: "--sort: total, self, calls or name, not '\(key)'") }
+        let keys: [Profile.Order]
+        switch Profile.Order.list(arguments.value("sort") ?? "total") {
+        case .success(let list): keys = list
+        case .failure(let unknown):
+            throw UsageError(description: "--sort: '\(unknown.key)' is not a key: total, self, calls (call), average (avg), "
+                + "minimum (min), maximum (max) or name (func), or several, comma-separated")
+        }
         let files = try openTraces(arguments)
         var profile = Profile(byProcess: arguments.has("by-process"))
         CallStream().read(files, into: &profile)
         reportGaps(files)
-        printOut(profile.render(order))
+        printOut(profile.render(keys, excluding: arguments.value("exclude").map(NamePattern.init)))
         return 0
     })
