@@ -21,6 +21,8 @@ public struct ReplayOptions: Sendable {
     public var locations = false
     /// Add a PID column (several processes).
     public var showPid = false
+    /// Colour as uftrace does: durations by size, the closing `/* name */` comments dimmed.
+    public var colors = false
 
     public init() {}
 }
@@ -84,9 +86,11 @@ public struct Replay: CallVisitor {
         let process = process!
         if line.printed {
             prefix(duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
+            if options.colors { output.append(Self.dim) }
             output.append("} /* ")
             output.append(process.sites[call.site].name)
             output.append(" */")
+            if options.colors { output.append(Self.reset) }
             returnedOn(call)
         } else {
             openAncestors(of: line.parent)
@@ -120,13 +124,27 @@ public struct Replay: CallVisitor {
 
     func prefix(duration: Double?, thread: Int32, indent: Int32) {
         let process = process!
-        if let duration { output.append(duration: duration) } else { output.append(spaces: 10) }
+        if let duration {
+            let color = options.colors ? Self.color(nanoseconds: duration) : nil
+            if let color { output.append(color) }
+            output.append(duration: duration)
+            if color != nil { output.append(Self.reset) }
+        } else {
+            output.append(spaces: 10)
+        }
         output.append(byte: 0x20)
         if options.showPid { output.append(UInt64(process.pid), width: 8); output.append(byte: 0x20) }
         output.append(byte: 0x5B)
         output.append(UInt64(process.threads[Int(thread)].tid), width: 6)
         output.append("] | ")
         output.append(spaces: Int(indent) * 2)
+    }
+
+    static let dim = "\u{1B}[2m", reset = "\u{1B}[0m"
+
+    /// The colour of a duration: red from a millisecond, yellow from ten microseconds, none below.
+    static func color(nanoseconds: Double) -> String? {
+        nanoseconds >= 1e6 ? "\u{1B}[31m" : nanoseconds >= 1e4 ? "\u{1B}[33m" : nil
     }
 
     mutating func notes(_ call: CallEvent) {

@@ -86,6 +86,17 @@ import TrailTestSupport
         #expect(bare.status == 2 && bare.stderr.contains("--min-duration: '5' has no unit; write 5ns, 5us, 5ms or 5s"))
         #expect(try run(Paths.trail, ["replay", "-t", "0", trace]).status == 0)
 
+        // Colours as uftrace's: closing comments dimmed; never, or by default into a pipe, none.
+        let colored = try run(Paths.trail, ["replay", "--color=always", trace], check: true)
+        #expect(colored.stdout.contains("\u{1B}[2m} /* ItemStore.Demo.run(on:) */\u{1B}[0m"))
+        #expect(!replay.stdout.contains("\u{1B}["))
+        #expect(try run(Paths.trail, ["replay", "--color=sometimes", trace]).status == 2)
+        // On a terminal the output goes through PAGER, unless --no-pager (script(1) gives the terminal).
+        let paged = try run("script", ["-qec", "PAGER='sed s/^/paged:/' \(Paths.trail) report \(trace)", "/dev/null"], check: true)
+        #expect(paged.stdout.contains("paged:  Total time"))
+        let unpaged = try run("script", ["-qec", "PAGER='sed s/^/paged:/' \(Paths.trail) report --no-pager \(trace)", "/dev/null"], check: true)
+        #expect(unpaged.stdout.contains("  Total time") && !unpaged.stdout.contains("paged:"))
+
         let chrome = try run(Paths.trail, ["export", "--chrome", trace], check: true)
         let json = try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any]
         // -o writes the same JSON to a file, nothing to stdout.

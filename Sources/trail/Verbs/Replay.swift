@@ -13,7 +13,7 @@ let replayVerb = Verb(
         .value("--exclude", "-N", placeholder: "GLOB", help: "Hide calls matching GLOB (comma-separated), with what they call, as uftrace's -N does."),
         .value("--thread", placeholder: "TID", help: "Only this thread (repeatable).", repeatable: true),
         .flag("--locations", "-l", help: "Show each function's file and line."),
-    ],
+    ] + terminalOptions,
     run: { arguments in
         var options = ReplayOptions()
         options.filter = arguments.value("filter").map(NamePattern.init)
@@ -33,7 +33,9 @@ let replayVerb = Verb(
         }
         if !threads.isEmpty { options.threads = threads }
         options.locations = arguments.has("locations")
+        options.colors = try colors(arguments)
         let files = try openTraces(arguments)
+        startPager(arguments)
         options.showPid = files.count > 1
         let output = TextOutput(descriptor: 1)
         var replay = Replay(options, output: output)

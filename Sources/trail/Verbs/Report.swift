@@ -22,7 +22,7 @@ let reportVerb = Verb(
         .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
         .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
         .value("--output", "-o", placeholder: "FILE", help: "Write the crash report to FILE (atomically) instead of standard output."),
-    ],
+    ] + terminalOptions,
     run: { arguments in
         if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
             return try crashReport(arguments)
@@ -35,6 +35,7 @@ let reportVerb = Verb(
                 + "minimum (min), maximum (max) or name (func), or several, comma-separated")
         }
         let files = try openTraces(arguments)
+        startPager(arguments)
         var profile = Profile(byProcess: arguments.has("by-process"))
         CallStream().read(files, into: &profile)
         reportGaps(files)
