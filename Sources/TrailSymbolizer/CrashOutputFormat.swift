@@ -66,21 +66,69 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
         return out.string
     }
 
-    /// Source lines around `line`, the line itself marked.
+    /// Source lines around `line`, the line itself marked, numbered as the compiler numbered them: a file with
+    /// `#sourceLocation` directives (a plugin copy of `main.swift` names itself, after a `#if DEBUG` line) is
+    /// read through them, and what `trail instrument` inserted is left out of the text shown.
     static func snippet(_ file: String, line: Int, context: Int) -> [String] {
         guard context > 0, line > 0, let handle = fopen(file, "r") else { return [] }
         defer { fclose(handle) }
         var lines: [String] = []
         var buffer = [CChar](repeating: 0, count: 4096)
-        var number = 0
+        var physical = 0, logical = 0
+        var mapped = true  // the lines are this file's, as far as the directives say
+        var seen = false
         while fgets(&buffer, Int32(buffer.count), handle) != nil {
-            number += 1
-            if number > line + context { break }
-            guard number >= line - context else { continue }
+            physical += 1
+            logical += 1
             var text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if text.hasSuffix("\n") { text.removeLast() }
-            lines.append("\(number == line ? ">" : " ") \(String(number).leftPadded(5, with: " ")) | \(text)")
+            if let directive = SourceLocationDirective(text) {
+                // The next line is the directive's line of its file, or (`#sourceLocation()`) this file's own.
+                mapped = directive.file.map { $0 == file || $0.split(separator: "/").last == file.split(separator: "/").last } ?? true
+                logical = (directive.line ?? physical + 1) - 1
+                continue
+            }
+            guard mapped else { continue }
+            if logical > line + context {
+                if seen { break } else { continue }
+            }
+            guard logical >= line - context else { continue }
+            if logical == line { seen = true }
+            lines.append("\(logical == line ? ">" : " ") \(String(logical).leftPadded(5, with: " ")) | \(Self.withoutInsertions(text))")
         }
-        return lines
+        return seen ? lines : []
+    }
+
+    /// A line without what `trail instrument` inserted: `/*<trail*/ ... /*trail>*/`, to the end of the line when
+    /// the insertion goes on past it.
+    static func withoutInsertions(_ text: String) -> String {
+        var rest = Substring(text), out = ""
+        while let open = rest.range(of: "/*<trail*/") {
+            out += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].range(of: "/*trail>*/") else { return out }
+            rest = rest[close.upperBound...]
+        }
+        if let close = rest.range(of: "/*trail>*/"), !out.isEmpty || rest.hasPrefix("/*trail>*/") { rest = rest[close.upperBound...] }
+        return out + rest
+    }
+}
+
+/// `#sourceLocation(file: "F", line: N)` or `#sourceLocation()`, alone on its line after what `trail instrument`
+/// may put before it.
+struct SourceLocationDirective {
+    var file: String?
+    var line: Int?
+
+    init?(_ text: String) {
+        var body = Substring(text)
+        if body.hasPrefix("/*trail>*/") { body = body.dropFirst("/*trail>*/".count) }
+        body = body.drop { $0 == " " || $0 == "\t" }
+        guard body.hasPrefix("#sourceLocation(") else { return nil }
+        body = body.dropFirst("#sourceLocation(".count)
+        if body.hasPrefix(")") { return }
+        guard let fileStart = body.range(of: "file: \""), let fileEnd = body[fileStart.upperBound...].range(of: "\", line: "),
+              let number = Int(body[fileEnd.upperBound...].prefix { $0.isNumber }) else { return nil }
+        file = String(body[fileStart.upperBound ..< fileEnd.lowerBound])
+        line = number
     }
 }
