@@ -416,7 +416,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
     pthread_atfork(lock_tables, unlock_tables, child_tables);
     include_patterns = copy_env("TRAIL_TRACE_FILTER");
     exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");
-    max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 1, 1000000, 0, 0);  // 0: no limit
+    max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 0, 1000000, 0, 0);  // 0: no limit
     filters_active = include_patterns || exclude_patterns || max_depth;
     if (!strcmp(value, "record")) {
         if (trail_recorder_start() == 0) {

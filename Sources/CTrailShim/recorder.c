@@ -791,8 +791,11 @@ static void choose_limits(void) {
     if (keep && !strcmp(keep, "first")) policy = POLICY_KEEP_FIRST;
     else if (keep && *keep && strcmp(keep, "last")) trail_setting_warning("TRAIL_TRACE_KEEP", keep, "is not last or first", "last");
     uint64_t total = free_bytes / 4 < (UINT64_C(4) << 30) ? free_bytes / 4 : UINT64_C(4) << 30;
-    keep_files = trail_setting_number("TRAIL_TRACE_KEEP_FILES", 1, 1000000, 1000, 0);
+    // For every limit, 0 means no limit.
+    keep_files = trail_setting_number("TRAIL_TRACE_KEEP_FILES", 0, 1000000, 1000, 0);
+    if (keep_files == 0) keep_files = UINT64_MAX;
     keep_total = trail_setting_number("TRAIL_TRACE_KEEP_TOTAL", 0, UINT64_C(1) << 50, total, 1);
+    if (keep_total == 0) keep_total = UINT64_MAX;
     free(blocks);
     blocks = max_blocks ? calloc(max_blocks, sizeof *blocks) : NULL;
 }

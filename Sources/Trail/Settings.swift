@@ -10,10 +10,13 @@ extension Trail.Configuration {
         config.destination = reader.choice("TRAIL_LOG", Destination.allCases.map(\.rawValue), default: config.destination)
         config.lineFormat = reader.choice("TRAIL_LOG_FORMAT", LineFormat.allCases.map(\.rawValue), default: config.lineFormat)
         config.level = reader.choice("TRAIL_LOG_LEVEL", Logger.Level.allCases.map(\.rawValue), default: config.level)
-        config.maxFileSize = reader.bytes("TRAIL_LOG_MAX_SIZE", Self.minimumFileSize ... Self.maximumSize, default: config.maxFileSize)
+        // For every limit, 0 means no limit (here: the largest value, 1T or a million files).
+        config.maxFileSize = reader.bytes("TRAIL_LOG_MAX_SIZE", Self.minimumFileSize ... Self.maximumSize, default: config.maxFileSize,
+                                          zeroMeansNoLimit: true)
         config.maxFileAge = reader.seconds("TRAIL_LOG_MAX_AGE", default: config.maxFileAge)
-        config.maxFiles = reader.integer("TRAIL_LOG_MAX_FILES", 1 ... Self.maximumFiles, default: config.maxFiles)
-        config.maxTotalSize = reader.bytes("TRAIL_LOG_MAX_TOTAL", Self.minimumFileSize ... Self.maximumSize, default: config.maxTotalSize)
+        config.maxFiles = reader.integer("TRAIL_LOG_MAX_FILES", 1 ... Self.maximumFiles, default: config.maxFiles, zeroMeansNoLimit: true)
+        config.maxTotalSize = reader.bytes("TRAIL_LOG_MAX_TOTAL", Self.minimumFileSize ... Self.maximumSize, default: config.maxTotalSize,
+                                           zeroMeansNoLimit: true)
         let milliseconds = reader.integer("TRAIL_LOG_FLUSH_MS", 1 ... 60_000, default: Int(config.flushInterval * 1000))
         config.flushInterval = Double(milliseconds) / 1000
         config.durable = reader.flag("TRAIL_LOG_DURABLE", default: config.durable)
@@ -49,13 +52,14 @@ struct SettingReader {
         case "1", "yes", "true", "on": return true
         case "0", "no", "false", "off": return false
         default:
-            reject(name, value, "is not 0 or 1", using: fallback ? "1" : "0")
+            reject(name, value, "is not one of 1, 0, true, false, yes, no, on, off", using: fallback ? "1" : "0")
             return fallback
         }
     }
 
-    func integer(_ name: String, _ range: ClosedRange<Int>, default fallback: Int) -> Int {
+    func integer(_ name: String, _ range: ClosedRange<Int>, default fallback: Int, zeroMeansNoLimit: Bool = false) -> Int {
         guard let value = text(name) else { return fallback }
+        if zeroMeansNoLimit, Int(value) == 0 { return range.upperBound }
         guard let number = Int(value) else {
             reject(name, value, "is not a whole number", using: "\(fallback)")
             return fallback
@@ -69,8 +73,9 @@ struct SettingReader {
     }
 
     /// `65536`, `64K`, `10M`, `1G`, `1T`.
-    func bytes(_ name: String, _ range: ClosedRange<Int>, default fallback: Int) -> Int {
+    func bytes(_ name: String, _ range: ClosedRange<Int>, default fallback: Int, zeroMeansNoLimit: Bool = false) -> Int {
         guard let value = text(name) else { return fallback }
+        if zeroMeansNoLimit, Self.parseBytes(value) == .some(0) { return range.upperBound }
         guard let number = Self.parseBytes(value) else {
             reject(name, value, "is not a size such as 65536, 64K, 10M or 1G", using: Self.formatBytes(fallback))
             return fallback

@@ -36,6 +36,8 @@ let overview = """
       TRAIL_LOG_FORMAT=text|json   text lines (default) or one JSON object per line (Docs/log-format.md)
       TRAIL_LOG_DIR, TRAIL_LOG_LEVEL, TRAIL_LOG_MAX_SIZE, TRAIL_LOG_MAX_AGE, TRAIL_LOG_MAX_FILES,
       TRAIL_LOG_MAX_TOTAL, TRAIL_LOG_FLUSH_MS, TRAIL_LOG_DURABLE=1, TRAIL_CRASH=0, TRAIL_APP_VERSION
+    Sizes are 65536, 64K, 10M or 1G; for every limit (sizes, counts, depth), 0 means no limit. Switches take
+    1/0, true/false, yes/no or on/off. A value that does not parse is reported, naming the variable and the value.
     """
 
 exit(runVerbs(verbs, forwarded: forwarded, arguments: Array(CommandLine.arguments.dropFirst()), overview: overview))

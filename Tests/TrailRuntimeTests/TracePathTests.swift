@@ -148,6 +148,18 @@ import TrailTestSupport
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["new.trace", "old2.trace", "old3.trace"])
     }
 
+    /// For every limit, 0 means no limit: the trace's own size, the depth, and what pruning keeps, by count and
+    /// by total (which deleted every older trace).
+    @Test func zeroMeansNoLimit() throws {
+        let directory = Paths.temporaryDirectory("prune-zero")
+        for index in 0 ..< 4 { try Self.fakeTrace(directory + "/old\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index) }
+        let result = try run(Self.probe, ["calls", directory, "10"], environment: [
+            "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace", "TRAIL_TRACE_KEEP_FILES": "0",
+            "TRAIL_TRACE_KEEP_TOTAL": "0", "TRAIL_TRACE_MAX_SIZE": "0", "TRAIL_TRACE_DEPTH": "0"], check: true)
+        #expect(!result.stderr.contains("trail: TRAIL_"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 5)
+    }
+
     @Test func badSettingsAreReported() throws {
         let directory = Paths.temporaryDirectory("settings")
         let result = try run(Self.probe, ["calls", directory, "10"], environment: [
