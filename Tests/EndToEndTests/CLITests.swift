@@ -162,6 +162,35 @@ import TrailTestSupport
         }
     }
 
+    /// One settings table: `trail --help` and `trail help settings` print it, Docs/settings.md is its Markdown,
+    /// and every `TRAIL_*` variable the sources read is in it.
+    @Test func oneSettingsTableForHelpAndDocs() throws {
+        let markdown = try run(Paths.trail, ["help", "settings", "--markdown"], check: true).stdout
+        #expect(Transcript.firstDifference(markdown, Transcript.read(Paths.packageRoot + "/Docs/settings.md")) == nil,
+                "Docs/settings.md is stale: write it with 'trail help settings --markdown > Docs/settings.md'")
+        let help = try run(Paths.trail, ["--help"], check: true).stdout
+        var read: Set<String> = []
+        for folder in ["Sources", "Plugins"] {
+            for path in try FileManager.default.subpathsOfDirectory(atPath: Paths.packageRoot + "/" + folder)
+                where path.hasSuffix(".swift") || path.hasSuffix(".c") {
+                let text = Transcript.read(Paths.packageRoot + "/\(folder)/\(path)")
+                var rest = text[...]
+                while let start = rest.range(of: "\"TRAIL") {
+                    let name = rest[rest.index(after: start.lowerBound)...].prefix { $0.isUppercase || $0 == "_" }
+                    if name == "TRAIL" || name.hasPrefix("TRAIL_"), !name.hasSuffix("_"), !path.hasSuffix("SettingsTable.swift") {
+                        read.insert(String(name))
+                    }
+                    rest = rest[start.upperBound...]
+                }
+            }
+        }
+        #expect(read.count > 25)
+        for name in read.sorted() {
+            #expect(markdown.contains("| `\(name)` |"), "\(name) is read but not in SettingsTable")
+            #expect(help.contains("  \(name) "), "\(name) is not in trail --help")
+        }
+    }
+
     /// A one-file executable with `@main` builds only if SwiftPM finds `@main` by reading its lines: instrumented
     /// in place, with an import or without one, it still does, runs traced, and strips back byte for byte.
     @Test func oneFileExecutablesKeepTheirMainInPlace() throws {
