@@ -47,8 +47,8 @@ test: deps
 # an empty folder, so what is shown is what this run recorded.
 DEMO := /tmp/trail-demo
 # The static trail links glibc functions that warn when linked statically (dlopen in libdw and the Swift
-# runtime, getpwuid): expected, and harmless here, so the demo's build leaves them out.
-STATIC_LINK_NOTES := statically linked applications requires at runtime|^/usr/bin/ld|linking$$
+# runtime, getpwuid; mktemp in Foundation's archive): expected, and harmless here, so the demo's build leaves them out.
+STATIC_LINK_NOTES := statically linked applications requires at runtime|the use of .mktemp. is dangerous|^/usr/bin/ld|linking$$
 demo: deps
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@{ $(SWIFT) build --product trail 2>&1; echo $$? > $(DEMO)/build-status; } | grep -Ev '$(STATIC_LINK_NOTES)'; \
@@ -70,12 +70,15 @@ demo: deps
 # which `trail test` and `trail run` add to a package's traced copy. An installed trail needs no clone.
 PREFIX ?= /usr/local
 TRAIL_BINARIES := trail trail-rewrite trail-resources trail-symbolize
+# Where the release build goes: another folder lets a test install while `swift test` holds .build's lock.
+INSTALL_SCRATCH ?= .build
 install: deps
-	@for product in $(TRAIL_BINARIES); do \
-	  { $(SWIFT) build -c release --product $$product 2>&1; echo $$? > .build/install-status; } | grep -Ev '$(STATIC_LINK_NOTES)'; \
-	  test "$$(cat .build/install-status)" = 0 || exit 1; done
+	@mkdir -p $(INSTALL_SCRATCH); for product in $(TRAIL_BINARIES); do \
+	  { $(SWIFT) build -c release --scratch-path $(INSTALL_SCRATCH) --product $$product 2>&1; \
+	    echo $$? > $(INSTALL_SCRATCH)/install-status; } | grep -Ev '$(STATIC_LINK_NOTES)'; \
+	  test "$$(cat $(INSTALL_SCRATCH)/install-status)" = 0 || exit 1; done
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/swift-trail
-	for product in $(TRAIL_BINARIES); do install -m 755 .build/release/$$product $(DESTDIR)$(PREFIX)/bin/$$product; done
+	for product in $(TRAIL_BINARIES); do install -m 755 $(INSTALL_SCRATCH)/release/$$product $(DESTDIR)$(PREFIX)/bin/$$product; done
 	rm -rf $(DESTDIR)$(PREFIX)/share/swift-trail/* && \
 	  tar -c --exclude=.build --exclude=.git --exclude=.swiftpm -f - . | tar -x -C $(DESTDIR)$(PREFIX)/share/swift-trail
 	@echo "make install: trail is in $(PREFIX)/bin; try 'trail test' in a package of yours"

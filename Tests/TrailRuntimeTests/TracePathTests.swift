@@ -160,6 +160,19 @@ import TrailTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 5)
     }
 
+    /// A program that links the runtime but ran no traced function (an untraced build) leaves a trace with no
+    /// calls: the viewers say why instead of printing a header.
+    @Test func aTraceWithNoCallsSaysWhy() throws {
+        let directory = Paths.temporaryDirectory("no-calls")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let trace = directory + "/untraced.trace"
+        try run(Self.probe, ["stderr", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        let replay = try run(Paths.trail, ["replay", trace], check: true)
+        #expect(replay.stderr.contains("\(trace) holds no calls: the program ran no traced function. Was it built traced?"),
+                "\(replay.stderr)")
+        #expect(replay.stderr.contains("'trail run' and 'trail test' do it all"))
+    }
+
     @Test func badSettingsAreReported() throws {
         let directory = Paths.temporaryDirectory("settings")
         let result = try run(Self.probe, ["calls", directory, "10"], environment: [

@@ -20,7 +20,8 @@ func isCrashInput(_ path: String) -> Bool {
     // not a trace is read as a trace, which says "not a trace".
     if [".log", CrashMarker.fileExtension, CrashMarker.blockFileExtension].contains(where: path.hasSuffix) { return true }
     guard let head = try? handle.read(upToCount: 4096), !TraceLayout.hasMagic(head) else { return false }
-    return !head.contains(0) && String(validatingUTF8: Array(head.prefix(head.count - 3)).map { CChar(bitPattern: $0) } + [0]) != nil
+    // Text: no NUL, and valid UTF-8 (but for a character the 4096-byte cut may split).
+    return !head.contains(0) && String(validating: Array(head.prefix(max(0, head.count - 3))), as: UTF8.self) != nil
 }
 
 /// `trail report --crash`: the last crash, as Markdown or JSON.
