@@ -64,7 +64,7 @@ public enum Batch {
 
         // Never-returning functions and result builders declared anywhere in the set apply to every file.
         var operation = operation
-        if case .instrument(var settings) = operation, files.count > 1 {
+        if case .instrument(var settings) = operation, files.count > 1, !settings.declarationsComplete {
             settings.declared.append(Declarations.scan(files.map(\.path), jobs: options.jobs))
             operation = .instrument(settings)
         }

@@ -11,6 +11,9 @@ public struct InstrumentSettings: Sendable {
     public var declared: [Declarations] = []
     /// Experimental syntax to parse, by the compiler's feature names.
     public var experimentalFeatures: [String] = []
+    /// `declared` already holds what every file of the batch's modules declares (`trail test` keeps it between
+    /// runs and rewrites only changed files): the batch does not scan its files again.
+    public var declarationsComplete = false
 
     public init(closures: Bool = false, inlinable: Bool = false, declared: [Declarations] = [], experimentalFeatures: [String] = []) {
         self.closures = closures

@@ -4,9 +4,11 @@ import SwiftSyntax
 import TrailRewriter
 
 /// `trail test` and `trail run` trace a package with nothing to edit: they keep a copy of it under its own
-/// `.build/trail-shadow/package`, give the copy's manifest the swift-trail dependency and the TRAIL=1 pattern
-/// (`trail setup`), and build the copy with the plugin. A rerun copies only files whose size or time changed,
-/// keeping their times, so SwiftPM rebuilds only what changed.
+/// `.build/trail-shadow/package`, give the copy's manifest the swift-trail dependency and the Trail product on
+/// every Swift target, and instrument the copy's sources in place. A rerun copies and instruments only the files
+/// whose size or time changed since they were last copied, so SwiftPM rebuilds only what changed; the plugin
+/// route would also build the rewriting tool and run a command per file, which costs a package's first build
+/// about three times its plain build.
 public struct ShadowPackage {
     /// The user's package, the copy, and the copy's scratch path.
     public let original: String
@@ -14,9 +16,15 @@ public struct ShadowPackage {
     public let scratch: String
     public let root: String
 
-    /// Folders never copied: build products, SwiftPM's state and version control.
-    static let skipped: Set<String> = [".build", ".swiftpm", ".git", ".hg", ".svn"]
+    /// Folders never copied: build products, SwiftPM's state, version control, and traces (gigabytes, often).
+    static let skipped: Set<String> = [".build", ".swiftpm", ".git", ".hg", ".svn", "trail-traces"]
     static let stateFile = ".trail-shadow-manifest"
+    /// The original files' sizes and times when last copied: the copies are instrumented, so they differ.
+    static let filesState = "files"
+    /// The copy's Swift sources and their modules, as `swift package describe` gave them.
+    static let sourcesState = "sources"
+    /// What the copy's modules declare (Never functions, result builders), kept between runs.
+    static let declarationsFile = "declarations.swift"
 
     public init(package: String) throws(SourceError) {
         let absolute = package.hasPrefix("/") ? package : FileManager.default.currentDirectoryPath + "/" + package
@@ -29,23 +37,92 @@ public struct ShadowPackage {
         scratch = root + "/build"
     }
 
+    /// What `sync` did: the files it copied (relative to the package), and whether the manifest changed.
+    public struct Changes: Sendable {
+        public var copied: [String] = []
+        public var manifestChanged = false
+    }
+
     /// Brings the copy up to date, then its manifest: the swift-trail dependency at `trail` (a folder), path
-    /// dependencies made absolute, and `trail setup` for every Swift target (tests included, so that a failing
-    /// test's calls have a root). Returns what it copied, for the summary.
-    @discardableResult
-    public func sync(trail: String) throws(SourceError) -> Int {
+    /// dependencies made absolute, and the Trail product on every Swift target, tests included.
+    public func sync(trail: String) throws(SourceError) -> Changes {
         try FileIO.makeParents(of: copy + "/x")
-        var copied = 0
+        var changes = Changes()
         var kept: Set<String> = [Self.stateFile, "Package.swift"]
-        try mirror(relative: "", kept: &kept, copied: &copied)
+        let previous = readFilesState()
+        var current: [String: String] = [:]
+        try mirror(relative: "", kept: &kept, previous: previous, current: &current, copied: &changes.copied)
         try removeStale(relative: "", kept: kept)
-        try prepareManifest(trail: trail)
-        return copied
+        try writeFilesState(current)
+        changes.manifestChanged = try prepareManifest(trail: trail)
+        return changes
+    }
+
+    /// Instruments the copy in place: every Swift source of the package's targets when the manifest changed or
+    /// on the first run, else the files just copied, with what the modules declare kept between runs.
+    public func instrument(_ changes: Changes) throws(SourceError) -> BatchReport {
+        let all = try sources(changes)
+        guard !all.isEmpty else { throw SourceError(path: original, message: "no Swift sources in the package's targets") }
+        let cache = root + "/" + Self.declarationsFile
+        var settings = InstrumentSettings()
+        let files: [SourceFile]
+        if changes.manifestChanged || !FileManager.default.fileExists(atPath: cache) {
+            files = all
+            settings.declared = [Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs)]
+        } else {
+            let copied = Set(changes.copied.map { copy + "/" + $0 })
+            files = all.filter { copied.contains($0.path) }
+            let known = (try? Declarations(listAt: cache)) ?? Declarations()
+            settings.declared = [Declarations(merging: [known, Declarations.scan(files.map(\.path), jobs: BatchOptions.defaultJobs)])]
+        }
+        settings.declarationsComplete = true
+        try settings.declared[0].write(to: cache)
+        guard !files.isEmpty else { return BatchReport() }
+        return Batch.run(files, .instrument(settings), BatchOptions(destination: .inPlace), standardOutput: { _ in },
+                         standardError: { text in FileHandle.standardError.write(Data(text.utf8)) })
+    }
+
+    /// The package's Swift sources and their modules, from `swift package describe` (a second or so) when the
+    /// manifest changed or a file appeared that the last list does not hold, else from that list.
+    private func sources(_ changes: Changes) throws(SourceError) -> [SourceFile] {
+        let list = root + "/" + Self.sourcesState
+        if !changes.manifestChanged, let bytes = try? FileIO.read(list) {
+            var cached: [SourceFile] = []
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+                let fields = line.split(separator: "\t", maxSplits: 1).map(String.init)
+                guard fields.count == 2 else { continue }
+                cached.append(SourceFile(path: copy + "/" + fields[1], relativePath: fields[1], module: fields[0]))
+            }
+            let known = Set(cached.map(\.relativePath))
+            let appeared = changes.copied.contains { $0.hasSuffix(".swift") && !known.contains($0) }
+            let vanished = cached.contains { access($0.path, F_OK) != 0 }
+            if !cached.isEmpty, !appeared, !vanished { return cached }
+        }
+        let found = try SourceFiles.collect([copy], excludes: [], module: nil, scratch: scratch)
+        let text = found.map { "\($0.module)\t\($0.relativePath)\n" }.joined()
+        try FileIO.writeIfChanged(Array(text.utf8), to: list)
+        return found
+    }
+
+    private func readFilesState() -> [String: String] {
+        guard let bytes = try? FileIO.read(root + "/" + Self.filesState) else { return [:] }
+        var state: [String: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t") else { continue }
+            state[String(line[line.index(after: tab)...])] = String(line[..<tab])
+        }
+        return state
+    }
+
+    private func writeFilesState(_ state: [String: String]) throws(SourceError) {
+        let text = state.keys.sorted().map { "\(state[$0]!)\t\($0)\n" }.joined()
+        try FileIO.writeIfChanged(Array(text.utf8), to: root + "/" + Self.filesState)
     }
 
     // MARK: files
 
-    private func mirror(relative: String, kept: inout Set<String>, copied: inout Int) throws(SourceError) {
+    private func mirror(relative: String, kept: inout Set<String>, previous: [String: String], current: inout [String: String],
+                        copied: inout [String]) throws(SourceError) {
         let source = original + relative, destination = copy + relative
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: source) } catch {
@@ -62,9 +139,14 @@ public struct ShadowPackage {
                 if mkdir(destination + "/" + name, 0o755) != 0, errno != EEXIST {
                     throw SourceError(path: destination + "/" + name, message: "cannot create folder: \(String(cString: strerror(errno)))")
                 }
-                try mirror(relative: path, kept: &kept, copied: &copied)
+                try mirror(relative: path, kept: &kept, previous: previous, current: &current, copied: &copied)
             case S_IFREG:
-                if try copyIfChanged(source + "/" + name, to: destination + "/" + name, info) { copied += 1 }
+                let key = String(path.dropFirst())
+                let stamp = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+                current[key] = stamp
+                if previous[key] == stamp, access(destination + "/" + name, F_OK) == 0 { continue }
+                try FileIO.writeAtomically(try FileIO.read(source + "/" + name), to: destination + "/" + name, mode: info.st_mode & 0o777)
+                copied.append(key)
             case S_IFLNK:
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let length = readlink(source + "/" + name, &buffer, buffer.count - 1)
@@ -81,23 +163,10 @@ public struct ShadowPackage {
         }
     }
 
-    /// Copies when the size or modification time differ, and gives the copy the original's time.
-    private func copyIfChanged(_ source: String, to destination: String, _ info: stat) throws(SourceError) -> Bool {
-        var existing = stat()
-        if stat(destination, &existing) == 0, existing.st_size == info.st_size,
-           existing.st_mtim.tv_sec == info.st_mtim.tv_sec, existing.st_mtim.tv_nsec == info.st_mtim.tv_nsec {
-            return false
-        }
-        try FileIO.writeAtomically(try FileIO.read(source), to: destination, mode: info.st_mode & 0o777)
-        var times = [info.st_atim, info.st_mtim]
-        utimensat(AT_FDCWD, destination, &times, 0)
-        return true
-    }
-
-    /// Removes what the original no longer has, except the placeholders `trail setup` wrote.
+    /// Removes what the original no longer has.
     private func removeStale(relative: String, kept: Set<String>) throws(SourceError) {
         let folder = copy + relative
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !Self.skipped.contains(name) {
             let path = String((relative + "/" + name).dropFirst())
             if kept.contains(path) {
                 var info = stat()
@@ -106,7 +175,6 @@ public struct ShadowPackage {
                 }
                 continue
             }
-            if name == PackageSetup.placeholder { continue }
             try? FileManager.default.removeItem(atPath: folder + "/" + name)
         }
     }
@@ -114,25 +182,38 @@ public struct ShadowPackage {
     // MARK: manifest
 
     /// Rewrites the copy's manifest only when the original's changed (or the copy has none), so SwiftPM does not
-    /// resolve again on every run.
-    private func prepareManifest(trail: String) throws(SourceError) {
+    /// resolve again on every run. True when it did.
+    private func prepareManifest(trail: String) throws(SourceError) -> Bool {
         let source = try FileIO.read(original + "/Package.swift")
         let state = Array(("\(trail)\n".utf8)) + source
         if let previous = try? FileIO.read(copy + "/" + Self.stateFile), previous == state,
            FileManager.default.fileExists(atPath: copy + "/Package.swift") {
-            return
+            return false
         }
-        // Placeholders of an earlier setup would make setup refuse; it writes them again.
-        if let walker = FileManager.default.enumerator(atPath: copy) {
-            for case let path as String in walker where (path as NSString).lastPathComponent == PackageSetup.placeholder {
-                if !FileManager.default.fileExists(atPath: original + "/" + path) { unlink(copy + "/" + path) }
+        let path = copy + "/Package.swift"
+        let withDependency = try Self.withTrailDependency(source, path: path, packageFolder: original, trail: trail)
+        try FileIO.writeAtomically(try Self.withTrailProduct(withDependency, path: path), to: path)
+        try FileIO.writeAtomically(state, to: copy + "/" + Self.stateFile)
+        return true
+    }
+
+    /// The Trail product added to the dependencies of every target with Swift sources (tests included).
+    static func withTrailProduct(_ bytes: [UInt8], path: String) throws(SourceError) -> [UInt8] {
+        let manifest = try Manifest(bytes, path: path, undo: true)
+        let product = ".product(name: \"Trail\", package: \"swift-trail\")"
+        var edits: [Edit] = []
+        for target in manifest.targets where ["target", "executableTarget", "testTarget"].contains(target.kind)
+            && target.name != "Trail" && Manifest.hasSwift(target.folder) {
+            if let dependencies = target.argument("dependencies") {
+                if let array = dependencies.expression.as(ArrayExprSyntax.self), array.elements.contains(where: Manifest.isTrailProduct) { continue }
+                // Any array expression: `(deps) + [Trail]` keeps what it was, however it is written.
+                edits.append(Edit(offset: dependencies.expression.positionAfterSkippingLeadingTrivia.utf8Offset, text: "("))
+                edits.append(Edit(offset: dependencies.expression.endPositionBeforeTrailingTrivia.utf8Offset, text: ") + [\(product)]"))
+            } else if let name = target.argument("name") {
+                edits.append(Edit(offset: name.expression.endPositionBeforeTrailingTrivia.utf8Offset, text: ", dependencies: [\(product)]"))
             }
         }
-        let edited = try Self.withTrailDependency(source, path: original + "/Package.swift", packageFolder: original, trail: trail)
-        try FileIO.writeAtomically(edited, to: copy + "/Package.swift")
-        let plan = try PackageSetup.plan(package: copy, targets: [], undo: false, includeTests: true)
-        try plan.apply()
-        try FileIO.writeAtomically(state, to: copy + "/" + Self.stateFile)
+        return Edit.apply(edits, to: bytes)
     }
 
     /// The manifest with relative `path:` dependencies made absolute (the copy lives elsewhere) and, unless it

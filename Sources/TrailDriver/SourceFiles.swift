@@ -16,7 +16,8 @@ public struct SourceFile: Sendable {
 public enum SourceFiles {
     /// Each file's module is `module` when given, else the one its package target or its folder names: the one
     /// place a file's module is decided.
-    public static func collect(_ paths: [String], excludes: [String], module: String?) throws(SourceError) -> [SourceFile] {
+    /// `scratch`: where `swift package describe` keeps its state (a package's own `.build` when nil).
+    public static func collect(_ paths: [String], excludes: [String], module: String?, scratch: String? = nil) throws(SourceError) -> [SourceFile] {
         var files: [SourceFile] = []
         func add(_ path: String, _ relativePath: String, found: @autoclosure () -> String) {
             files.append(SourceFile(path: path, relativePath: relativePath, module: module ?? found()))
@@ -31,7 +32,7 @@ public enum SourceFiles {
                 continue
             }
             let base = root.hasSuffix("/") ? String(root.dropLast()) : root
-            if let targets = PackageTargets.describe(base) {
+            if let targets = PackageTargets.describe(base, scratch: scratch) {
                 // A package: exactly the sources of its Swift targets, named by their modules.
                 for target in targets {
                     for source in target.sources.sorted() {
@@ -115,11 +116,12 @@ struct PackageTargets {
     var path: String
     var sources: [String]
 
-    static func describe(_ directory: String) -> [PackageTargets]? {
+    static func describe(_ directory: String, scratch: String? = nil) -> [PackageTargets]? {
         guard FileManager.default.fileExists(atPath: directory + "/Package.swift") else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", directory, "describe", "--type", "json"]
+        process.arguments = ["swift", "package", "--package-path", directory] + (scratch.map { ["--scratch-path", $0] } ?? [])
+            + ["describe", "--type", "json"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -8,7 +8,7 @@ let runVerb = Verb(
     usage: "[--package DIR] [--product NAME] [-- arguments]",
     details: """
         Traces one executable product of a package with nothing to edit, as 'trail test' does its tests: the
-        copy in .build/trail-shadow is brought up to date and built with the plugin, the product runs with
+        copy in .build/trail-shadow is brought up to date, instrumented and built, the product runs with
         TRAIL_TRACE=record (its arguments after --) into a fresh folder under .build/trail-shadow/traces, and
         'trail replay' shows its calls. With one executable product, --product may be left out.
         """,
@@ -36,9 +36,6 @@ private func onlyExecutable(_ shadow: ShadowPackage) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["swift", "package", "--package-path", shadow.copy, "--scratch-path", shadow.scratch, "describe", "--type", "json"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["TRAIL"] = "1"
-    process.environment = environment
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()

@@ -30,14 +30,19 @@ enum ShadowRun {
         return text.contains("name: \"swift-trail\"")
     }
 
-    /// The copy, brought up to date, with a line saying what changed.
+    /// The copy, brought up to date and instrumented, with a line saying what changed.
     static func prepare(package: String, verb: String) throws -> ShadowPackage {
         let trail = try trailPackage()
         return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
             let shadow = try ShadowPackage(package: package)
-            let copied = try shadow.sync(trail: trail)
-            printError("trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied") "
-                + "in \(relative(shadow.copy))")
+            let changes = try shadow.sync(trail: trail)
+            let report = try shadow.instrument(changes)
+            let copied = changes.copied.count
+            printError("trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied"), "
+                + "\(report.changed) instrumented (\(report.bodies) bodies) in \(relative(shadow.copy))")
+            if !report.errors.isEmpty {
+                throw SourceError(path: shadow.original, message: "\(report.errors.count) file(s) could not be instrumented (see above)")
+            }
             return shadow
         }
     }
@@ -61,11 +66,11 @@ enum ShadowRun {
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 
-    /// `swift build` of the copy, traced by the plugin. Its progress goes to standard error, so that standard
-    /// output holds only what the program or the tests print, and the summary.
+    /// `swift build` of the instrumented copy. Its progress goes to standard error, so that standard output holds
+    /// only what the program or the tests print, and the summary.
     static func build(_ shadow: ShadowPackage, _ extra: [String]) throws -> Int32 {
         try run(["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch] + extra,
-                environment: ["TRAIL": "1"], outputToStandardError: true)
+                outputToStandardError: true)
     }
 
     /// A new folder for this run's traces, `.build/trail-shadow/traces/<time>`; the five newest are kept.

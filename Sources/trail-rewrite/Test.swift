@@ -7,10 +7,10 @@ let testVerb = Verb(
     summary: ForwardedVerbs.test.summary,
     usage: "[--package DIR] [--filter X]... [-- swift test arguments]",
     details: """
-        Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package
-        (a rerun copies only what changed), the copy's manifest gets the swift-trail dependency and the TRAIL=1
-        pattern of 'trail setup' for every Swift target, tests included, and the copy is built with the plugin
-        into .build/trail-shadow/build. The tests then run with TRAIL_TRACE=record, one trace per process in a
+        Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package,
+        the copy's manifest gets the swift-trail dependency and the Trail product on every Swift target, tests
+        included, and the copy's sources are instrumented in place (a rerun copies and instruments only what
+        changed), then built into .build/trail-shadow/build. The tests then run with TRAIL_TRACE=record, one trace per process in a
         fresh folder under .build/trail-shadow/traces (the five newest runs are kept). Then: the tests that
         passed and failed, where the traces are, the top of 'trail report', and for each failing test the calls
         it made ('trail replay --filter'). The exit status is the tests'.
@@ -29,9 +29,7 @@ let testVerb = Verb(
                        "--xunit-output", results]
         for filter in arguments.all("filter") { command += ["--filter", filter] }
         command += arguments.positionals
-        var environment = ShadowRun.recording(into: folder)
-        environment["TRAIL"] = "1"  // the same manifest as the build, or SwiftPM would plan another one
-        let status = try ShadowRun.run(command, environment: environment)
+        let status = try ShadowRun.run(command, environment: ShadowRun.recording(into: folder))
         TestSummary.print(folder: folder, status: status)
         return status
     })
