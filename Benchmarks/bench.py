@@ -2,7 +2,8 @@
 """make bench: swift-trail's benchmarks, each run side by side with what it is compared to.
 
 Commands of one comparison run alternately, round after round, so that a noisy machine affects them alike;
-the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [resources] [--rounds N]
+the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [resources] [package]
+[--rounds N] [--package PATH]
 """
 import argparse
 import os
@@ -630,14 +631,65 @@ def resources_in(package, rounds):
 # MARK: main
 
 
-SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "logger": logger, "symbolizer": symbolizer, "resources": resources}
+# MARK: trail test on a real package
+
+
+PACKAGE = None
+
+
+def package(rounds):
+    """`trail test` against `swift build --build-tests` of the same package: the first build, from clean, and a
+    rebuild after one file changes. Takes --package PATH (swift-argument-parser, say); skipped without it."""
+    log("## trail test on a package: first traced build and a rebuild after one edit, against swift build")
+    if not PACKAGE:
+        log("  skipped: give --package PATH (a package of some hundred files, such as swift-argument-parser)")
+        return
+    source = os.path.abspath(PACKAGE)
+    copy = os.path.join(WORK, "package")
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".build", ".git"))
+    trail = os.path.join(RELEASE, "trail")
+    plain_scratch = os.path.join(WORK, "plain-build")
+    swift_files = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(copy, "Sources")) for f in files if f.endswith(".swift")]
+    edited = max(swift_files, key=os.path.getsize)
+    log(f"  {os.path.basename(source)}: {len(swift_files)} Swift files in Sources; the edit appends a comment to "
+        f"{os.path.relpath(edited, copy)}")
+    traced = ([trail, "test", "--package", copy, "--filter", "trail-bench-matches-no-test"], None, None)
+    plain = (["swift", "build", "--build-tests", "--package-path", copy, "--scratch-path", plain_scratch], None, None)
+
+    def clean():
+        shutil.rmtree(os.path.join(copy, ".build"), ignore_errors=True)
+        shutil.rmtree(plain_scratch, ignore_errors=True)
+
+    firsts = {"trail test": [], "swift build": []}
+    for _ in range(max(1, min(rounds, 2))):  # a clean build takes a minute or more
+        clean()
+        firsts["trail test"].append(timed(traced[0]))
+        firsts["swift build"].append(timed(plain[0]))
+    first = {label: statistics.median(values) for label, values in firsts.items()}
+
+    def touch():
+        with open(edited, "a") as handle:
+            handle.write("// trail-bench edit\n")
+
+    again = compare({"trail test": (traced[0], None, touch), "swift build": (plain[0], None, touch)}, rounds)
+    for label in first:
+        log(f"  {label:12s} first {first[label]:7.2f} s   after one edit {again[label]:6.2f} s")
+    goal("trail test first build / swift build --build-tests", first["trail test"] / first["swift build"], 2, higher_is_better=False)
+    goal("trail test after one edit / swift build after one edit", again["trail test"] / again["swift build"], 1.5, higher_is_better=False)
+
+
+SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "logger": logger, "symbolizer": symbolizer, "resources": resources,
+            "package": package}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sections", nargs="*", help="some of: " + ", ".join(SECTIONS))
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--package", help="the package the 'package' section traces (skipped without it)")
     arguments = parser.parse_args()
+    global PACKAGE
+    PACKAGE = arguments.package
     chosen = arguments.sections or list(SECTIONS)
     unknown = [name for name in chosen if name not in SECTIONS]
     if unknown:
