@@ -190,7 +190,8 @@ public enum Rewriter {
 
     /// The import of `Trail`, in the same place in place and in a build copy, so that both compile alike: after
     /// the first top-level import on its line
-    /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), or at the end of the file: no line moves,
+    /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), else after the first statement that is
+    /// not a `#if` block, else at the end of the file: no line moves,
     /// and no line starts with the marker's `/*`. SwiftPM decides whether a one-file executable's `@main` needs
     /// `-parse-as-library` by reading lines, and takes a line that starts with `/*` and does not end with `*/`
     /// for the start of a comment that hides the rest of the file. A file that does not end with a newline gets
@@ -201,6 +202,12 @@ public enum Rewriter {
             if case .decl(let decl) = item.item, decl.is(ImportDeclSyntax.self) {
                 return Edit(offset: decl.endPositionBeforeTrailingTrivia.utf8Offset, text: Marker.importAfterImport)
             }
+        }
+        // No import outside `#if`: after the first statement that is not a `#if` block, on its line. At the end of
+        // the file the import's line would move with every line added below, and with it the object file's debug
+        // information, so a one-line edit would relink every product that uses the module.
+        for item in tree.statements where !item.item.is(IfConfigDeclSyntax.self) && !item.item.is(PoundSourceLocationSyntax.self) {
+            return Edit(offset: item.endPositionBeforeTrailingTrivia.utf8Offset, text: Marker.importAfterImport)
         }
         if let last = buffer.last, last == UInt8(ascii: "\n") { return Edit(offset: buffer.count, text: Marker.importAtEnd) }
         let end = tree.endOfFileToken

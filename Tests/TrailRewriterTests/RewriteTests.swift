@@ -30,24 +30,31 @@ import TrailTestSupport
         #expect(try instrumented(source) == expected)
     }
 
-    /// In place, no line starts with the import's marker (SwiftPM would take the rest of the file for a comment
-    /// and miss a one-file executable's `@main`): it follows the first import, or ends the file.
-    @Test func importFollowsTheFirstImportOrEndsTheFile() throws {
-        #expect(try instrumented("func f() {}\n").hasSuffix("}\n/*<trail*/import enum Trail.Trail/*trail>*/"))
-        let script = try instrumented("#!/usr/bin/env swift\nfunc f() {}\n")
+    /// No line starts with the import's marker (SwiftPM would take the rest of the file for a comment and miss a
+    /// one-file executable's `@main`): it follows the first import, else the first statement that is not a `#if`
+    /// block (a line that stays put when lines are added below, so a one-line edit leaves the object file as it
+    /// was), else it ends the file.
+    @Test func importFollowsTheFirstImportOrTheFirstStatement() throws {
+        let after = "}/*<trail*/; import enum Trail.Trail/*trail>*/"
+        #expect(try instrumented("func f() {}\n").hasSuffix(after + "\n"))
+        let script = try instrumented("#!/usr/bin/env swift\nfunc f() {}\nfunc g() {}\n")
         #expect(script.hasPrefix("#!/usr/bin/env swift\nfunc f() {"))
-        #expect(script.hasSuffix("\n/*<trail*/import enum Trail.Trail/*trail>*/"))
+        #expect(script.contains(after + "\nfunc g() {"))
         // An import inside #if does not count: Trail must be imported on every platform.
         let conditional = try instrumented("#if os(Linux)\nimport Glibc\n#endif\nfunc f() {}\n")
         #expect(conditional.hasPrefix("#if os(Linux)\nimport Glibc\n#endif\n"))
-        #expect(conditional.hasSuffix("\n/*<trail*/import enum Trail.Trail/*trail>*/"))
-        // With no newline at the end, the marker brings its own; strip takes it away again.
+        #expect(conditional.hasSuffix(after + "\n"))
         let unended = try instrumented("func f() {}")
-        #expect(unended.hasSuffix("}/*<trail*/\nimport enum Trail.Trail/*trail>*/"))
+        #expect(unended.hasSuffix(after))
         #expect(try stripped(unended) == "func f() {}")
-        // Ending inside a `//` comment, the marker would be part of it: the start of line 1 is all there is.
-        #expect(try instrumented("func f() {} // done").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
-        #expect(try instrumented("func f() {}\n// done").hasPrefix("/*<trail*/import enum Trail.Trail; /*trail>*/func f()"))
+        #expect(try instrumented("func f() {} // done").hasSuffix(after + " // done"))
+        #expect(try instrumented("func f() {}\n// done").hasSuffix(after + "\n// done"))
+        // Only #if blocks: the import ends the file; with no newline at the end, the marker brings its own.
+        let wrapped = try instrumented("#if os(Linux)\nfunc f() {}\n#endif\n")
+        #expect(wrapped.hasSuffix("#endif\n/*<trail*/import enum Trail.Trail/*trail>*/"))
+        let wrappedUnended = try instrumented("#if os(Linux)\nfunc f() {}\n#endif")
+        #expect(wrappedUnended.hasSuffix("#endif/*<trail*/\nimport enum Trail.Trail/*trail>*/"))
+        #expect(try stripped(wrappedUnended) == "#if os(Linux)\nfunc f() {}\n#endif")
         let attributed = try instrumented("@preconcurrency import Dispatch // queues\n@main struct A { static func main() {} }\n")
         #expect(attributed.hasPrefix("@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail/*trail>*/ // queues\n@main"))
     }
@@ -98,17 +105,17 @@ import TrailTestSupport
             var assignment: Int { get { 1 } set { _ = newValue } }
             """
         let text = try instrumented(source)
-        // The source has no final newline: the Trail import ends the file on a line of its own, and no line moves.
+        // No import in the source: the Trail import follows the first statement, on its line; no line moves.
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.last == "import enum Trail.Trail/*trail>*/")
-        let returns = lines.dropLast().map { $0.contains("/*<trail*/return /*trail>*/") }
+        #expect(lines.first?.contains("/*<trail*/; import enum Trail.Trail/*trail>*/") == true)
+        let returns = lines.map { $0.contains("/*<trail*/return /*trail>*/") }
         #expect(returns == [
             true, false, false, false, false, true, false,  // value ... ifStatement
             false, true, false, false, false, false,        // the switch expression, on its `switch` line
             false, false, true, false, true, false, false,  // each #if clause
             false, false, true, true,                       // custom, callsCustom, getter, assignment
         ])
-        #expect(lineCount(text) == lineCount(source) + 1)
+        #expect(lineCount(text) == lineCount(source))
     }
 
     @Test func skipRules() throws {
