@@ -58,15 +58,15 @@ public enum PackageSetup {
     }
 
     /// Plans setup (or, with `undo`, its removal) for the targets named, or for every regular and executable
-    /// Swift target (with `undo`: every target setup changed); `includeTests` adds the test targets to the default.
-    public static func plan(package: String, targets names: [String], undo: Bool, includeTests: Bool = false) throws(SourceError) -> Plan {
+    /// Swift target (with `undo`: every target setup changed).
+    public static func plan(package: String, targets names: [String], undo: Bool) throws(SourceError) -> Plan {
         let path = (package.hasSuffix("/") ? String(package.dropLast()) : package) + "/Package.swift"
         let bytes = try FileIO.read(path)
         let manifest = try Manifest(bytes, path: path, undo: undo)
         var plan = Plan(manifest: path, original: bytes, edited: bytes)
         plan.notes = manifest.notes
         var edits: [Edit] = []
-        for target in try manifest.chosen(names, undo: undo || includeTests) {
+        for target in try manifest.chosen(names, undo: undo) {
             let placeholder = target.folder + "/" + placeholder
             if undo {
                 guard let record = Self.record(at: placeholder) else {

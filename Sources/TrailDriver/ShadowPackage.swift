@@ -18,7 +18,8 @@ public struct ShadowPackage {
 
     /// Folders never copied: build products, SwiftPM's state, version control, and traces (gigabytes, often).
     static let skipped: Set<String> = [".build", ".swiftpm", ".git", ".hg", ".svn", "trail-traces"]
-    static let stateFile = ".trail-shadow-manifest"
+    /// The manifest the copy's was made from, with the swift-trail folder it names.
+    static let manifestState = "manifest"
     /// The original files' sizes and times when last copied: the copies are instrumented, so they differ.
     static let filesState = "files"
     /// The copy's Swift sources and their modules, as `swift package describe` gave them.
@@ -48,7 +49,7 @@ public struct ShadowPackage {
     public func sync(trail: String) throws(SourceError) -> Changes {
         try FileIO.makeParents(of: copy + "/x")
         var changes = Changes()
-        var kept: Set<String> = [Self.stateFile, "Package.swift"]
+        var kept: Set<String> = ["Package.swift"]
         let previous = readFilesState()
         var current: [String: String] = [:]
         try mirror(relative: "", kept: &kept, previous: previous, current: &current, copied: &changes.copied)
@@ -130,7 +131,7 @@ public struct ShadowPackage {
         }
         for name in names.sorted() where !Self.skipped.contains(name) {
             let path = relative + "/" + name
-            if relative.isEmpty, name == "Package.swift" || name == Self.stateFile { continue }
+            if relative.isEmpty, name == "Package.swift" { continue }
             var info = stat()
             guard lstat(source + "/" + name, &info) == 0 else { continue }  // gone since the listing
             kept.insert(String(path.dropFirst()))
@@ -186,14 +187,14 @@ public struct ShadowPackage {
     private func prepareManifest(trail: String) throws(SourceError) -> Bool {
         let source = try FileIO.read(original + "/Package.swift")
         let state = Array(("\(trail)\n".utf8)) + source
-        if let previous = try? FileIO.read(copy + "/" + Self.stateFile), previous == state,
+        if let previous = try? FileIO.read(root + "/" + Self.manifestState), previous == state,
            FileManager.default.fileExists(atPath: copy + "/Package.swift") {
             return false
         }
         let path = copy + "/Package.swift"
         let withDependency = try Self.withTrailDependency(source, path: path, packageFolder: original, trail: trail)
         try FileIO.writeAtomically(try Self.withTrailProduct(withDependency, path: path), to: path)
-        try FileIO.writeAtomically(state, to: copy + "/" + Self.stateFile)
+        try FileIO.writeAtomically(state, to: root + "/" + Self.manifestState)
         return true
     }
 

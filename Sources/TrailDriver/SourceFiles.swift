@@ -117,6 +117,22 @@ struct PackageTargets {
     var sources: [String]
 
     static func describe(_ directory: String, scratch: String? = nil) -> [PackageTargets]? {
+        guard let targets = PackageDescription.read(directory, scratch: scratch)?["targets"] as? [[String: Any]] else { return nil }
+        let traceable: Set<String> = ["library", "executable", "test", "macro"]
+        return targets.compactMap { target in
+            guard target["module_type"] as? String == "SwiftTarget",
+                  let type = target["type"] as? String, traceable.contains(type),
+                  let module = target["c99name"] as? String, !SourceFiles.isRuntime(module),
+                  let path = target["path"] as? String,
+                  let sources = target["sources"] as? [String] else { return nil }
+            return PackageTargets(module: module, path: path, sources: sources)
+        }
+    }
+}
+
+/// `swift package describe --type json` of a package, the one place it is run.
+public enum PackageDescription {
+    static func read(_ directory: String, scratch: String? = nil) -> [String: Any]? {
         guard FileManager.default.fileExists(atPath: directory + "/Package.swift") else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -128,17 +144,13 @@ struct PackageTargets {
         guard (try? process.run()) != nil else { return nil }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let targets = json["targets"] as? [[String: Any]] else { return nil }
-        let traceable: Set<String> = ["library", "executable", "test", "macro"]
-        return targets.compactMap { target in
-            guard target["module_type"] as? String == "SwiftTarget",
-                  let type = target["type"] as? String, traceable.contains(type),
-                  let module = target["c99name"] as? String, !SourceFiles.isRuntime(module),
-                  let path = target["path"] as? String,
-                  let sources = target["sources"] as? [String] else { return nil }
-            return PackageTargets(module: module, path: path, sources: sources)
-        }
+        guard process.terminationStatus == 0 else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    /// The package's executable products, by name; nil when it cannot be described.
+    public static func executableProducts(_ directory: String, scratch: String? = nil) -> [String]? {
+        guard let products = read(directory, scratch: scratch)?["products"] as? [[String: Any]] else { return nil }
+        return products.filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap { $0["name"] as? String }
     }
 }

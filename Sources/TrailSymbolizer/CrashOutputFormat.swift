@@ -76,12 +76,13 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
         var buffer = [CChar](repeating: 0, count: 4096)
         var physical = 0, logical = 0
         var mapped = true  // the lines are this file's, as far as the directives say
-        var seen = false
+        var seen = false, insideInsertion = false
         while fgets(&buffer, Int32(buffer.count), handle) != nil {
             physical += 1
             logical += 1
             var text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if text.hasSuffix("\n") { text.removeLast() }
+            let shown = Self.withoutInsertions(text, inside: &insideInsertion)
             if let directive = SourceLocationDirective(text) {
                 // The next line is the directive's line of its file, or (`#sourceLocation()`) this file's own.
                 mapped = directive.file.map { $0 == file || $0.split(separator: "/").last == file.split(separator: "/").last } ?? true
@@ -94,34 +95,39 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
             }
             guard logical >= line - context else { continue }
             if logical == line { seen = true }
-            lines.append("\(logical == line ? ">" : " ") \(String(logical).leftPadded(5, with: " ")) | \(Self.withoutInsertions(text))")
+            lines.append("\(logical == line ? ">" : " ") \(String(logical).leftPadded(5, with: " ")) | \(shown)")
         }
         return seen ? lines : []
     }
 
     /// A line without what `trail instrument` inserted: `/*<trail*/ ... /*trail>*/`, to the end of the line when
     /// the insertion goes on past it.
-    static func withoutInsertions(_ text: String) -> String {
+    /// `inside`: an insertion opened on an earlier line is still open (it is updated for the next line).
+    static func withoutInsertions(_ text: String, inside: inout Bool) -> String {
         var rest = Substring(text), out = ""
-        while let open = rest.range(of: "/*<trail*/") {
+        while true {
+            if inside {
+                guard let close = rest.range(of: "/*trail>*/") else { return out }
+                rest = rest[close.upperBound...]
+                inside = false
+            }
+            guard let open = rest.range(of: "/*<trail*/") else { return out + rest }
             out += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "/*trail>*/") else { return out }
-            rest = rest[close.upperBound...]
+            rest = rest[open.upperBound...]
+            inside = true
         }
-        if let close = rest.range(of: "/*trail>*/"), !out.isEmpty || rest.hasPrefix("/*trail>*/") { rest = rest[close.upperBound...] }
-        return out + rest
     }
 }
 
-/// `#sourceLocation(file: "F", line: N)` or `#sourceLocation()`, alone on its line after what `trail instrument`
-/// may put before it.
+/// `#sourceLocation(file: "F", line: N)` or `#sourceLocation()`, alone on its line after the marker that
+/// `trail instrument` may put before it.
 struct SourceLocationDirective {
     var file: String?
     var line: Int?
 
     init?(_ text: String) {
         var body = Substring(text)
-        if body.hasPrefix("/*trail>*/") { body = body.dropFirst("/*trail>*/".count) }
+        for marker in ["/*trail>*/", "/*<trail*/"] where body.hasPrefix(marker) { body = body.dropFirst(marker.count) }
         body = body.drop { $0 == " " || $0 == "\t" }
         guard body.hasPrefix("#sourceLocation(") else { return nil }
         body = body.dropFirst("#sourceLocation(".count)

@@ -31,19 +31,11 @@ let runVerb = Verb(
         return status
     })
 
-/// The package's one executable product, from `swift package describe`.
+/// The package's one executable product.
 private func onlyExecutable(_ shadow: ShadowPackage) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["swift", "package", "--package-path", shadow.copy, "--scratch-path", shadow.scratch, "describe", "--type", "json"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let description = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-    let products = (description?["products"] as? [[String: Any]]) ?? []
-    let executables = products.filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap { $0["name"] as? String }
+    guard let executables = PackageDescription.executableProducts(shadow.copy, scratch: shadow.scratch) else {
+        throw VerbFailure("cannot describe \(shadow.copy) (swift package describe failed); name the product with --product")
+    }
     guard executables.count == 1 else {
         throw UsageError(description: executables.isEmpty ? "the package has no executable product"
             : "the package has \(executables.count) executable products (\(executables.sorted().joined(separator: ", "))); choose one with --product")

@@ -76,16 +76,7 @@ enum ShadowRun {
     /// A new folder for this run's traces, `.build/trail-shadow/traces/<time>`; the five newest are kept.
     static func traceFolder(_ shadow: ShadowPackage) throws -> String {
         let parent = shadow.root + "/traces"
-        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        var folder = parent + "/" + formatter.string(from: Date())
-        var suffix = 1
-        while FileManager.default.fileExists(atPath: folder) {
-            suffix += 1
-            folder = parent + "/" + formatter.string(from: Date()) + "-\(suffix)"
-        }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let folder = try makeFreshFolder(in: parent).get()
         let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted()
         for old in runs.dropLast(5) { try? FileManager.default.removeItem(atPath: parent + "/" + old) }
         return folder

@@ -58,18 +58,7 @@ private func recordFolder(_ given: String?, program: String) throws -> String {
         }
         return path
     }
-    let formatter = DateFormatter()
-    formatter.dateFormat = "yyyyMMdd-HHmmss"
-    let parent = here + "/trail-traces"
-    mkdir(parent, 0o755)
-    var path = parent + "/" + program + "-" + formatter.string(from: Date())
-    var suffix = 1
-    while mkdir(path, 0o755) != 0 {
-        guard errno == EEXIST else { throw VerbFailure.input("\(path): cannot make the trace folder: \(String(cString: strerror(errno)))") }
-        suffix += 1
-        path = parent + "/" + program + "-" + formatter.string(from: Date()) + "-\(suffix)"
-    }
-    return path
+    return try makeFreshFolder(in: here + "/trail-traces", prefix: program + "-").get()
 }
 
 /// Runs the command with recording on; its exit status, or 128 + the signal that ended it.
