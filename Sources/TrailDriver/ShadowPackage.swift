@@ -186,13 +186,22 @@ public struct ShadowPackage {
     /// resolve again on every run. True when it did.
     private func prepareManifest(trail: String) throws(SourceError) -> Bool {
         let source = try FileIO.read(original + "/Package.swift")
-        let state = Array(("\(trail)\n".utf8)) + source
+        // A package that names swift-trail itself (for its plugins, say) gets the whole checkout; others get the
+        // runtime alone, which SwiftPM plans faster.
+        let dependency: String
+        if try Self.namesTrail(source, path: original + "/Package.swift") {
+            dependency = trail
+        } else {
+            dependency = root + "/swift-trail"
+            try RuntimePackage.make(in: dependency, trail: trail)
+        }
+        let state = Array(("\(dependency)\n".utf8)) + source
         if let previous = try? FileIO.read(root + "/" + Self.manifestState), previous == state,
            FileManager.default.fileExists(atPath: copy + "/Package.swift") {
             return false
         }
         let path = copy + "/Package.swift"
-        let withDependency = try Self.withTrailDependency(source, path: path, packageFolder: original, trail: trail)
+        let withDependency = try Self.withTrailDependency(source, path: path, packageFolder: original, trail: dependency)
         try FileIO.writeAtomically(try Self.withTrailProduct(withDependency, path: path), to: path)
         try FileIO.writeAtomically(state, to: root + "/" + Self.manifestState)
         return true
@@ -227,11 +236,7 @@ public struct ShadowPackage {
         var edits: [Edit] = []
         var hasTrail = false
         for call in finder.dependencies {
-            let name = call.argument("name").flatMap { Manifest.literal($0.expression) }
-            let location = (call.argument("url") ?? call.argument("path")).flatMap { Manifest.literal($0.expression) }
-            var last = location.map { (($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString).lastPathComponent } ?? ""
-            if last.hasSuffix(".git") { last = String(last.dropLast(4)) }
-            if name == "swift-trail" || last.lowercased() == "swift-trail" {
+            if isTrail(call) {
                 hasTrail = true
                 // The copy builds against the swift-trail this trail belongs to.
                 if let first = call.arguments.first, let last = call.arguments.last {
@@ -266,6 +271,26 @@ public struct ShadowPackage {
             }
         }
         return Edit.apply(edits, to: bytes)
+    }
+}
+
+extension ShadowPackage {
+    /// Whether the manifest depends on swift-trail.
+    static func namesTrail(_ bytes: [UInt8], path: String) throws(SourceError) -> Bool {
+        let tree = Parser.parse(source: String(decoding: bytes, as: UTF8.self))
+        guard !tree.hasError else { throw SourceError(path: path, message: "Package.swift does not parse") }
+        let finder = PackageCallFinder(viewMode: .sourceAccurate)
+        finder.walk(tree)
+        return finder.dependencies.contains(where: isTrail)
+    }
+
+    /// A `.package(...)` call that names swift-trail, by name or by the last component of its URL or path.
+    fileprivate static func isTrail(_ call: FunctionCallExprSyntax) -> Bool {
+        let name = call.argument("name").flatMap { Manifest.literal($0.expression) }
+        let location = (call.argument("url") ?? call.argument("path")).flatMap { Manifest.literal($0.expression) }
+        var last = location.map { (($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString).lastPathComponent } ?? ""
+        if last.hasSuffix(".git") { last = String(last.dropLast(4)) }
+        return name == "swift-trail" || last.lowercased() == "swift-trail"
     }
 }
 

@@ -23,7 +23,7 @@ let runVerb = Verb(
         guard built == 0 else { throw VerbFailure("the traced build of \(product) failed (status \(built)); see above", status: built) }
         let folder = try ShadowRun.traceFolder(shadow)
         let status = try ShadowRun.run([shadow.scratch + "/debug/" + product] + arguments.positionals,
-                                       environment: ShadowRun.recording(into: folder))
+                                       environment: ShadowRun.recording(shadow))
         let traces = ShadowRun.traces(in: folder)
         printOut("\n== trail run: \(product) ended with status \(status); \(traces.count) trace\(traces.count == 1 ? "" : "s"), "
             + "\(ShadowRun.size(traces.bytes)), in \(ShadowRun.relative(folder))\n")

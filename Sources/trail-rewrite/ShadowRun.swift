@@ -73,18 +73,28 @@ enum ShadowRun {
                 outputToStandardError: true)
     }
 
-    /// A new folder for this run's traces, `.build/trail-shadow/traces/<time>`; the five newest are kept.
+    /// A new folder for this run's traces, `.build/trail-shadow/traces/<time>`, which `traces/latest` then
+    /// links to; the five newest runs are kept.
     static func traceFolder(_ shadow: ShadowPackage) throws -> String {
         let parent = shadow.root + "/traces"
         let folder = try makeFreshFolder(in: parent).get()
-        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted()
+        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).filter { $0 != latest }.sorted()
         for old in runs.dropLast(5) { try? FileManager.default.removeItem(atPath: parent + "/" + old) }
+        let link = parent + "/" + latest, temporary = link + ".\(getpid()).tmp"
+        unlink(temporary)
+        guard symlink((folder as NSString).lastPathComponent, temporary) == 0, rename(temporary, link) == 0 else {
+            throw VerbFailure("cannot link \(link) to \(folder): \(String(cString: strerror(errno)))")
+        }
         return folder
     }
 
-    /// The recording settings for a program run into `folder`.
-    static func recording(into folder: String) -> [String: String] {
-        ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": folder + "/%e-%p.trace"]
+    /// The link to the newest run's traces, in `.build/trail-shadow/traces`.
+    static let latest = "latest"
+
+    /// The recording settings for a run into the newest trace folder. The same text every run: SwiftPM plans a
+    /// build again, and loads every manifest again, when its environment changed.
+    static func recording(_ shadow: ShadowPackage) -> [String: String] {
+        ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": shadow.root + "/traces/" + latest + "/%e-%p.trace"]
     }
 
     /// The traces in `folder`: their count and total size.

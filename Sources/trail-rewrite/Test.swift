@@ -10,10 +10,11 @@ let testVerb = Verb(
         Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package,
         the copy's manifest gets the swift-trail dependency and the Trail product on every Swift target, tests
         included, and the copy's sources are instrumented in place (a rerun copies and instruments only what
-        changed), then built into .build/trail-shadow/build. The tests then run with TRAIL_TRACE=record, one trace per process in a
-        fresh folder under .build/trail-shadow/traces (the five newest runs are kept). Then: the tests that
-        passed and failed, where the traces are, the top of 'trail report', and for each failing test the calls
-        it made ('trail replay --filter'). The exit status is the tests'.
+        changed). 'swift test' then builds the copy into .build/trail-shadow/build and runs it with
+        TRAIL_TRACE=record: one trace per process in a fresh folder under .build/trail-shadow/traces, which
+        traces/latest links to (the five newest runs are kept). Then: the tests that passed and failed, where the
+        traces are, the top of 'trail report', and for each failing test the calls it made ('trail replay
+        --filter'). The exit status is the tests'.
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
@@ -21,15 +22,17 @@ let testVerb = Verb(
     ],
     run: { arguments in
         let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "test")
-        let built = try ShadowRun.build(shadow, ["--build-tests"])
-        guard built == 0 else { throw VerbFailure("the traced build of \(shadow.original) failed (status \(built)); see above", status: built) }
         let folder = try ShadowRun.traceFolder(shadow)
-        let results = folder + "/results.xml"
-        var command = ["swift", "test", "--skip-build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
-                       "--xunit-output", results]
+        // One `swift test` builds and runs: a `swift build` before it costs a second planning of the build, and
+        // each makes the other plan again. The environment names the `latest` link, so it is the same every run.
+        var command = ["swift", "test", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
+                       "--xunit-output", folder + "/results.xml"]
         for filter in arguments.all("filter") { command += ["--filter", filter] }
         command += arguments.positionals
-        let status = try ShadowRun.run(command, environment: ShadowRun.recording(into: folder))
+        let status = try ShadowRun.run(command, environment: ShadowRun.recording(shadow))
+        if status != 0, TestSummary.results(in: folder).isEmpty, ShadowRun.traces(in: folder).count == 0 {
+            throw VerbFailure("the traced build or test run of \(shadow.original) failed (status \(status)); see above", status: status)
+        }
         TestSummary.print(folder: folder, status: status)
         return status
     })

@@ -88,6 +88,17 @@ import TrailTestSupport
         return files
     }
 
+    /// The text of `.target(name: "NAME", ...)` in a manifest, with its spacing squeezed.
+    static func targetCall(_ name: String, in manifest: String) -> String? {
+        guard let start = manifest.range(of: ".target(name: \"\(name)\"") else { return nil }
+        var depth = 0, end = start.lowerBound
+        for index in manifest[start.lowerBound...].indices {
+            if manifest[index] == "(" { depth += 1 }
+            if manifest[index] == ")" { depth -= 1; if depth == 0 { end = index; break } }
+        }
+        return manifest[start.lowerBound ... end].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
     @Test func testRunAndRecordTraceAPackageWithNothingToEdit() throws {
         let base = try Self.makePackages()
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -106,6 +117,18 @@ import TrailTestSupport
         #expect(tree.contains("|     Greeting.Greeter.weight(_:);"))
         #expect(!tree.contains("quiet()"))
         #expect(try Self.snapshot(package) == before, "trail test changed the package")
+        let latest = package + "/.build/trail-shadow/traces/latest"
+        #expect(try run(Paths.trail, ["replay", latest], check: true).stdout.contains("Greeting.Greeter.weight(_:);"))
+
+        // The copy depends on the runtime alone, whose targets are declared as swift-trail's manifest declares them.
+        let copyManifest = try String(contentsOfFile: package + "/.build/trail-shadow/package/Package.swift", encoding: .utf8)
+        #expect(copyManifest.contains("path: \"\(package)/.build/trail-shadow/swift-trail\""))
+        let runtime = try String(contentsOfFile: package + "/.build/trail-shadow/swift-trail/Package.swift", encoding: .utf8)
+        let trailManifest = try String(contentsOfFile: Paths.packageRoot + "/Package.swift", encoding: .utf8)
+        for target in ["CTrailShim", "CTrailHooks", "Trail", "TrailFormat"] {
+            let declared = Self.targetCall(target, in: trailManifest)
+            #expect(declared != nil && declared == Self.targetCall(target, in: runtime), "\(target) is declared otherwise in the runtime package")
+        }
 
         // A rerun after one edit copies that file and recompiles its target alone.
         let source = package + "/Sources/Greeting/Greeting.swift"
@@ -118,6 +141,15 @@ import TrailTestSupport
         #expect(!log.contains("Compiling Util") && !log.contains("Compiling hello"))
         #expect(again.status == 0)
         #expect(again.stdout.contains("== trail test: 1 passed, 0 failed"), "\(again.stdout.suffix(2000))")
+
+        // A change that does not compile: the build's own errors, then what failed.
+        let text = try String(contentsOfFile: source, encoding: .utf8)
+        try (text + "\nlet broken: Int = \"text\"\n").write(toFile: source, atomically: true, encoding: .utf8)
+        let broken = try run(Paths.trail, ["test", "--package", package])
+        #expect(broken.status != 0)
+        #expect((broken.stdout + broken.stderr).contains("cannot convert value of type 'String' to specified type 'Int'"))
+        #expect(broken.stderr.contains("trail test: the traced build or test run of \(package) failed"), "\(broken.stderr.suffix(1500))")
+        try text.write(toFile: source, atomically: true, encoding: .utf8)
 
         // trail run: the one executable product, its arguments, then its calls.
         let hello = try run(Paths.trail, ["run", "--package", package, "--", "Ann"])
