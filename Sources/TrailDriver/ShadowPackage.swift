@@ -16,8 +16,9 @@ public struct ShadowPackage {
     public let scratch: String
     public let root: String
 
-    /// Folders never copied: build products, SwiftPM's state, version control, and traces (gigabytes, often).
-    static let skipped: Set<String> = [".build", ".swiftpm", ".git", ".hg", ".svn", "trail-traces"]
+    /// Folders never copied: build products, version control, and traces (gigabytes, often). Of `.swiftpm`, only
+    /// `configuration` is copied: mirrors and registries that resolution needs.
+    static let skipped: Set<String> = [".build", ".git", ".hg", ".svn", "trail-traces"]
     /// The manifest the copy's was made from, with the swift-trail folder it names.
     static let manifestState = "manifest"
     /// The original files' sizes and times when last copied: the copies are instrumented, so they differ.
@@ -130,6 +131,7 @@ public struct ShadowPackage {
             throw SourceError(path: source, message: "cannot read folder")
         }
         for name in names.sorted() where !Self.skipped.contains(name) {
+            if relative == "/.swiftpm", name != "configuration" { continue }
             let path = relative + "/" + name
             if relative.isEmpty, name == "Package.swift" { continue }
             var info = stat()

@@ -36,6 +36,7 @@ enum ShadowRun {
         return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
             let shadow = try ShadowPackage(package: package)
             let changes = try shadow.sync(trail: trail)
+            try shadow.seedResolution()
             let report = try shadow.instrument(changes)
             let copied = changes.copied.count
             printError("trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied"), "
@@ -69,7 +70,7 @@ enum ShadowRun {
     /// `swift build` of the instrumented copy. Its progress goes to standard error, so that standard output holds
     /// only what the program or the tests print, and the summary.
     static func build(_ shadow: ShadowPackage, _ extra: [String]) throws -> Int32 {
-        try run(["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch] + extra,
+        try run(["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch] + shadow.resolutionArguments + extra,
                 outputToStandardError: true)
     }
 

@@ -26,7 +26,7 @@ let testVerb = Verb(
         // One `swift test` builds and runs: a `swift build` before it costs a second planning of the build, and
         // each makes the other plan again. The environment names the `latest` link, so it is the same every run.
         var command = ["swift", "test", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
-                       "--xunit-output", folder + "/results.xml"]
+                       "--xunit-output", folder + "/results.xml"] + shadow.resolutionArguments
         for filter in arguments.all("filter") { command += ["--filter", filter] }
         command += arguments.positionals
         let status = try ShadowRun.run(command, environment: ShadowRun.recording(shadow))

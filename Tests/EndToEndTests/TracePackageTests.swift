@@ -171,4 +171,48 @@ import TrailTestSupport
         #expect(try Self.snapshot(package) == before.merging([
             "Sources/Greeting/Greeting.swift": FileManager.default.contents(atPath: source)!]) { $1 })
     }
+
+    /// A package whose remote dependency was resolved once is traced with the remote gone: the copy reuses the
+    /// package's resolved repositories and does not fetch updates.
+    @Test func resolvedRemoteDependenciesNeedNoNetwork() throws {
+        let base = Paths.temporaryDirectory("offline")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let files = [
+            "remote/Package.swift": """
+                // swift-tools-version:5.9
+                import PackageDescription
+                let package = Package(name: "remote", products: [.library(name: "Remote", targets: ["Remote"])],
+                                      targets: [.target(name: "Remote")])
+                """,
+            "remote/Sources/Remote/Remote.swift": "public func twice(_ value: Int) -> Int { value * 2 }\n",
+            "app/Package.swift": """
+                // swift-tools-version:5.9
+                import PackageDescription
+                let package = Package(
+                    name: "app",
+                    dependencies: [.package(url: "file://\(base)/remote", from: "1.0.0")],
+                    targets: [
+                        .target(name: "App", dependencies: [.product(name: "Remote", package: "remote")]),
+                        .testTarget(name: "AppTests", dependencies: ["App"]),
+                    ])
+                """,
+            "app/Sources/App/App.swift": "import Remote\npublic func four() -> Int { twice(2) }\n",
+            "app/Tests/AppTests/AppTests.swift": "import Testing\nimport App\n@Test func fourIsFour() { #expect(four() == 4) }\n",
+        ]
+        for (path, text) in files {
+            try FileManager.default.createDirectory(atPath: (base + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: base + "/" + path, atomically: true, encoding: .utf8)
+        }
+        for git in [["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"], ["tag", "1.0.0"]] {
+            _ = try run("/usr/bin/git", ["-C", base + "/remote"] + git, check: true)
+        }
+        _ = try run("/usr/bin/env", ["swift", "build", "--build-tests", "--package-path", base + "/app"], check: true)
+        try FileManager.default.moveItem(atPath: base + "/remote", toPath: base + "/remote-gone")
+
+        let test = try run(Paths.trail, ["test", "--package", base + "/app"])
+        #expect(test.status == 0, "\(test.stderr.suffix(2000))")
+        #expect(test.stdout.contains("== trail test: 1 passed, 0 failed"), "\(test.stdout.suffix(2000))")
+        #expect(test.stdout.contains("App.four()"))
+        #expect(!test.stderr.contains("Fetching") && !test.stderr.contains("Updating"), "\(test.stderr.suffix(2000))")
+    }
 }
