@@ -42,6 +42,7 @@ test: deps
 	$(call need-pip,opentelemetry-proto,opentelemetry.proto.collector.logs.v1.logs_service_pb2)
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	python3 Tests/Demo/check.py .build/demo-check && rm -rf .build/demo-check
 
 # Instrument the ItemStore Sample through the plugin, build it, run it, and show its trace. Each run starts from
 # an empty folder, so what is shown is what this run recorded.
