@@ -43,6 +43,9 @@ public struct ShadowPackage {
     public struct Changes: Sendable {
         public var copied: [String] = []
         public var manifestChanged = false
+        /// The originals' sizes and times, written by `commit` once the copies are instrumented: a run stopped
+        /// in between copies them again, rather than leaving an uninstrumented copy that looks up to date.
+        var state: [String: String] = [:]
     }
 
     /// Brings the copy up to date, then its manifest: the swift-trail dependency at `trail` (a folder), path
@@ -55,9 +58,28 @@ public struct ShadowPackage {
         var current: [String: String] = [:]
         try mirror(relative: "", kept: &kept, previous: previous, current: &current, copied: &changes.copied)
         try removeStale(relative: "", kept: kept)
-        try writeFilesState(current)
+        changes.state = current
         changes.manifestChanged = try prepareManifest(trail: trail)
         return changes
+    }
+
+    /// Records what was copied, after `instrument` succeeded.
+    public func commit(_ changes: Changes) throws(SourceError) {
+        try writeFilesState(changes.state)
+    }
+
+    /// Holds `.build/trail-shadow/lock` until this process ends, so that a second `trail test` or `trail run` on
+    /// the package waits rather than copying and instrumenting the files the first one is building. Calls
+    /// `waiting` before it waits.
+    public func lock(waiting: () -> Void) throws(SourceError) {
+        try FileIO.makeParents(of: root + "/lock")
+        let descriptor = open(root + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw SourceError(path: root + "/lock", message: "cannot open: \(String(cString: strerror(errno)))") }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
+        waiting()
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw SourceError(path: root + "/lock", message: "cannot lock: \(String(cString: strerror(errno)))") }
+        }
     }
 
     /// Instruments the copy in place: every Swift source of the package's targets when the manifest changed or

@@ -35,6 +35,7 @@ enum ShadowRun {
         let trail = try trailPackage()
         return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
             let shadow = try ShadowPackage(package: package)
+            try shadow.lock { printError("trail \(verb): another trail test or trail run is using \(relative(shadow.root)); waiting for it") }
             let changes = try shadow.sync(trail: trail)
             try shadow.seedResolution()
             let report = try shadow.instrument(changes)
@@ -44,6 +45,7 @@ enum ShadowRun {
             if !report.errors.isEmpty {
                 throw SourceError(path: shadow.original, message: "\(report.errors.count) file(s) could not be instrumented (see above)")
             }
+            try shadow.commit(changes)
             return shadow
         }
     }

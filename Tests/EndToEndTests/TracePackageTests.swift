@@ -134,13 +134,30 @@ import TrailTestSupport
         let source = package + "/Sources/Greeting/Greeting.swift"
         try String(contentsOfFile: source, encoding: .utf8).replacingOccurrences(of: "value % 3", with: "min(value, 2)")
             .write(toFile: source, atomically: true, encoding: .utf8)
-        let again = try run(Paths.trail, ["test", "--package", package, "--filter", "counting"])
-        #expect(again.stderr.contains("trail test: 1 file copied, 1 instrumented (4 bodies)"), "\(again.stderr.suffix(2000))")
+        // Two at once: one waits for the other, rather than copying files the other is building.
+        final class Results: @unchecked Sendable {
+            let lock = NSLock()
+            var byIndex: [Int: ProcessResult] = [:]
+        }
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let result = try? run(Paths.trail, ["test", "--package", package, "--filter", "counting"])
+            results.lock.withLock { results.byIndex[index] = result }
+        }
+        let both = try [#require(results.byIndex[0]), #require(results.byIndex[1])]
+        let again = try #require(both.first { $0.stderr.contains("trail test: 1 file copied, 1 instrumented (4 bodies)") },
+                                 "\(both[0].stderr.suffix(1500))\n\(both[1].stderr.suffix(1500))")
+        #expect(both.contains { $0.stderr.contains("trail test: no file changed") })
+        #expect(both.contains { $0.stderr.contains("another trail test or trail run is using .build/trail-shadow; waiting for it") }
+            || both.contains { $0.stderr.contains("is using \(package)/.build/trail-shadow; waiting for it") },
+                "\(both[0].stderr.prefix(600))\n\(both[1].stderr.prefix(600))")
         let log = again.stdout + again.stderr
         #expect(log.contains("Compiling Greeting Greeting.swift"))
         #expect(!log.contains("Compiling Util") && !log.contains("Compiling hello"))
-        #expect(again.status == 0)
-        #expect(again.stdout.contains("== trail test: 1 passed, 0 failed"), "\(again.stdout.suffix(2000))")
+        for run in both {
+            #expect(run.status == 0)
+            #expect(run.stdout.contains("== trail test: 1 passed, 0 failed"), "\(run.stdout.suffix(2000))")
+        }
 
         // A change that does not compile: the build's own errors, then what failed.
         let text = try String(contentsOfFile: source, encoding: .utf8)
