@@ -3,7 +3,7 @@ SWIFT ?= swift
 SAMPLE := Samples/ItemStore
 SAMPLE_BIN := $(SAMPLE)/.build/trail/debug/ItemStore
 
-.PHONY: all build test demo bench soak deps bench-deps clean install uninstall
+.PHONY: all build test demo bench soak deps bench-deps clean install uninstall offline-packages
 
 all: build
 
@@ -24,10 +24,18 @@ define need-pip
 	  python3 -m pip install --quiet $(1) 2>/dev/null || python3 -m pip install --quiet --break-system-packages $(1); }
 endef
 
-deps:
+deps: offline-packages
 	$(call need,libdw-dev)
 	$(call need,libbz2-dev)
 	$(call need,elfutils)
+
+# swift-log, swift-distributed-tracing and swift-service-context, which the integrations (and Samples/Server) get
+# by their public URLs, resolve to local git repositories made from TRAIL_OFFLINE_PACKAGES, through mirrors in
+# this clone and in Samples/Server. It defaults to ../shared/packages where that exists; empty, nothing is
+# mirrored and SwiftPM fetches from the URLs.
+TRAIL_OFFLINE_PACKAGES ?= $(wildcard $(abspath ../shared/packages))
+offline-packages:
+	@bash Scripts/offline-packages.sh "$(TRAIL_OFFLINE_PACKAGES)" .build/offline-packages . Samples/Server
 
 bench-deps: deps
 	$(call need,uftrace)

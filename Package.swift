@@ -72,6 +72,16 @@ let package = Package(
         .plugin(name: "TrailPlugin", targets: ["TrailPlugin"]),
         .plugin(name: "TrailCommand", targets: ["TrailCommand"]),
         .plugin(name: "TrailResources", targets: ["TrailResourcesPlugin"]),
+        // swift-log's and swift-distributed-tracing's APIs over Trail, each behind a trait of its name.
+        .library(name: "TrailLogging", targets: ["TrailLogging"]),
+    ],
+    // A trait enables an integration and its dependency. None is on by default: SwiftPM then neither fetches
+    // nor builds swift-log or swift-distributed-tracing for a package that uses Trail alone (IntegrationTests).
+    traits: [
+        .trait(name: "TrailLogging", description: "TrailLogging: a swift-log LogHandler that writes through Trail."),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.11.0"),
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
@@ -89,6 +99,7 @@ let package = Package(
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
         .target(name: "TrailFormat"),
+        .target(name: "TrailLogging", dependencies: ["Trail", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["TrailLogging"]))]),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
         .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace"]),

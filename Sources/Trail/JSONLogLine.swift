@@ -5,6 +5,7 @@ internal import CTrailShim
 ///
 ///     {"time":"2026-12-02T11:36:51.123456789Z","level":"info","label":"store","message":"added X",
 ///      "metadata":{"value":"40"},"source":{"file":"App/Store.swift","function":"add(_:)","line":42},
+///      (a swift-log call's source adds "module":"App" there)
 ///      "pid":4242,"thread_id":4243,"trace_id":"…","span_id":"…"}
 ///
 /// The ids are the current traced call's when recording, as OTLP spans name it, so logs join spans.
@@ -23,11 +24,21 @@ extension LogSink {
                 line.appendJSON(metadata)
             }
             line.append(#","source":{"file":"#)
-            line.appendJSONString { $0.append(source.file) }
-            line.append(#","function":"#)
-            line.appendJSONString { $0.append(source.function) }
+            if let dynamic = source.dynamic {
+                line.appendJSONString { $0.append(dynamic.file) }
+                line.append(#","function":"#)
+                line.appendJSONString { $0.append(dynamic.function) }
+            } else {
+                line.appendJSONString { $0.append(source.file) }
+                line.append(#","function":"#)
+                line.appendJSONString { $0.append(source.function) }
+            }
             line.append(#","line":"#)
             line.append(Int(source.line))
+            if let module = source.dynamic?.module {
+                line.append(#","module":"#)
+                line.appendJSONString { $0.append(module) }
+            }
             line.append("}")
         }
     }

@@ -210,12 +210,30 @@ public final class LogSink: @unchecked Sendable {
         let file: StaticString
         let function: StaticString
         let line: UInt
+        /// Where a call in swift-log's shape came from: its file and function are not static, and it may name
+        /// its module (`source:`).
+        var dynamic: (file: String, function: String, module: String?)?
 
         @usableFromInline init(file: StaticString, function: StaticString, line: UInt) {
             self.file = file
             self.function = function
             self.line = line
         }
+
+        @usableFromInline init(file: String, function: String, line: UInt, module: String?) {
+            self.file = ""
+            self.function = ""
+            self.line = line
+            self.dynamic = (file, function, module)
+        }
+    }
+
+    /// Writes one line for another logging API (TrailLogging's swift-log handler), with the same format, file,
+    /// rotation and bounds as Trail's `Logger`. `module` is swift-log's `source`.
+    public func write(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
+                      module: String?, file: String, function: String, line: UInt) {
+        write(level: level, label: label, message: Logger.Message(message), metadata: metadata,
+              source: Source(file: file, function: function, line: line, module: module))
     }
 
     /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`, or
@@ -238,7 +256,7 @@ public final class LogSink: @unchecked Sendable {
                 }
             }
             text.append(" (")
-            text.append(file)
+            if let dynamic = source.dynamic { text.append(dynamic.file) } else { text.append(file) }
             text.append(":")
             text.append(Int(line))
             text.append(")\n")

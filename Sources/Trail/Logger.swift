@@ -12,10 +12,18 @@ public struct Logger: Sendable {
     public let label: String
     public var logLevel: Level
     public var metadata: Metadata = [:]
+    /// Metadata added to every line at the moment it is written (a request id from a task local, say), as
+    /// swift-log's provider is.
+    public var metadataProvider: MetadataProvider?
 
     public init(label: String, level: Level? = nil) {
         self.label = label
         self.logLevel = level ?? LogSink.shared.defaultLevel
+    }
+
+    public init(label: String, metadataProvider: MetadataProvider) {
+        self.init(label: label)
+        self.metadataProvider = metadataProvider
     }
 
     public subscript(metadataKey key: String) -> MetadataValue? {
@@ -32,13 +40,19 @@ public struct Logger: Sendable {
 
     @usableFromInline
     func emit(level: Level, message: Message, metadata extra: Metadata?, file: StaticString, function: StaticString, line: UInt) {
-        let source = LogSink.Source(file: file, function: function, line: line)
-        guard let extra, !extra.isEmpty else {
-            return LogSink.shared.write(level: level, label: label, message: message, metadata: metadata, source: source)
+        emit(level: level, message: message, metadata: extra, source: LogSink.Source(file: file, function: function, line: line))
+    }
+
+    /// The logger's metadata, then the provider's, then the call's: a later one wins a key, as in swift-log.
+    func emit(level: Level, message: Message, metadata extra: Metadata?, source: LogSink.Source) {
+        let provided = metadataProvider?.get()
+        guard (extra?.isEmpty ?? true), (provided?.isEmpty ?? true) else {
+            var merged = metadata
+            if let provided { merged.merge(provided) { $1 } }
+            if let extra { merged.merge(extra) { $1 } }
+            return LogSink.shared.write(level: level, label: label, message: message, metadata: merged, source: source)
         }
-        var merged = metadata
-        merged.merge(extra) { $1 }
-        LogSink.shared.write(level: level, label: label, message: message, metadata: merged, source: source)
+        LogSink.shared.write(level: level, label: label, message: message, metadata: metadata, source: source)
     }
 
     @inlinable
@@ -82,6 +96,14 @@ public struct Logger: Sendable {
                          file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
         log(level: .critical, message(), metadata: metadata(), file: file, function: function, line: line)
     }
+}
+
+/// `Trail.Logger`, for a file that also imports swift-log's `Logging`, where `Logger` names two types (and
+/// `Trail` names the enum below before the module).
+public typealias TrailLogger = Logger
+
+extension Trail {
+    public typealias Logger = TrailLogger
 }
 
 extension Logger {

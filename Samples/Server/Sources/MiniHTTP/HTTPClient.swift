@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+
+/// A GET over a fresh connection to 127.0.0.1, logging as a client library does.
+public struct HTTPClient: Sendable {
+    public let port: UInt16
+    private let logger = Logger(label: "MiniHTTP.client")
+
+    public init(port: UInt16) { self.port = port }
+
+    /// The status and body of `GET path`, with `headers` sent along.
+    public func get(_ path: String, headers: [String: String] = [:]) throws -> HTTPResponse {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HTTPError.system("socket") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HTTPError.system("connect 127.0.0.1:\(port)") }
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request += "\(name): \(value)\r\n" }
+        HTTPWire.write(socket, request + "\r\n")
+        logger.debug("request sent", metadata: ["path": "\(path)"])
+        let response = try HTTPWire.readResponse(socket)
+        logger.info("response received", metadata: ["path": "\(path)", "status": "\(response.status)"])
+        return response
+    }
+}
