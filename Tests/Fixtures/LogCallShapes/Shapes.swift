@@ -24,7 +24,7 @@ struct Service {
 
         var copy = logger
         copy[metadataKey: "request"] = "1"
-        copy.metadata["number"] = .stringConvertible(42)
+        copy[metadataKey: "number"] = .stringConvertible(42)
         copy.logLevel = .debug
         if copy.logLevel <= .info, copy[metadataKey: "request"] != nil {
             copy.info("configured")

@@ -45,8 +45,14 @@ case "get":
     guard let port = option("--port").flatMap(UInt16.init) else { fatalError("get needs --port N") }
     let client = HTTPClient(port: port)
     for path in arguments.dropFirst(3) {
-        let response = try client.get(path)
-        print("\(response.status) \(response.body)")
+        do {
+            let response = try client.get(path)
+            print("\(response.status) \(response.body)")
+        } catch {
+            log.error("GET failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            print("GET \(path) failed: \(error)")  // standard error goes to the log
+            exit(1)
+        }
     }
 case "demo":
     try Demo.run(logDirectory: logDirectory)
