@@ -378,7 +378,26 @@ def logger(rounds):
              medians[f"spdlog rotating_logger_{kind}"] / medians["trail"], 1.5 if threads == 1 else 1.0)
 
 
+    swift_log(rounds, lines, rotate, fresh, directory)
     latency(rounds)
+
+
+def swift_log(rounds, lines, rotate, fresh, directory):
+    """swift-log's Logger onto TrailLogHandler, against Trail's own Logger writing the same lines (the Server
+    Sample's bench-log, release). The floor is swift-log's API alone: a handler that takes each line and drops it."""
+    log(f"## swift-log through TrailLogHandler: the same {lines} lines, against Trail's Logger")
+    sample = os.path.join(ROOT, "Samples", "Server")
+    scratch = os.path.join(sample, ".build", "release")
+    run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
+    server = os.path.join(scratch, "release", "Server")
+    for threads in (1, 8):
+        medians = compare({api: ([server, "bench-log", directory, str(threads), str(lines), str(rotate), api], None, fresh)
+                           for api in ("trail", "swift-log", "swift-log-floor")}, rounds)
+        for label, seconds in medians.items():
+            log(f"  {threads} thread{'s' if threads > 1 else ' '} {label:16s} {seconds:6.2f} s  {lines / seconds / 1e6:5.2f} M lines/s")
+        log(f"  swift-log / Trail's Logger, whole: {medians['swift-log'] / medians['trail']:.2f}")
+        goal(f"TrailLogHandler's own cost (swift-log minus its floor) / Trail's Logger, {threads} thread{'s' if threads > 1 else ''}",
+             (medians["swift-log"] - medians["swift-log-floor"]) / medians["trail"], 1.25, higher_is_better=False)
 
 
 def latency(rounds):

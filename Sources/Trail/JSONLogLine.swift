@@ -13,12 +13,14 @@ internal import CTrailShim
 /// Raw output to fd 2 (other code's writes, the Swift runtime's messages, crash blocks) is not the logger's and
 /// stays as it was written: readers take a line that does not start with `{` as raw text.
 extension LogSink {
-    func writeJSON(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata, source: Source) {
+    @inline(__always)
+    func writeJSON(level: Logger.Level, label: String, metadata: Logger.Metadata, source: Source,
+                   message: (inout LineBuilder, _ escapesText: Bool) -> Void) {
         assembleJSON(level, urgent: level >= flushLevel) { line in
             line.append(#","label":"#)
             line.appendJSONString { $0.append(label) }
             line.append(#","message":"#)
-            line.appendJSONString { message.write(into: &$0, escapesText: false) }
+            line.appendJSONString { message(&$0, false) }
             if !metadata.isEmpty {
                 line.append(#","metadata":"#)
                 line.appendJSON(metadata)

@@ -232,19 +232,33 @@ public final class LogSink: @unchecked Sendable {
     /// rotation and bounds as Trail's `Logger`. `module` is swift-log's `source`.
     public func write(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
                       module: String?, file: String, function: String, line: UInt) {
-        write(level: level, label: label, message: Logger.Message(message), metadata: metadata,
-              source: Source(file: file, function: function, line: line, module: module))
+        // The text goes straight into the line: a Message would allocate to hold it.
+        write(level: level, label: label, metadata: metadata, source: Source(file: file, function: function, line: line, module: module)) {
+            line, escapesText in
+            let start = line.length
+            line.append(message)
+            if escapesText { line.escapeControls(from: start) }
+        }
     }
 
     /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`, or
     /// its JSON form (JSONLogLine.swift).
     func write(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata, source: Source) {
-        if lineFormat == .json { return writeJSON(level: level, label: label, message: message, metadata: metadata, source: source) }
+        write(level: level, label: label, metadata: metadata, source: source) { line, escapesText in
+            message.write(into: &line, escapesText: escapesText)
+        }
+    }
+
+    /// `message` writes the message's text into the line, escaping control bytes when asked (text lines).
+    @inline(__always)
+    func write(level: Logger.Level, label: String, metadata: Logger.Metadata, source: Source,
+               message: (inout LineBuilder, _ escapesText: Bool) -> Void) {
+        if lineFormat == .json { return writeJSON(level: level, label: label, metadata: metadata, source: source, message: message) }
         let file = source.file, line = source.line
         assemble(level, urgent: level >= flushLevel) { text in
             text.append(label)
             text.append(": ")
-            message.write(into: &text)
+            message(&text, true)
             if !metadata.isEmpty {
                 for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
                     text.append(" ")

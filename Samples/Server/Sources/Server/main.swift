@@ -14,6 +14,7 @@ import TrailLogging
 //     Server [--log-dir DIR] get --port N PATH... one request per path; prints each body
 //     Server [--log-dir DIR] demo                 a server child, four requests to it, then stops it
 //     Server [--log-dir DIR] flood THREADS LINES  swift-log lines from THREADS threads, LINES each
+//     Server bench-log DIR THREADS LINES MAXSIZE trail|swift-log   bench.py's logger benchmark
 
 var given = Array(CommandLine.arguments.dropFirst())
 var logDirectory = ProcessInfo.processInfo.environment["TRAIL_LOG_DIR"] ?? FileManager.default.currentDirectoryPath + "/server-logs"
@@ -22,6 +23,10 @@ if given.first == "--log-dir", given.count >= 2 {
     given.removeFirst(2)
 }
 let arguments = given
+if arguments.first == "bench-log" {
+    try LogBench.run(arguments)
+    exit(0)
+}
 
 var configuration = Trail.Configuration(appName: "server", directory: logDirectory)
 configuration.destination = .file
