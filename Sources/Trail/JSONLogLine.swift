@@ -5,10 +5,10 @@ internal import CTrailShim
 ///
 ///     {"time":"2026-12-02T11:36:51.123456789Z","level":"info","label":"store","message":"added X",
 ///      "metadata":{"value":"40"},"source":{"file":"App/Store.swift","function":"add(_:)","line":42},
-///      (a swift-log call's source adds "module":"App" there)
 ///      "pid":4242,"thread_id":4243,"trace_id":"…","span_id":"…"}
 ///
-/// The ids are the current traced call's when recording, as OTLP spans name it, so logs join spans.
+/// The ids are the current traced call's when recording, as OTLP spans name it, so logs join spans. A line
+/// in swift-log's shape adds its `source` as `"module"` in the source object.
 ///
 /// Raw output to fd 2 (other code's writes, the Swift runtime's messages, crash blocks) is not the logger's and
 /// stays as it was written: readers take a line that does not start with `{` as raw text.
