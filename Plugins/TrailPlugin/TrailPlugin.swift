@@ -17,8 +17,8 @@ struct TrailPlugin: BuildToolPlugin {
         let environment = ProcessInfo.processInfo.environment
         let guardFlag = environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
         // A plugin cannot see the target's swiftSettings: experimental syntax the target enables is named here.
-        let features = (environment["TRAIL_EXPERIMENTAL_FEATURES"] ?? "").split(separator: ",")
-            .flatMap { ["--experimental-feature", String($0)] }
+        // Handed on as it is: trail-rewrite reads the list (InstrumentSettings), the one place that parses it.
+        let features = environment["TRAIL_EXPERIMENTAL_FEATURES"].map { ["TRAIL_EXPERIMENTAL_FEATURES": $0] } ?? [:]
         // What the whole target declares (Never functions, result builders), rewritten only when it changes.
         // A Swift file of comments: any other kind of output would become a resource of the target.
         let declarations = output.appendingPathComponent("TrailDeclarations.swift")
@@ -26,6 +26,7 @@ struct TrailPlugin: BuildToolPlugin {
             displayName: "Trail scanning \(target.name)",
             executable: trail,
             arguments: ["scan", "--output", declarations.path] + files.map(\.url.path),
+            environment: features,
             inputFiles: files.map(\.url),
             outputFiles: [declarations])
         return [scan] + files.map { file in
@@ -38,8 +39,9 @@ struct TrailPlugin: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Trail instrumenting \(relative)",
                 executable: trail,
-                arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag + features
+                arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
                     + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
+                environment: features,
                 inputFiles: [file.url, declarations],
                 outputFiles: [copy])
         }

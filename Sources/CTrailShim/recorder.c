@@ -870,8 +870,6 @@ void trail_trace_set_app(const char *name, const char *version) {
     unlock_drain();
 }
 
-const char *trail_trace_path(void) { return trace_path; }
-
 void trail_trace_flush(void) {
     if (trail_current_mode() != TRAIL_MODE_RECORD) return;
     lock_drain();

@@ -39,8 +39,11 @@ public enum FileIO {
     /// command when the tool is relinked, as any change of environment does) then leaves its output's time
     /// alone, and the compiler has nothing to redo.
     public static func writeIfChanged(_ bytes: [UInt8], to path: String) throws(SourceError) {
-        if let existing = try? read(path), existing == bytes { return }
-        try writeAtomically(bytes, to: path)
+        do {
+            try AtomicFile.replaceIfChanged(path, with: bytes)
+        } catch {
+            throw SourceError(path: path, message: error.reason)
+        }
     }
 
     /// Creates the folders leading to `path`.

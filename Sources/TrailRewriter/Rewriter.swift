@@ -282,11 +282,22 @@ public enum Rewriter {
     }
 }
 
-/// Text inserted at, or replacing a range from, a UTF-8 offset of the original.
-struct Edit {
-    var offset: Int
-    var length = 0
-    var text: String
+/// Text inserted at, or replacing a range from, a UTF-8 offset of the original: the rewriter's edits, and
+/// `trail setup`'s and the shadow copy's edits of a manifest.
+public struct Edit: Sendable {
+    public var offset: Int
+    public var length = 0
+    public var text: String
+
+    public init(offset: Int, length: Int = 0, text: String = "") {
+        self.offset = offset
+        self.length = length
+        self.text = text
+    }
+
+    public static func apply(_ edits: [Edit], to bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { apply(edits, to: $0) }
+    }
 
     /// Applies edits in offset order; edits at the same offset keep the order they were made in.
     static func apply(_ edits: [Edit], to source: UnsafeBufferPointer<UInt8>) -> [UInt8] {

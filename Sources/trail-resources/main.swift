@@ -4,6 +4,6 @@ import Glibc
 import TrailCommandLine
 import TrailResourcesVerb
 
-/// `trail resources` in a lean binary for the TrailResources plugin, which runs it once per XML file: without
-/// SwiftSyntax and libdw to load, each run starts in a few milliseconds rather than `trail`'s twenty.
+/// `trail resources` in a lean binary for the TrailResources plugin, which runs it once per XML file: it
+/// loads neither SwiftSyntax nor libdw, which it does not need.
 exit(runVerb(resourcesVerb, arguments: Array(CommandLine.arguments.dropFirst())))

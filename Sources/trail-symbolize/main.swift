@@ -5,5 +5,5 @@ import TrailCommandLine
 import TrailSymbolizeVerb
 
 /// `trail symbolize` in a lean binary: no SwiftSyntax, no Foundation and a static standard library, so a
-/// crash pipeline pays a few milliseconds of start-up instead of `trail`'s twenty.
+/// crash pipeline pays the least start-up there is (`trail`, static too, also links Foundation).
 exit(runVerb(symbolizeVerb, arguments: Array(CommandLine.arguments.dropFirst())))

@@ -38,7 +38,6 @@ void trail_trace_set_directory(const char *directory, const char *stem);
 /// The app's name and version for the trace's INFO chunk (OTLP's service.name and service.version), before
 /// the trace file opens.
 void trail_trace_set_app(const char *name, const char *version);
-const char *trail_trace_path(void);
 /// Drains every ring to the file now.
 void trail_trace_flush(void);
 /// Records lost so far because a ring stayed full.

@@ -26,16 +26,3 @@ public enum DurationFormat {
         return "\(option): cannot read '\(text)' as a time (e.g. 500ns, 10us, 1.5ms, 2s)"
     }
 }
-
-/// Shell-style wildcards (`*`, `?`) on function names.
-public struct NamePattern: Sendable {
-    let patterns: [String]
-
-    public init(_ text: String) {
-        patterns = text.split(separator: ",").map(String.init)
-    }
-
-    public func matches(_ name: String) -> Bool {
-        patterns.contains { fnmatch($0, name, 0) == 0 }
-    }
-}
