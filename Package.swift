@@ -81,7 +81,7 @@ let package = Package(
         .trait(name: "TrailLogging", description: "TrailLogging: a swift-log LogHandler that writes through Trail."),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.11.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.12.0"),
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.

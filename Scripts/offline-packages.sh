@@ -25,7 +25,7 @@ for name in swift-log swift-distributed-tracing swift-service-context; do
     exit 1
   fi
   repository="$into/$name"
-  stamp="$version $(find "$source" -type f -printf '%T@\n' | sort -n | tail -1)"
+  stamp="v2 $version $(find "$source" -type f -printf '%T@\n' | sort -n | tail -1)"
   if [ -f "$repository.stamp" ] && [ "$(cat "$repository.stamp")" = "$stamp" ] && [ -d "$repository/.git" ]; then
     continue
   fi
@@ -34,7 +34,10 @@ for name in swift-log swift-distributed-tracing swift-service-context; do
   rm -rf "$repository.tmp/.git" "$repository.tmp/.build"
   git -C "$repository.tmp" init -q
   git -C "$repository.tmp" add -A
-  git -C "$repository.tmp" -c user.name=swift-trail -c user.email=swift-trail@localhost commit -qm "$name $version, from $source"
+  # A fixed author, date and message: the same copy gives the same commit on every machine, so a
+  # Package.resolved made here pins a revision that exists there too.
+  GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+    git -C "$repository.tmp" -c user.name=swift-trail -c user.email=swift-trail@localhost commit -qm "$name $version"
   git -C "$repository.tmp" tag "$version"
   mv "$repository.tmp" "$repository"
   echo "$stamp" > "$repository.stamp"

@@ -9,7 +9,7 @@ let package = Package(
     dependencies: [
         // The TrailLogging trait brings swift-log's LogHandler over Trail; without it, nothing of swift-log is fetched.
         .package(name: "swift-trail", path: "../..", traits: ["TrailLogging"]),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.11.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.12.0"),
     ],
     targets: [
         // A stand-in for a server library (SwiftNIO, Hummingbird): it logs through swift-log only.

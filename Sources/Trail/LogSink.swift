@@ -256,21 +256,30 @@ public final class LogSink: @unchecked Sendable {
         if lineFormat == .json { return writeJSON(level: level, label: label, metadata: metadata, source: source, message: message) }
         let file = source.file, line = source.line
         assemble(level, urgent: level >= flushLevel) { text in
+            // Labels, keys and a swift-log call's file are any strings too: escaped as values are.
+            let labelStart = text.length
             text.append(label)
+            text.escapeControls(from: labelStart)
             text.append(": ")
             message(&text, true)
             if !metadata.isEmpty {
                 for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
                     text.append(" ")
+                    let start = text.length
                     text.append(key)
                     text.append("=")
-                    let start = text.length
                     text.append(value.description)
                     text.escapeControls(from: start)
                 }
             }
             text.append(" (")
-            if let dynamic = source.dynamic { text.append(dynamic.file) } else { text.append(file) }
+            if let dynamic = source.dynamic {
+                let fileStart = text.length
+                text.append(dynamic.file)
+                text.escapeControls(from: fileStart)
+            } else {
+                text.append(file)
+            }
             text.append(":")
             text.append(Int(line))
             text.append(")\n")

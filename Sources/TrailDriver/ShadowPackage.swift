@@ -169,7 +169,10 @@ public struct ShadowPackage {
                 let key = String(path.dropFirst())
                 let stamp = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
                 current[key] = stamp
-                if previous[key] == stamp, access(destination + "/" + name, F_OK) == 0 { continue }
+                if previous[key] == stamp, access(destination + "/" + name, F_OK) == 0, key != "Package.resolved" { continue }
+                // SwiftPM rewrites the copy's pins as it resolves: they are compared by content, not by time.
+                if key == "Package.resolved", let pins = try? FileIO.read(source + "/" + name),
+                   (try? FileIO.read(destination + "/" + name)) == pins { continue }
                 try FileIO.writeAtomically(try FileIO.read(source + "/" + name), to: destination + "/" + name, mode: info.st_mode & 0o777)
                 copied.append(key)
             case S_IFLNK:

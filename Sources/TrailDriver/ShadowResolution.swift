@@ -3,12 +3,13 @@ import TrailRewriter
 
 /// The copy resolves its dependencies as the package last did, with no network: SwiftPM would clone every
 /// remote dependency again into the copy's scratch path, and the copy's manifest (with swift-trail added) makes
-/// it resolve again, which fetches updates. So the package's resolved repositories and checkouts are copied
-/// into the copy's scratch path, again whenever the package resolves anew, and SwiftPM runs with
-/// `--skip-update` (`resolutionArguments`).
+/// it resolve again, which fetches updates. So the package's resolved repositories, checkouts, registry
+/// downloads and artifacts are copied into the copy's scratch path, again whenever the package resolves anew,
+/// and SwiftPM runs with `--force-resolved-versions` (`resolutionArguments`): the versions of the package's own
+/// Package.resolved (copied whenever its content changes), fetched only if the copied repositories lack them.
 extension ShadowPackage {
     /// SwiftPM's state for resolved dependencies, in a scratch path.
-    static let resolvedState = ["repositories", "checkouts", "workspace-state.json"]
+    static let resolvedState = ["repositories", "checkouts", "registry", "artifacts", "workspace-state.json"]
     /// The package's `workspace-state.json` when its state was last copied.
     static let seededState = "resolved"
 
@@ -35,8 +36,9 @@ extension ShadowPackage {
         return true
     }
 
-    /// What SwiftPM runs with on the copy: no update from remotes, whose resolved state the copy already has.
+    /// What SwiftPM runs with on the copy: the package's pinned versions, no update from remotes.
     public var resolutionArguments: [String] {
-        access(scratch + "/repositories", F_OK) == 0 && access(root + "/" + Self.seededState, F_OK) == 0 ? ["--skip-update"] : []
+        access(scratch + "/repositories", F_OK) == 0 && access(root + "/" + Self.seededState, F_OK) == 0
+            && access(copy + "/Package.resolved", F_OK) == 0 ? ["--force-resolved-versions"] : []
     }
 }

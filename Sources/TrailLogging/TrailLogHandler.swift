@@ -30,7 +30,7 @@ public struct TrailLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    /// swift-log 1.11 and later call this for every line the handler's level lets through.
+    /// swift-log 1.12 and later (`error` came then) call this for every line the handler's level lets through.
     public func log(event: LogEvent) {
         var lineMetadata = converted
         if let provided = metadataProvider?.get(), !provided.isEmpty {

@@ -12,7 +12,8 @@ enum ShadowRun {
     static func trailPackage() throws -> String {
         if let given = ProcessInfo.processInfo.environment["TRAIL_PACKAGE"], !given.isEmpty {
             guard isTrailPackage(given) else { throw VerbFailure("TRAIL_PACKAGE=\(given) is not a swift-trail package folder") }
-            return given
+            // Absolute: the copy's manifest and the runtime package's links name it from elsewhere.
+            return URL(fileURLWithPath: given).resolvingSymlinksInPath().standardizedFileURL.path
         }
         var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let installed = folder.deletingLastPathComponent().appendingPathComponent("share/swift-trail").path
@@ -81,8 +82,11 @@ enum ShadowRun {
     static func traceFolder(_ shadow: ShadowPackage) throws -> String {
         let parent = shadow.root + "/traces"
         let folder = try makeFreshFolder(in: parent).get()
-        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).filter { $0 != latest }.sorted()
-        for old in runs.dropLast(5) { try? FileManager.default.removeItem(atPath: parent + "/" + old) }
+        // The new folder is never pruned, whatever its name sorts as (a clock set back), nor the link.
+        let name = (folder as NSString).lastPathComponent
+        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [])
+            .filter { $0 != name && !$0.hasPrefix(latest) }.sorted()
+        for old in runs.dropLast(4) { try? FileManager.default.removeItem(atPath: parent + "/" + old) }
         let link = parent + "/" + latest, temporary = link + ".\(getpid()).tmp"
         unlink(temporary)
         guard symlink((folder as NSString).lastPathComponent, temporary) == 0, rename(temporary, link) == 0 else {

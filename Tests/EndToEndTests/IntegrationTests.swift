@@ -132,6 +132,8 @@ import TrailTestSupport
         let output = Pipe()
         server.standardOutput = output
         try server.run()
+        // Whatever fails below, the server does not outlive the test.
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() } }
         var head = Data()
         while !head.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -145,7 +147,9 @@ import TrailTestSupport
         _ = try run(binary, ["--log-dir", clientLogs, "get", "--port", "\(port)", "/items/3"], check: true)
         let crashed = try run(binary, ["--log-dir", clientLogs, "get", "--port", "\(port)", "/crash"])
         #expect(crashed.status == 1 && crashed.stdout.contains("GET /crash failed: malformed response"), "\(crashed.stdout)")
-        server.waitUntilExit()
+        let deadline = Date().addingTimeInterval(30)
+        while server.isRunning, Date() < deadline { usleep(20_000) }
+        try #require(!server.isRunning, "the server did not crash on GET /crash")
         #expect(server.terminationReason == .uncaughtSignal)
         let text = try Self.lines(inLogsOf: logs).joined(separator: "\n")
         let block = try #require(text.range(of: "=== TRAIL CRASH BEGIN"), "\(text.suffix(3000))")
