@@ -43,9 +43,27 @@ for name in swift-log swift-distributed-tracing swift-service-context; do
   echo "$stamp" > "$repository.stamp"
   echo "offline-packages: $name $version is $repository"
 done
+# The mirrors file is written here, not with `swift package config set-mirror`: that takes the root's build
+# lock, which a running `swift test` holds (make install from a test would wait forever). Other mirrors stay.
 for root in "$@"; do
-  for name in swift-log swift-distributed-tracing swift-service-context; do
-    swift package --package-path "$root" config set-mirror \
-      --original "https://github.com/apple/$name.git" --mirror "$into/$name"
-  done
+  python3 - "$root/.swiftpm/configuration/mirrors.json" "$into" swift-log swift-distributed-tracing swift-service-context <<'PY'
+import json, os, sys
+path, into, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+try:
+    with open(path) as handle:
+        entries = json.load(handle).get("object", [])
+except (OSError, ValueError):
+    entries = []
+ours = {f"https://github.com/apple/{name}.git": os.path.join(into, name) for name in names}
+entries = [e for e in entries if e.get("original") not in ours]
+entries += [{"mirror": mirror, "original": original} for original, mirror in ours.items()]
+entries.sort(key=lambda e: e["original"])
+os.makedirs(os.path.dirname(path), exist_ok=True)
+text = json.dumps({"object": entries, "version": 1}, indent=2) + "\n"
+old = open(path).read() if os.path.exists(path) else None
+if old != text:
+    with open(path + ".tmp", "w") as handle:
+        handle.write(text)
+    os.replace(path + ".tmp", path)
+PY
 done

@@ -196,7 +196,7 @@ import TrailTestSupport
     }
 
     /// A package whose remote dependency was resolved once is traced with the remote gone: the copy reuses the
-    /// package's resolved repositories and does not fetch updates.
+    /// package's resolved repositories and does not fetch updates. A Package.resolved that moved on is followed.
     @Test func resolvedRemoteDependenciesNeedNoNetwork() throws {
         let base = Paths.temporaryDirectory("offline")
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -230,8 +230,32 @@ import TrailTestSupport
             _ = try run("/usr/bin/git", ["-C", base + "/remote"] + git, check: true)
         }
         _ = try run("/usr/bin/env", ["swift", "build", "--build-tests", "--package-path", base + "/app"], check: true)
-        try FileManager.default.moveItem(atPath: base + "/remote", toPath: base + "/remote-gone")
+        let first = try run(Paths.trail, ["test", "--package", base + "/app"])
+        #expect(first.status == 0, "\(first.stderr.suffix(2000))")
 
+        // Package.resolved moves to 1.1.0 (a pull, say) before the package resolves again: the copy builds
+        // against 1.1.0, not the 1.0.0 its seeded repositories hold.
+        try "public func twice(_ value: Int) -> Int { value * 2 }\npublic func thrice(_ value: Int) -> Int { value * 3 }\n"
+            .write(toFile: base + "/remote/Sources/Remote/Remote.swift", atomically: true, encoding: .utf8)
+        for git in [["commit", "-qam", "two"], ["tag", "1.1.0"]] {
+            _ = try run("/usr/bin/git", ["-C", base + "/remote", "-c", "user.name=t", "-c", "user.email=t@t"] + git, check: true)
+        }
+        let revision = try run("/usr/bin/git", ["-C", base + "/remote", "rev-parse", "HEAD"], check: true).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let pins = base + "/app/Package.resolved"
+        let oldRevision = try run("/usr/bin/git", ["-C", base + "/remote", "rev-parse", "1.0.0"], check: true).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try String(contentsOfFile: pins, encoding: .utf8).replacingOccurrences(of: "\"1.0.0\"", with: "\"1.1.0\"")
+            .replacingOccurrences(of: oldRevision, with: revision).write(toFile: pins, atomically: true, encoding: .utf8)
+        try "import Remote\npublic func four() -> Int { thrice(2) - 2 }\n"
+            .write(toFile: base + "/app/Sources/App/App.swift", atomically: true, encoding: .utf8)
+        let pulled = try run(Paths.trail, ["test", "--package", base + "/app"])
+        #expect(pulled.status == 0, "\(pulled.stdout.suffix(1500))\n\(pulled.stderr.suffix(2000))")
+        #expect(pulled.stdout.contains("== trail test: 1 passed, 0 failed"), "\(pulled.stdout.suffix(2000))")
+
+        // Resolved once more by the package itself, then traced with the remote gone.
+        _ = try run("/usr/bin/env", ["swift", "build", "--build-tests", "--package-path", base + "/app"], check: true)
+        try FileManager.default.moveItem(atPath: base + "/remote", toPath: base + "/remote-gone")
         let test = try run(Paths.trail, ["test", "--package", base + "/app"])
         #expect(test.status == 0, "\(test.stderr.suffix(2000))")
         #expect(test.stdout.contains("== trail test: 1 passed, 0 failed"), "\(test.stdout.suffix(2000))")
