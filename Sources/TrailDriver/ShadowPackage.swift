@@ -46,6 +46,8 @@ public struct ShadowPackage {
         /// The originals' sizes and times, written by `commit` once the copies are instrumented: a run stopped
         /// in between copies them again, rather than leaving an uninstrumented copy that looks up to date.
         var state: [String: String] = [:]
+        /// The manifest state to record with them: until then, a rerun instruments every file again.
+        var manifest: [UInt8]?
     }
 
     /// Brings the copy up to date, then its manifest: the swift-trail dependency at `trail` (a folder), path
@@ -59,13 +61,15 @@ public struct ShadowPackage {
         try mirror(relative: "", kept: &kept, previous: previous, current: &current, copied: &changes.copied)
         try removeStale(relative: "", kept: kept)
         changes.state = current
-        changes.manifestChanged = try prepareManifest(trail: trail)
+        changes.manifest = try prepareManifest(trail: trail)
+        changes.manifestChanged = changes.manifest != nil
         return changes
     }
 
     /// Records what was copied, after `instrument` succeeded.
     public func commit(_ changes: Changes) throws(SourceError) {
         try writeFilesState(changes.state)
+        if let manifest = changes.manifest { try FileIO.writeAtomically(manifest, to: root + "/" + Self.manifestState) }
     }
 
     /// Holds `.build/trail-shadow/lock` until this process ends, so that a second `trail test` or `trail run` on
@@ -210,8 +214,8 @@ public struct ShadowPackage {
     // MARK: manifest
 
     /// Rewrites the copy's manifest only when the original's changed (or the copy has none), so SwiftPM does not
-    /// resolve again on every run. True when it did.
-    private func prepareManifest(trail: String) throws(SourceError) -> Bool {
+    /// resolve again on every run. When it did, the state for `commit` to record.
+    private func prepareManifest(trail: String) throws(SourceError) -> [UInt8]? {
         let source = try FileIO.read(original + "/Package.swift")
         // A package that names swift-trail itself (for its plugins, say) gets the whole checkout; others get the
         // runtime alone, which SwiftPM plans faster.
@@ -225,13 +229,12 @@ public struct ShadowPackage {
         let state = Array(("\(dependency)\n".utf8)) + source
         if let previous = try? FileIO.read(root + "/" + Self.manifestState), previous == state,
            FileManager.default.fileExists(atPath: copy + "/Package.swift") {
-            return false
+            return nil
         }
         let path = copy + "/Package.swift"
         let withDependency = try Self.withTrailDependency(source, path: path, packageFolder: original, trail: dependency)
-        try FileIO.writeAtomically(try Self.withTrailProduct(withDependency, path: path), to: path)
-        try FileIO.writeAtomically(state, to: root + "/" + Self.manifestState)
-        return true
+        try FileIO.writeIfChanged(try Self.withTrailProduct(withDependency, path: path), to: path)
+        return state
     }
 
     /// The Trail product added to the dependencies of every target with Swift sources (tests included).
