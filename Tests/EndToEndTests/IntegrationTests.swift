@@ -89,6 +89,7 @@ import TrailTestSupport
         let sent = try #require(line("MiniHTTP.server", "response sent"), "\(lines.joined(separator: "\n"))")
         let metadata = try #require(sent["metadata"] as? [String: Any])
         #expect(metadata["status"] as? String == "200" && metadata["connection"] != nil && metadata["request"] != nil)
+        #expect(metadata["service"] as? String == "server", "the metadata provider's key: \(metadata)")
         let source = try #require(sent["source"] as? [String: Any])
         #expect(source["module"] as? String == "MiniHTTP")
         #expect((source["file"] as? String)?.hasSuffix("HTTPServer.swift") == true)
@@ -154,7 +155,7 @@ import TrailTestSupport
         let text = try Self.lines(inLogsOf: logs).joined(separator: "\n")
         let block = try #require(text.range(of: "=== TRAIL CRASH BEGIN"), "\(text.suffix(3000))")
         let before = text[..<block.lowerBound]
-        #expect(before.contains("info MiniHTTP.server: response sent bytes=17 connection=1 request=GET /items/3 status=200"), "\(before.suffix(2000))")
+        #expect(before.contains("info MiniHTTP.server: response sent bytes=17 connection=1 request=GET /items/3 service=server status=200"), "\(before.suffix(2000))")
         #expect(before.contains("error app.routes: about to read a shelf that does not exist"))
         let report = try run(Paths.trail, ["report", "--crash", logs], check: true)
         #expect(report.stdout.contains("MiniHTTP.server: response sent"), "\(report.stdout.prefix(4000))")

@@ -31,7 +31,9 @@ if arguments.first == "bench-log" {
 var configuration = Trail.Configuration(appName: "server", directory: logDirectory)
 configuration.destination = .file
 try Trail.bootstrap(configuration)
-LoggingSystem.bootstrap { TrailLogHandler(label: $0) }
+// A metadata provider, as a server adds its request id from a task local: every swift-log line carries it.
+LoggingSystem.bootstrap({ label, provider in TrailLogHandler(label: label, metadataProvider: provider) },
+                        metadataProvider: .init { ["service": "server"] })
 let log = Trail.Logger(label: "app")
 
 func option(_ name: String) -> String? {
