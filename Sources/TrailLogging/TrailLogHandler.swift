@@ -21,7 +21,8 @@ public struct TrailLogHandler: LogHandler {
 
     public init(label: String, metadataProvider: Logging.Logger.MetadataProvider? = LoggingSystem.metadataProvider) {
         self.label = label
-        self.logLevel = Self.level(TrailSink.defaultLevel)
+        // Both levels name the same seven cases with the same raw values.
+        self.logLevel = Logging.Logger.Level(rawValue: TrailSink.defaultLevel.rawValue) ?? .info
         self.metadataProvider = metadataProvider
     }
 
@@ -49,18 +50,6 @@ public struct TrailLogHandler: LogHandler {
     }
 
     static func level(_ level: Logging.Logger.Level) -> TrailLevel {
-        switch level {
-        case .trace: .trace
-        case .debug: .debug
-        case .info: .info
-        case .notice: .notice
-        case .warning: .warning
-        case .error: .error
-        case .critical: .critical
-        }
-    }
-
-    static func level(_ level: TrailLevel) -> Logging.Logger.Level {
         switch level {
         case .trace: .trace
         case .debug: .debug

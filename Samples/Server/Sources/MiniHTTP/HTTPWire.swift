@@ -5,6 +5,15 @@ import Foundation
 
 /// Reading and writing HTTP/1.1 messages on a socket: just enough for the Sample.
 enum HTTPWire {
+    /// 127.0.0.1:`port`, for bind and connect.
+    static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        return address
+    }
+
     static func write(_ socket: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
