@@ -74,14 +74,17 @@ let package = Package(
         .plugin(name: "TrailResources", targets: ["TrailResourcesPlugin"]),
         // swift-log's and swift-distributed-tracing's APIs over Trail, each behind a trait of its name.
         .library(name: "TrailLogging", targets: ["TrailLogging"]),
+        .library(name: "TrailTracing", targets: ["TrailTracing"]),
     ],
     // A trait enables an integration and its dependency. None is on by default: SwiftPM then neither fetches
     // nor builds swift-log or swift-distributed-tracing for a package that uses Trail alone (IntegrationTests).
     traits: [
         .trait(name: "TrailLogging", description: "TrailLogging: a swift-log LogHandler that writes through Trail."),
+        .trait(name: "TrailTracing", description: "TrailTracing: a swift-distributed-tracing Tracer that records into Trail's trace."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.12.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
@@ -100,6 +103,8 @@ let package = Package(
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
         .target(name: "TrailFormat"),
         .target(name: "TrailLogging", dependencies: ["Trail", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["TrailLogging"]))]),
+        .target(name: "TrailTracing", dependencies: ["Trail", "CTrailShim", "TrailFormat",
+                                                    .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["TrailTracing"]))]),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
         .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace"]),

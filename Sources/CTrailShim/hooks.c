@@ -308,11 +308,12 @@ void trail_exit_sync(void) {
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
 }
 
-trail_span trail_enter_async(const char *site) {
-    if (trail_mode_value == TRAIL_MODE_OFF) return (trail_span){ 0, 0 };
+/// An async call, or (`details` given) a tracer span: a span pushes no parent token, since it may end in
+/// another task or out of order; readers place the calls inside it by its task and thread instead.
+static trail_span enter_async(const char *site, const void *details, uint32_t length, int span) {
     struct trail_thread *thread = &trail_thread_state;
     uint64_t address = (uintptr_t)site & WORD_ADDRESS_MASK;
-    if (UNLIKELY(filters_active)) {
+    if (UNLIKELY(filters_active) && !span) {
         // Include scopes are per thread, and an async call may end elsewhere: it is traced when it matches
         // or runs inside a scope, and opens none.
         int decision = filter_decision(site);
@@ -328,14 +329,15 @@ trail_span trail_enter_async(const char *site) {
     if (!ring) return (trail_span){ 0, 0 };
     uint64_t token = ((uint64_t)ring->slot << 40) | (++ring->token & ((UINT64_C(1) << 40) - 1));
     uint64_t parent = parent_token();
+    if (span) trail_span_details_queue(token, TRAIL_SPAN_PHASE_START, details, length);
     trail_ring_put(ring, trail_ticks(), record_word(address, thread->depth, KIND_ASYNC_ENTER));
     trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
     trail_ring_put(ring, parent, record_word(0, 0, KIND_AUX));
-    if (push_token(token)) word |= SPAN_PUSHED;
+    if (!span && push_token(token)) word |= SPAN_PUSHED;
     return (trail_span){ word, token };
 }
 
-void trail_exit_async(trail_span span) {
+static void exit_async(trail_span span, const void *details, uint32_t length, int is_span) {
     if (span.word & SPAN_PUSHED) swift_task_localValuePop();  // only what enter pushed, whatever the mode now
     if (!(span.word & SPAN_RECORDED)) return;
     struct trail_thread *thread = &trail_thread_state;
@@ -347,8 +349,25 @@ void trail_exit_async(trail_span span) {
     }
     struct trail_ring *ring = trail_mode_value == TRAIL_MODE_RECORD ? ring_of(thread) : NULL;
     if (!ring) return;
+    if (is_span) trail_span_details_queue(span.start, TRAIL_SPAN_PHASE_END, details, length);
     trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
     trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+}
+
+trail_span trail_enter_async(const char *site) {
+    if (trail_mode_value == TRAIL_MODE_OFF) return (trail_span){ 0, 0 };
+    return enter_async(site, NULL, 0, 0);
+}
+
+void trail_exit_async(trail_span span) { exit_async(span, NULL, 0, 0); }
+
+trail_span trail_span_start(const char *site, const void *details, uint32_t length) {
+    if (trail_mode_value == TRAIL_MODE_OFF) return (trail_span){ 0, 0 };
+    return enter_async(site, details ? details : "", details ? length : 0, 1);
+}
+
+void trail_span_end(trail_span span, const void *details, uint32_t length) {
+    exit_async(span, details ? details : "", details ? length : 0, 1);
 }
 
 // MARK: span ids (Docs/trace-format.md, "Span and trace ids"), for log lines
@@ -367,8 +386,24 @@ int trail_current_span(uint8_t trace_id[16], uint64_t *span_id) {
         if (token) span = UINT64_C(1) << 63 | token;
     }
     if (!span) return 0;
-    static uint8_t cached[16];
-    static int cached_ready;  // written once; a race writes the same bytes
+    trail_process_trace_id(trace_id);
+    *span_id = trail_exported_span_id(span);
+    return 1;
+}
+
+/// Docs/trace-format.md, "Span and trace ids": a process's trace id, and the salt that makes its exported span
+/// ids its own among the processes of one distributed trace.
+static uint8_t cached[16];
+static uint64_t cached_salt;
+static int cached_ready;  // written once; a race writes the same bytes
+
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static void prepare_ids(void) {
     if (!__atomic_load_n(&cached_ready, __ATOMIC_ACQUIRE)) {
         uint64_t wall = trail_recorder_start_wall_ns();
         uint32_t pid = (uint32_t)getpid(), hash = 2166136261u;  // FNV-1a of the host name
@@ -379,11 +414,22 @@ int trail_current_span(uint8_t trace_id[16], uint64_t *span_id) {
         for (int i = 0; i < 8; i++) cached[i] = (uint8_t)(wall >> (56 - 8 * i));
         for (int i = 0; i < 4; i++) cached[8 + i] = (uint8_t)(pid >> (24 - 8 * i));
         for (int i = 0; i < 4; i++) cached[12 + i] = (uint8_t)(hash >> (24 - 8 * i));
+        cached_salt = mix64(wall) ^ mix64((uint64_t)pid << 32 | hash);
         __atomic_store_n(&cached_ready, 1, __ATOMIC_RELEASE);
     }
+}
+
+int trail_process_trace_id(uint8_t trace_id[16]) {
+    if (trail_mode_value != TRAIL_MODE_RECORD) return 0;
+    prepare_ids();
     memcpy(trace_id, cached, 16);
-    *span_id = span;
     return 1;
+}
+
+uint64_t trail_exported_span_id(uint64_t raw) {
+    prepare_ids();
+    uint64_t exported = raw ^ cached_salt;
+    return exported ? exported : 1;
 }
 
 // MARK: start-up
@@ -407,6 +453,7 @@ static void unlock_tables(void) {
 
 static void child_tables(void) {
     unlock_tables();
+    cached_ready = 0;  // the child's pid and start time make its own ids
     trail_thread_state.tid = 0;
 }
 

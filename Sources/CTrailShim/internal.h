@@ -152,6 +152,12 @@ __attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trai
     return head;
 }
 
+// MARK: tracer span details (spans.c)
+
+/// Writes every queued SPAN chunk through `put` and empties the queue; from a signal handler, only when the
+/// queue's lock is free.
+void trail_span_details_write(void (*put)(const void *payload, uint32_t size), int from_signal);
+
 // MARK: trace paths (trace_path.c)
 
 /// Notes the working folder and executable name at start, which patterns use.

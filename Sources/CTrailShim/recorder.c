@@ -426,6 +426,9 @@ static void unlock_drain(void) {
     __atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
 
+static void put_span_details(const void *payload, uint32_t size) { put_chunk(CHUNK_SPAN, payload, size); }
+static void drop_span_details(const void *payload, uint32_t size) { (void)payload, (void)size; }
+
 /// Drains every ring; rings of finished threads are returned to the free pool once empty. Ends with a
 /// WATERMARK of the time the drain started: every record a later drain writes was put after it.
 static uint64_t drain_all(void) {
@@ -438,9 +441,12 @@ static uint64_t drain_all(void) {
             __atomic_store_n(&ring->tail, __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
             if (__atomic_load_n(&ring->state, __ATOMIC_ACQUIRE) == RING_RETIRED) __atomic_store_n(&ring->state, RING_FREE, __ATOMIC_RELEASE);
         }
+        trail_span_details_write(drop_span_details, 0);
         return 0;
     }
     uint64_t watermark = trail_ticks();
+    // Before the rings: a span's details were queued before its records (spans.c).
+    trail_span_details_write(put_span_details, 0);
     uint64_t moved = 0;
     uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
@@ -915,6 +921,7 @@ void trail_trace_crash_flush(void) {
         unlock_drain();  // exit's stop_at_exit and the writer take it next
         return;
     }
+    trail_span_details_write(put_span_details, 1);
     uint32_t count = __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
         if (__atomic_load_n(&rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) drain_ring(rings[i]);

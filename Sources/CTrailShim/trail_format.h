@@ -40,7 +40,14 @@ enum chunk_type {
     CHUNK_END = 6,
     CHUNK_CUT = 7,              // u32 policy, u32 reserved, u64 records, u64 bytes: totals cut so far
     CHUNK_WATERMARK = 8,        // u64 ticks: every later record is at or after it
+    CHUNK_SPAN = 9,             // u64 token, u32 phase, u32 length, then a tracer span's details (SpanDetails)
 };
+
+// A SPAN chunk's header, its phases, and the most details one chunk carries.
+#define TRAIL_SPAN_HEADER_SIZE 16
+#define TRAIL_SPAN_PHASE_START 1
+#define TRAIL_SPAN_PHASE_END 2
+#define TRAIL_SPAN_DETAILS_MAX 65536
 
 // MARK: records (TraceRecord). 16 bytes: a timestamp and a word. The word holds a site (or task) address in
 // bits 0-47, the thread's call depth in bits 48-59 and the kind in bits 60-63.

@@ -49,9 +49,16 @@ public enum TraceLayout {
     /// - end: `u64 records, u64 dropped`: the process stopped tracing cleanly
     /// - cut: `u32 policy, u32 reserved, u64 records, u64 bytes`: totals so far of what the size limit cut
     /// - watermark: `u64 ticks`: every record in a later chunk has a time at or after it
+    /// - span: `u64 token, u32 phase (1 start, 2 end), u32 length`, then a tracer span's `SpanDetails`; it
+    ///   precedes the span's ASYNC_ENTER (start) or ASYNC_EXIT (end) record
     public enum Chunk: UInt32, Sendable {
-        case info = 1, names, thread, records, clock, end, cut, watermark
+        case info = 1, names, thread, records, clock, end, cut, watermark, span
     }
+
+    /// A SPAN chunk's header before its details, and the most details one chunk carries.
+    public static var spanHeaderSize: Int { 16 }
+    public static var spanDetailsMax: Int { 65536 }
+    public enum SpanPhase: UInt32, Sendable { case start = 1, end = 2 }
 
     /// Where block `index` starts in a file whose header has `headerSize` and `blockSize`.
     public static func blockOffset(_ index: Int, headerSize: Int, blockSize: Int) -> Int {

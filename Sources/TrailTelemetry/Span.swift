@@ -1,9 +1,12 @@
-/// One traced call: OTLP's Span, kind INTERNAL.
+/// One traced call or tracer span: OTLP's Span.
 public struct Span: Sendable {
     public var traceID: TraceID
     public var spanID: SpanID
     public var parentSpanID: SpanID?
     public var name: String
+    /// OTLP's SpanKind: INTERNAL 1 (every traced call), SERVER 2, CLIENT 3, PRODUCER 4, CONSUMER 5.
+    public var kind: Int32 = 1
+    public var links: [SpanLink] = []
     public var startTimeUnixNano: UInt64
     public var endTimeUnixNano: UInt64
     public var attributes: [Attribute]
@@ -53,6 +56,19 @@ public struct SpanEvent: Sendable {
     }
 }
 
+/// A link to a span of this or another trace.
+public struct SpanLink: Sendable {
+    public var traceID: TraceID
+    public var spanID: SpanID
+    public var attributes: [Attribute]
+
+    public init(traceID: TraceID, spanID: SpanID, attributes: [Attribute] = []) {
+        self.traceID = traceID
+        self.spanID = spanID
+        self.attributes = attributes
+    }
+}
+
 public struct SpanStatus: Sendable {
     /// STATUS_CODE_UNSET 0, OK 1, ERROR 2.
     public enum Code: Int, Sendable { case unset = 0, ok = 1, error = 2 }
@@ -80,7 +96,7 @@ extension Span: TelemetryItem {
                 json.member("parentSpanId", hex: parentSpanID)
             }
             json.member("name", string: name)
-            json.member("kind", int32: 1)  // SPAN_KIND_INTERNAL
+            json.member("kind", int32: kind)
             json.member("startTimeUnixNano", int64: startTimeUnixNano)
             json.member("endTimeUnixNano", int64: endTimeUnixNano)
             json.attributes(attributes)
@@ -92,6 +108,18 @@ extension Span: TelemetryItem {
                             json.member("timeUnixNano", int64: event.timeUnixNano)
                             json.member("name", string: event.name)
                             json.attributes(event.attributes)
+                        }
+                    }
+                }
+            }
+            if !links.isEmpty {
+                json.key("links")
+                json.array { json in
+                    for link in links {
+                        json.object { json in
+                            json.member("traceId", hex: link.traceID)
+                            json.member("spanId", hex: link.spanID)
+                            json.attributes(link.attributes)
                         }
                     }
                 }

@@ -41,8 +41,28 @@ public struct SpanID: HexID, Hashable, Sendable {
         SpanID((UInt64(slot) + 1) << 44 | (enterPosition & (1 << 44 - 1)))
     }
 
-    /// An async call: `1 << 63 | token`.
+    /// An async call or a tracer span: `1 << 63 | token`.
     public static func asyncCall(token: UInt64) -> SpanID { SpanID(1 << 63 | token) }
+
+    /// A process's salt: `mix(wall-clock start) ^ mix(pid << 32 | host hash)`, with SplitMix64's finalizer as
+    /// `mix`. Exported span ids are a call's id XOR its process's salt (1 if that is 0), so that the processes
+    /// of one distributed trace never share a span id.
+    public static func salt(wallClockStart: UInt64, pid: UInt32, host: String) -> UInt64 {
+        mix(wallClockStart) ^ mix(UInt64(pid) << 32 | UInt64(fnv1a32(host)))
+    }
+
+    /// The id a call (its reader span id) is exported and logged with.
+    public static func exported(_ raw: UInt64, salt: UInt64) -> SpanID {
+        let salted = raw ^ salt
+        return SpanID(salted == 0 ? 1 : salted)
+    }
+
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
 
     /// Parses 16 hex digits; nil for anything else or zero.
     public init?(hex text: String) {

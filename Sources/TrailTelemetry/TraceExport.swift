@@ -32,6 +32,7 @@ public struct TraceExport {
         var counts = Counts()
         var failure: Error?
         var traceID = TraceID(bytes: [UInt8](repeating: 0, count: 16))
+        var salt: UInt64 = 0
         var exception: SpanEvent?
         var selection = SpanSelection(
             beginProcess: { process in
@@ -39,6 +40,7 @@ public struct TraceExport {
                 let file = process.file
                 counts.processes += 1
                 traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
+                salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
                 exception = crashEvent(process)
                 if exception != nil { counts.crashed += 1 }
                 var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName,
@@ -48,7 +50,7 @@ public struct TraceExport {
             },
             span: { selected, process in
                 guard failure == nil else { return }
-                do { try writer.add(span(selected, process, traceID: traceID, exception: exception)) } catch { failure = error }
+                do { try writer.add(span(selected, process, traceID: traceID, salt: salt, exception: exception)) } catch { failure = error }
             },
             endProcess: { _ in
                 guard failure == nil else { return }
@@ -64,7 +66,7 @@ public struct TraceExport {
         return counts
     }
 
-    func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, exception: SpanEvent?) -> Span {
+    func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, salt: UInt64, exception: SpanEvent?) -> Span {
         let call = selected.call
         let site = process.sites[call.site]
         var file: String?, line: Int?
@@ -76,14 +78,16 @@ public struct TraceExport {
         }
         let thread = process.threads[Int(call.thread)]
         var attributes = Span.codeAttributes(function: site.name, file: file, line: line, threadID: Int(thread.tid), threadName: thread.name)
-        if call.isAsync { attributes.append(Attribute("trail.async", .bool(true))) }
+        if call.isAsync, !call.isSpan { attributes.append(Attribute("trail.async", .bool(true))) }
         if call.startsTask { attributes.append(Attribute("trail.task.start", .bool(true))) }
         if selected.foldedCalls > 0 {
             attributes.append(Attribute("trail.folded.calls", selected.foldedCalls))
             attributes.append(Attribute("trail.folded.duration_ns", Int64(process.nanoseconds(duration: selected.foldedTicks).rounded())))
         }
-        var events: [SpanEvent] = []
-        var status = SpanStatus.unset
+        let details = selected.details
+        attributes += details?.attributes.map(Self.attribute) ?? []
+        var events = details?.events.map { SpanEvent(name: $0.name, timeUnixNano: $0.time, attributes: $0.attributes.map(Self.attribute)) } ?? []
+        var status = details?.status.map { SpanStatus(code: SpanStatus.Code(rawValue: Int($0.code)) ?? .unset, message: $0.message) } ?? .unset
         if call.unfinished {
             if var exception {
                 exception.timeUnixNano = process.wallNanoseconds(call.end)
@@ -93,10 +97,33 @@ public struct TraceExport {
                 status = SpanStatus(code: .error, message: "did not return before the trace ended")
             }
         }
-        return Span(traceID: traceID, spanID: SpanID(call.spanId),
-                    parentSpanID: selected.parentSpanId == 0 ? nil : SpanID(selected.parentSpanId), name: site.name,
-                    startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
-                    attributes: attributes, events: events, status: status)
+        let parent: SpanID? = selected.remoteParent.map(SpanID.init)
+            ?? (selected.parentSpanId == 0 ? nil : SpanID.exported(selected.parentSpanId, salt: salt))
+        var span = Span(traceID: selected.traceID.map(TraceID.init(bytes:)) ?? traceID, spanID: SpanID.exported(call.spanId, salt: salt),
+                        parentSpanID: parent, name: details?.name ?? site.name,
+                        startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
+                        attributes: attributes, events: events, status: status)
+        span.kind = details?.kind.map { Int32($0.rawValue) } ?? 1
+        span.links = details?.links.compactMap { link in
+            link.traceID.count == 16 && link.traceID.contains { $0 != 0 } && link.spanID != 0
+                ? SpanLink(traceID: TraceID(bytes: link.traceID), spanID: SpanID(link.spanID), attributes: link.attributes.map(Self.attribute))
+                : nil
+        } ?? []
+        return span
+    }
+
+    static func attribute(_ attribute: SpanDetails.Attribute) -> Attribute {
+        let value: AttributeValue = switch attribute.value {
+        case .string(let text): .string(text)
+        case .int(let number): .int(number)
+        case .double(let number): .double(number)
+        case .bool(let flag): .bool(flag)
+        case .strings(let texts): .array(texts.map { .string($0) })
+        case .ints(let numbers): .array(numbers.map { .int($0) })
+        case .doubles(let numbers): .array(numbers.map { .double($0) })
+        case .bools(let flags): .array(flags.map { .bool($0) })
+        }
+        return Attribute(attribute.key, value)
     }
 
     /// The exception event for a process that died in a crash its logs recorded (each span times it at its end).

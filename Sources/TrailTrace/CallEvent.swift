@@ -16,6 +16,8 @@ public struct CallEvent: Sendable {
     /// Nesting below the root of its tree, across threads and tasks.
     public var depth: Int32
     public var isAsync = false
+    /// A tracer span (TrailTracing): its details are `TraceProcess.spanDetails[spanId]` until its exit.
+    public var isSpan = false
     /// The thread an async call returned on.
     public var exitThread: Int32 = -1
     /// Ticks spent in the calls it made directly (known at exit).
@@ -109,6 +111,9 @@ public final class TraceProcess {
     public internal(set) var lastTicks: UInt64 = 0
     /// Records the writer lost (buffers full) and records the reader could not place.
     public internal(set) var dropped: UInt64 = 0
+    /// The details of the tracer spans open now (start and end merged), by span id; a viewer reads them at a
+    /// span's enter and exit.
+    public internal(set) var spanDetails: [UInt64: SpanDetails] = [:]
 
     init(file: TraceFile, sites: SiteTable) {
         self.file = file

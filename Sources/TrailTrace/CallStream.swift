@@ -83,12 +83,25 @@ struct CallBuilder {
         var startsTask = false
         /// The async call it hangs under when it is a task's root call (0: none).
         var parentToken: UInt64
+        /// A tracer span it hangs under on its thread, inside a synchronous call (0: none).
+        var spanParent: UInt64 = 0
+        var isSpan = false
     }
 
     struct AsyncFrame {
         var frame: Frame
         var thread: Int32
         var task: UInt64
+        /// A tracer span started inside a synchronous call: that call's index on its thread's stack.
+        var syncParent = -1
+    }
+
+    /// A tracer span open on a thread outside any task's async calls: inside a synchronous call (`depth` is
+    /// that call's stack depth) or at the thread's top level (0, no task). The thread's calls at that depth
+    /// hang under it while it is open.
+    struct ThreadSpan {
+        var depth: Int
+        var token: UInt64
     }
 
     final class ThreadState {
@@ -106,6 +119,8 @@ struct CallBuilder {
         var held = TraceRecord(time: 0, word: 0)
         var heldPosition: UInt64 = 0
         var heldAux = TraceRecord(time: 0, word: 0)
+        /// Tracer spans open on this thread's stack, innermost last.
+        var spans: [ThreadSpan] = []
 
         init(slot: UInt32) { self.slot = slot }
         deinit { pending.freeCopies() }
@@ -151,6 +166,7 @@ struct CallBuilder {
                 case .watermark:
                     if chunk.payload.count >= 8 { release(upTo: chunk.payload.loadUnaligned(as: UInt64.self), &visitor) }
                 case .thread: noteThread(chunk.payload)
+                case .span: noteSpan(chunk.payload)
                 default: break
                 }
                 if chunks.firstBlockInUse != .max, (chunk.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit {
@@ -189,6 +205,17 @@ struct CallBuilder {
         let name = UnsafeRawBufferPointer(rebasing: payload[8 ..< 24]).prefix { $0 != 0 }
         process.threads[index].name = String(decoding: name, as: UTF8.self)
         process.threads[index].dropped = max(process.threads[index].dropped, payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+    }
+
+    /// A tracer span's details: a start's, or an end's merged over its start's.
+    mutating func noteSpan(_ payload: UnsafeRawBufferPointer) {
+        guard payload.count >= TraceLayout.spanHeaderSize else { return }
+        let token = payload.loadUnaligned(as: UInt64.self)
+        let length = Int(payload.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        guard length <= payload.count - TraceLayout.spanHeaderSize else { return }
+        let details = SpanDetails(decoding: UnsafeRawBufferPointer(rebasing: payload[TraceLayout.spanHeaderSize ..< TraceLayout.spanHeaderSize + length]))
+        let id = 1 << 63 | token
+        process.spanDetails[id] = process.spanDetails[id].map { $0.merged(with: details) } ?? details
     }
 
     mutating func addRecords<V: CallVisitor>(_ payload: UnsafeRawBufferPointer, block: Int, _ visitor: inout V) {
@@ -359,7 +386,15 @@ struct CallBuilder {
         state.open[name] += 1
         let spanId = UInt64(state.slot + 1) << 44 | (position & (1 << 44 - 1))
         var frame: Frame
-        if let top = state.stack.last {
+        if let span = state.spans.last, span.depth == state.stack.count, state.stack.count > 0 || state.task == 0,
+           let open = openAsync[span.token] {
+            // Inside a tracer span that this thread opened at this depth.
+            frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: open.frame.spanId, depth: open.frame.depth + 1,
+                          outermost: outermost, parentThread: open.thread, parentToken: state.stack.isEmpty ? span.token : 0)
+            frame.spanParent = state.stack.isEmpty ? 0 : span.token
+            frame.task = state.stack.last?.task ?? state.task
+            frame.tag = visitor.enter(event(frame, thread: thread), parentTag: open.frame.tag)
+        } else if let top = state.stack.last {
             frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
                           outermost: outermost, parentThread: thread, parentToken: 0)
             frame.task = top.task
@@ -393,11 +428,15 @@ struct CallBuilder {
         guard let frame = state.stack.popLast() else { return }
         state.open[Int(sameName[Int(frame.site)])] -= 1
         let end = max(time, frame.start)
-        if let last = state.stack.indices.last {
+        if frame.spanParent != 0 {
+            openAsync[frame.spanParent]?.frame.childTicks &+= end - frame.start
+        } else if let last = state.stack.indices.last {
             state.stack[last].childTicks &+= end - frame.start
         } else if frame.parentToken != 0 {
             openAsync[frame.parentToken]?.frame.childTicks &+= end - frame.start
         }
+        // Spans opened inside the call that ended are no longer inside anything on this thread.
+        while let span = state.spans.last, span.depth > state.stack.count { state.spans.removeLast() }
         var call = event(frame, thread: thread)
         call.end = end
         call.unfinished = unfinished
@@ -406,6 +445,10 @@ struct CallBuilder {
 
     mutating func asyncEnter<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
                                              position: UInt64, thread: Int32, _ visitor: inout V) {
+        if process.spanDetails[1 << 63 | token] != nil {
+            spanEnter(record, token: token, task: task, parentToken: parentToken, thread: thread, &visitor)
+            return
+        }
         let site = site(record.address)
         var frame: Frame
         var parentTag: Int32 = -1
@@ -434,6 +477,45 @@ struct CallBuilder {
         taskStacks[task, default: []].append(token)
     }
 
+    /// A tracer span: the innermost call or span open where it started (on its thread inside a synchronous
+    /// call, else in its task), else the span its context named; the calls made where it started, while it is
+    /// open, hang under it (Docs/trace-format.md, "Tracer spans").
+    mutating func spanEnter<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
+                                            thread: Int32, _ visitor: inout V) {
+        let site = site(record.address)
+        let state = threads[Int(thread)]
+        let spanId: UInt64 = 1 << 63 | token
+        var parent: (spanId: UInt64, depth: Int32, tag: Int32, thread: Int32, task: UInt64, token: UInt64)?
+        var syncParent = -1
+        let depth = state.stack.count
+        if let span = state.spans.last, span.depth == depth, depth > 0 || task == 0, let open = openAsync[span.token] {
+            parent = (open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task, span.token)
+        } else if record.depth > 0, let top = state.stack.last {
+            parent = (top.spanId, top.depth, top.tag, thread, top.task, 0)
+            syncParent = depth - 1
+        } else if let found = self.parent(task: task, parentToken: parentToken) {
+            parent = (found.spanId, found.depth, found.tag, found.thread, found.task, found.token)
+        }
+        if parent == nil, let local = process.spanDetails[spanId]?.localParent, let open = openAsync[local & ~(1 << 63)] {
+            parent = (open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task, local & ~(1 << 63))
+        }
+        var frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
+                          depth: parent.map { $0.depth + 1 } ?? 0, outermost: true, parentThread: parent?.thread ?? -1,
+                          parentToken: parent?.token ?? 0)
+        frame.task = task
+        frame.startsTask = task != 0 && parent != nil && parent?.task != task
+        frame.isSpan = true
+        var call = event(frame, thread: thread)
+        call.isAsync = true
+        frame.tag = visitor.enter(call, parentTag: parent?.tag ?? -1)
+        openAsync[token] = AsyncFrame(frame: frame, thread: thread, task: task, syncParent: syncParent)
+        if depth > 0 || task == 0 {
+            state.spans.append(ThreadSpan(depth: depth, token: token))
+        } else {
+            taskStacks[task, default: []].append(token)
+        }
+    }
+
     mutating func asyncExit<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, thread: Int32, _ visitor: inout V) {
         guard let open = openAsync.removeValue(forKey: token) else { return }  // its entry was cut
         endAsync(open, token: token, at: record.time, exitThread: thread, unfinished: false, &visitor)
@@ -446,7 +528,15 @@ struct CallBuilder {
             taskStacks[open.task] = stack.isEmpty ? nil : stack
         }
         let end = max(time, open.frame.start)
-        if open.frame.parentToken != 0 { openAsync[open.frame.parentToken]?.frame.childTicks &+= end - open.frame.start }
+        if open.frame.parentToken != 0 {
+            openAsync[open.frame.parentToken]?.frame.childTicks &+= end - open.frame.start
+        } else if open.syncParent >= 0 {
+            let stack = threads[Int(open.thread)].stack
+            if open.syncParent < stack.count, stack[open.syncParent].spanId == open.frame.parentSpanId {
+                threads[Int(open.thread)].stack[open.syncParent].childTicks &+= end - open.frame.start
+            }
+        }
+        if open.frame.isSpan { threads[Int(open.thread)].spans.removeAll { $0.token == token } }
         rememberEnded(token, spanId: open.frame.spanId, depth: open.frame.depth)
         var call = event(open.frame, thread: open.thread)
         call.isAsync = true
@@ -454,6 +544,7 @@ struct CallBuilder {
         call.exitThread = exitThread
         call.unfinished = unfinished
         visitor.exit(call, tag: open.frame.tag)
+        if open.frame.isSpan { process.spanDetails.removeValue(forKey: open.frame.spanId) }
     }
 
     mutating func rememberEnded(_ token: UInt64, spanId: UInt64, depth: Int32) {
@@ -487,6 +578,7 @@ struct CallBuilder {
         call.parentThread = frame.parentThread
         call.task = frame.task
         call.startsTask = frame.startsTask
+        call.isSpan = frame.isSpan
         return call
     }
 }

@@ -1,3 +1,5 @@
+import TrailFormat
+
 /// The calls worth sending to a tracing backend, chosen as they stream by: millions of microsecond calls
 /// swamp any backend, so calls shorter than `minDuration`, or outside `filter`'s scope, are left out; with
 /// `fold`, each left-out call is counted into the nearest exported call above it instead (calls and time).
@@ -12,12 +14,21 @@ public struct SpanSelection: CallVisitor {
         /// Calls folded into it, and their time in ticks.
         public var foldedCalls = 0
         public var foldedTicks: UInt64 = 0
+        /// The trace it belongs to when not its process's: a tracer span's remote parent's, inherited by
+        /// everything below it.
+        public var traceID: [UInt8]?
+        /// A tracer span's parent in another process (as exported there), which stands for `parentSpanId`.
+        public var remoteParent: UInt64?
+        /// A tracer span's details (name, kind, attributes, events, links, status).
+        public var details: SpanDetails?
     }
 
     struct Node {
         var parent: Int32
         var spanId: UInt64
         var inScope: Bool
+        /// Index into `traces`; -1: the process's own trace.
+        var trace: Int32 = -1
         var forced = false
         var foldedCalls = 0
         var foldedTicks: UInt64 = 0
@@ -39,6 +50,9 @@ public struct SpanSelection: CallVisitor {
     var exportedAsync = Set<UInt64>()
     var exportedOrder: [UInt64] = []
     var exportedNext = 0
+    /// Trace ids from remote parents, each once.
+    var traces: [[UInt8]] = []
+    var traceIndex: [[UInt8]: Int32] = [:]
 
     public init(beginProcess: @escaping (TraceProcess) -> Void, span: @escaping (Selected, TraceProcess) -> Void,
                 endProcess: @escaping (TraceProcess) -> Void) {
@@ -61,14 +75,24 @@ public struct SpanSelection: CallVisitor {
     public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 {
         let parentInScope = parentTag >= 0 && nodes[parentTag].inScope
         let inScope = parentInScope || (filter.map { $0.matches(process!.sites[call.site].name) } ?? true)
-        return nodes.add(Node(parent: parentTag, spanId: call.spanId, inScope: inScope))
+        var node = Node(parent: parentTag, spanId: call.spanId, inScope: inScope)
+        if call.isSpan, let remote = process!.spanDetails[call.spanId]?.remoteParent {
+            node.trace = traceIndex[remote.traceID] ?? {
+                traces.append(remote.traceID)
+                traceIndex[remote.traceID] = Int32(traces.count - 1)
+                return Int32(traces.count - 1)
+            }()
+        } else if parentTag >= 0 {
+            node.trace = nodes[parentTag].trace
+        }
+        return nodes.add(node)
     }
 
     public mutating func exit(_ call: CallEvent, tag: Int32) {
         defer { nodes.release(tag) }
         let node = nodes[tag]
         guard node.inScope else { return }
-        guard node.forced || call.duration >= minimumTicks else {
+        guard node.forced || call.isSpan || call.duration >= minimumTicks else {
             left += 1
             if fold, node.parent >= 0, nodes[node.parent].inScope {
                 nodes[node.parent].foldedCalls += 1 + node.foldedCalls
@@ -87,7 +111,13 @@ public struct SpanSelection: CallVisitor {
         }
         if call.isAsync { rememberExported(call.spanId) }
         kept += 1
-        span(Selected(call: call, parentSpanId: parentSpanId, foldedCalls: node.foldedCalls, foldedTicks: node.foldedTicks), process!)
+        var selected = Selected(call: call, parentSpanId: parentSpanId, foldedCalls: node.foldedCalls, foldedTicks: node.foldedTicks)
+        if node.trace >= 0 { selected.traceID = traces[Int(node.trace)] }
+        if call.isSpan, let details = process!.spanDetails[call.spanId] {
+            selected.details = details
+            if let remote = details.remoteParent { selected.remoteParent = remote.spanID }
+        }
+        span(selected, process!)
     }
 
     mutating func rememberExported(_ spanId: UInt64) {

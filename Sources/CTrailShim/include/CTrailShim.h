@@ -46,6 +46,25 @@ uint64_t trail_trace_dropped(void);
 /// and trace ids"): this thread's innermost synchronous call, else the current task's innermost async call.
 /// Fills both ids and returns 1, or returns 0 when there is none.
 int trail_current_span(uint8_t trace_id[_Nonnull 16], uint64_t *span_id);
+/// This process's trace id (record mode; returns 0 otherwise).
+int trail_process_trace_id(uint8_t trace_id[_Nonnull 16]);
+/// The span id exporters and log lines give a call whose reader span id is `raw`: salted per process, so the
+/// processes of one distributed trace never share one.
+uint64_t trail_exported_span_id(uint64_t raw);
+
+// MARK: tracer spans (TrailTracing)
+
+/// A tracer span starts: recorded like an async call of `site` (a "name @ file:line" that lives as long as the
+/// process), with `details` (TrailFormat's SpanDetails) queued before its record. Returns what
+/// `trail_span_end` takes; in record mode `start` is its token (reader span id `1 << 63 | token`). A span is
+/// nobody's parent token: readers hang the calls its task (or, inside a synchronous call, its thread) makes
+/// while it is open under it.
+trail_span trail_span_start(const char *site, const void *_Nullable details, uint32_t length);
+void trail_span_end(trail_span span, const void *_Nullable details, uint32_t length);
+/// Queues a SPAN chunk (spans.c; bounded: 1 when queued, 0 when dropped or not recording).
+int trail_span_details_queue(uint64_t token, uint32_t phase, const void *details, uint32_t length);
+/// Span details dropped because the queue was full.
+uint64_t trail_span_details_dropped(void);
 
 // MARK: logger state shared with the crash handler (log_shared.c)
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Tracing
 
 /// A GET over a fresh connection to 127.0.0.1, logging as a client library does.
 public struct HTTPClient: Sendable {
@@ -11,8 +12,23 @@ public struct HTTPClient: Sendable {
 
     public init(port: UInt16) { self.port = port }
 
-    /// The status and body of `GET path`, with `headers` sent along.
+    /// The status and body of `GET path`, with `headers` sent along: in a client span, whose context goes along
+    /// as `traceparent`, as AsyncHTTPClient does it.
     public func get(_ path: String, headers: [String: String] = [:]) throws -> HTTPResponse {
+        try withSpan("GET", ofKind: .client) { span in
+            span.attributes["http.request.method"] = "GET"
+            span.attributes["url.path"] = path
+            span.attributes["server.port"] = Int(port)
+            var headers = headers
+            InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &headers, using: HeaderInjector())
+            let response = try send(path, headers: headers)
+            span.attributes["http.response.status_code"] = response.status
+            if response.status >= 500 { span.setStatus(SpanStatus(code: .error, message: "HTTP \(response.status)")) }
+            return response
+        }
+    }
+
+    private func send(_ path: String, headers: [String: String]) throws -> HTTPResponse {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw HTTPError.system("socket") }
         defer { close(socket) }
@@ -29,4 +45,13 @@ public struct HTTPClient: Sendable {
         logger.info("response received", metadata: ["path": "\(path)", "status": "\(response.status)"])
         return response
     }
+}
+
+/// Context goes out as request headers (and comes in from them: `HeaderExtractor`).
+struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout [String: String]) { headers[key] = value }
+}
+
+struct HeaderExtractor: Extractor {
+    func extract(key: String, from headers: [String: String]) -> String? { headers[key.lowercased()] }
 }

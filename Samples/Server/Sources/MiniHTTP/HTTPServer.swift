@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Tracing
 
 /// A request as the handler sees it: the method, the path and the headers (names in lower case).
 public struct HTTPRequest: Sendable {
@@ -80,7 +81,18 @@ public final class HTTPServer: @unchecked Sendable {
         }
         logger[metadataKey: "request"] = "\(request.method) \(request.path)"
         logger.debug("request received", metadata: ["headers": "\(request.headers.count)"])
-        let response = handler(request)
+        // The caller's context from its `traceparent`, and a server span for the request, as Hummingbird's
+        // tracing middleware opens one: the handler runs inside it.
+        var context = ServiceContext.topLevel
+        InstrumentationSystem.instrument.extract(request.headers, into: &context, using: HeaderExtractor())
+        let response = withSpan("\(request.method) \(request.path)", context: context, ofKind: .server) { span in
+            span.attributes["http.request.method"] = request.method
+            span.attributes["url.path"] = request.path
+            let response = handler(request)
+            span.attributes["http.response.status_code"] = response.status
+            if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            return response
+        }
         HTTPWire.write(socket, "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
             + "Content-Length: \(response.body.utf8.count)\r\nConnection: close\r\n\r\n" + response.body)
         logger.info("response sent", metadata: ["status": "\(response.status)", "bytes": "\(response.body.utf8.count)"])

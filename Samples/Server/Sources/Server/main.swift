@@ -6,6 +6,8 @@ import Logging
 import MiniHTTP
 import Trail
 import TrailLogging
+import Tracing
+import TrailTracing
 
 // Server: a small HTTP service on the loopback whose library (MiniHTTP) logs through swift-log, as SwiftNIO or
 // Hummingbird do. Bootstrapped onto Trail, the library's lines and the application's land in one rotating file.
@@ -34,6 +36,8 @@ try Trail.bootstrap(configuration)
 // A metadata provider, as a server adds its request id from a task local: every swift-log line carries it.
 LoggingSystem.bootstrap({ label, provider in TrailLogHandler(label: label, metadataProvider: provider) },
                         metadataProvider: .init { ["service": "server"] })
+// swift-distributed-tracing onto Trail: the library's spans are recorded in the trace with the traced calls.
+InstrumentationSystem.bootstrap(TrailTracer())
 let log = Trail.Logger(label: "app")
 
 func option(_ name: String) -> String? {

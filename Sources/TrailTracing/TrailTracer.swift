@@ -1,0 +1,128 @@
+#if TrailTracing
+public import Tracing
+import CTrailShim
+import Glibc
+import TrailFormat
+
+/// A swift-distributed-tracing `Tracer` whose spans are recorded in Trail's trace, beside the automatic
+/// function spans: a `withSpan` is the parent of the traced calls made inside it and a child of the traced call
+/// (or span) that opened it. `inject` and `extract` carry W3C `traceparent` and `tracestate`, so a library that
+/// propagates context takes the trace to the next service. Bootstrap it once, at start:
+///
+///     InstrumentationSystem.bootstrap(TrailTracer())
+///
+/// Without TRAIL_TRACE=record nothing is recorded, but context still propagates (with random ids).
+public struct TrailTracer: Tracer {
+    public typealias Span = TrailSpan
+
+    public init() {}
+
+    public func startSpan<Instant: TracerInstant>(_ operationName: String, context: @autoclosure () -> ServiceContext,
+                                                  ofKind kind: SpanKind, at instant: @autoclosure () -> Instant,
+                                                  function: String, file fileID: String, line: UInt) -> TrailSpan {
+        var context = context()
+        let parent = context.trailSpanContext
+        var start = SpanDetails()
+        start.kind = Self.kind(kind)
+        if let parent {
+            if parent.isRemote {
+                start.remoteParent = SpanDetails.Remote(traceID: parent.traceID, spanID: parent.spanID, sampled: parent.sampled)
+            } else if parent.readerSpanID != 0 {
+                start.localParent = parent.readerSpanID
+            }
+        }
+        var callTrace = [UInt8](repeating: 0, count: 16)
+        var innermost: UInt64 = 0
+        let inCall = trail_current_span(&callTrace, &innermost) == 1
+        let site = SpanSites.site(name: operationName, file: fileID, line: line)
+        let handle = Self.withEncoded(start) { trail_span_start(site, $0.baseAddress, UInt32($0.count)) }
+        let recorded = handle.word != 0 && trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue)  // `start` is the token
+        let readerID: UInt64 = recorded ? 1 << 63 | handle.start : 0
+        var own = TrailSpanContext(traceID: parent?.traceID ?? Self.processTraceID() ?? Self.randomTraceID(),
+                                   spanID: recorded ? trail_exported_span_id(readerID) : Self.randomSpanID(),
+                                   sampled: parent?.sampled ?? true, traceState: parent?.traceState)
+        own.readerSpanID = readerID
+        own.flowParent = inCall ? innermost : 0
+        context.trailSpanContext = own
+        return TrailSpan(name: operationName, context: context, handle: handle)
+    }
+
+    public func activeSpan(identifiedBy context: ServiceContext) -> TrailSpan? { nil }
+
+    public func forceFlush() { trail_trace_flush() }
+
+    /// Reads `traceparent` (and `tracestate`); a malformed one is ignored, as W3C trace context says.
+    public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+        where Extract.Carrier == Carrier {
+        guard let header = extractor.extract(key: "traceparent", from: carrier),
+              let remote = TrailSpanContext(traceparent: header.trimmingSpaces, traceState: extractor.extract(key: "tracestate", from: carrier))
+        else { return }
+        context.trailSpanContext = remote
+    }
+
+    /// Writes `traceparent` (and `tracestate`) for the innermost span: a traced call made inside the context's
+    /// span, else that span, else the current traced call in this process's trace.
+    public func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+        where Inject.Carrier == Carrier {
+        var callTrace = [UInt8](repeating: 0, count: 16)
+        var call: UInt64 = 0
+        let inCall = trail_current_span(&callTrace, &call) == 1
+        var outgoing: TrailSpanContext
+        if var span = context.trailSpanContext {
+            if !span.isRemote, inCall, call != span.flowParent { span.spanID = call }
+            outgoing = span
+        } else if inCall {
+            outgoing = TrailSpanContext(traceID: callTrace, spanID: call)
+        } else {
+            return
+        }
+        outgoing.isRemote = false
+        injector.inject(outgoing.traceparent, forKey: "traceparent", into: &carrier)
+        if let state = outgoing.traceState, !state.isEmpty { injector.inject(state, forKey: "tracestate", into: &carrier) }
+    }
+
+    static func kind(_ kind: SpanKind) -> SpanDetails.Kind {
+        switch kind {
+        case .server: .server
+        case .client: .client
+        case .producer: .producer
+        case .consumer: .consumer
+        case .internal: .internal
+        }
+    }
+
+    /// Encoded details, cut to what one SPAN chunk carries: attributes and events go first, then links.
+    static func withEncoded<Result>(_ details: SpanDetails, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var encoded = details.encoded()
+        if encoded.count > TraceLayout.spanDetailsMax {
+            var cut = details
+            cut.attributes = [SpanDetails.Attribute("trail.details.cut", .bool(true))]
+            cut.events = []
+            cut.links = []
+            cut.status = details.status.map { SpanDetails.Status(code: $0.code, message: $0.message.map { String($0.prefix(1024)) }) }
+            cut.name = details.name.map { String($0.prefix(1024)) }
+            encoded = cut.encoded()
+        }
+        return encoded.withUnsafeBufferPointer(body)
+    }
+
+    static func processTraceID() -> [UInt8]? {
+        var id = [UInt8](repeating: 0, count: 16)
+        return trail_process_trace_id(&id) == 1 ? id : nil
+    }
+
+    static func randomTraceID() -> [UInt8] {
+        var id = [UInt8](repeating: 0, count: 16)
+        while !id.contains(where: { $0 != 0 }) { for index in id.indices { id[index] = UInt8.random(in: 0 ... 255) } }
+        return id
+    }
+
+    static func randomSpanID() -> UInt64 { UInt64.random(in: 1 ... .max) }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+#endif
