@@ -123,6 +123,38 @@ public final class TraceProcess {
 
     public var pid: UInt32 { file.pid }
 
+    /// A call's name: a tracer span's own (it may be renamed after it starts), else its site's.
+    public func name(_ call: CallEvent) -> String {
+        if call.isSpan, let name = spanDetails[call.spanId]?.name { return name }
+        return sites[call.site].name
+    }
+
+    /// A tracer span's details as viewers print them, `{key=value, ...}` with its status, events, links and
+    /// remote parent; empty for a call.
+    public func spanSummary(_ call: CallEvent) -> String {
+        guard call.isSpan, let details = spanDetails[call.spanId] else { return "" }
+        var parts: [String] = []
+        if let status = details.status {
+            parts.append((status.code == 2 ? "error" : status.code == 1 ? "ok" : "unset") + (status.message.map { ": " + $0 } ?? ""))
+        }
+        parts += details.attributes.map { "\($0.key)=\($0.value)" }
+        parts += details.events.map { event in
+            "event " + event.name + (event.attributes.isEmpty ? "" : "(" + event.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")
+        }
+        if let remote = details.remoteParent { parts.append("remote parent " + Self.hex(remote.traceID) + "/" + Self.hex(remote.spanID)) }
+        parts += details.links.map { "link " + Self.hex($0.traceID) + "/" + Self.hex($0.spanID) }
+        return parts.isEmpty ? "" : "{" + parts.joined(separator: ", ") + "}"
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// Nanoseconds since this process started recording.
     @inlinable public func nanoseconds(_ ticks: UInt64) -> Double { file.nanoseconds(ticks) }
     /// Nanoseconds for a tick count.

@@ -46,14 +46,17 @@ public final class ChromeTrace: CallVisitor {
         let process = process!
         let site = process.sites[call.site]
         let pid = process.pid, tid = process.threads[Int(call.thread)].tid
-        let name = JSONString.quote(site.name)
-        let args = #"{"location":\#(JSONString.quote(site.location))\#(call.unfinished ? #","unfinished":true"# : "")}"#
+        let name = JSONString.quote(process.name(call))
+        let summary = process.spanSummary(call)
+        let details = summary.isEmpty ? "" : #","span":\#(JSONString.quote(summary))"#
+        let args = #"{"location":\#(JSONString.quote(site.location))\#(details)\#(call.unfinished ? #","unfinished":true"# : "")}"#
         let creator = call.startsTask && call.parentSpanId != 0 ? String(call.parentSpanId, radix: 16) : nil
         if call.isAsync {
+            let category = call.isSpan ? "span" : "async"
             let endTid = process.threads[Int(call.exitThread >= 0 ? call.exitThread : call.thread)].tid
             let id = String(call.spanId, radix: 16), start = micros(call.start)
-            event(#"{"name":\#(name),"cat":"async","ph":"b","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(id)","flow_out":true,"args":\#(args)}"#)
-            event(#"{"name":\#(name),"cat":"async","ph":"e","id":"\#(id)","ts":\#(micros(call.end)),"pid":\#(pid),"tid":\#(endTid)}"#)
+            event(#"{"name":\#(name),"cat":"\#(category)","ph":"b","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(id)","flow_out":true,"args":\#(args)}"#)
+            event(#"{"name":\#(name),"cat":"\#(category)","ph":"e","id":"\#(id)","ts":\#(micros(call.end)),"pid":\#(pid),"tid":\#(endTid)}"#)
             if let creator {
                 event(#"{"name":"child task","cat":"async","ph":"n","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(creator)","flow_in":true}"#)
             }

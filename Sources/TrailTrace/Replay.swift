@@ -88,16 +88,18 @@ public struct Replay: CallVisitor {
             prefix(duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
             if options.colors { output.append(Self.dim) }
             output.append("} /* ")
-            output.append(process.sites[call.site].name)
+            output.append(process.name(call))
             output.append(" */")
             if options.colors { output.append(Self.reset) }
+            spanSummary(call)
             returnedOn(call)
         } else {
             openAncestors(of: line.parent)
             prefix(duration: process.nanoseconds(duration: call.duration), thread: call.thread, indent: line.indent)
-            output.append(process.sites[call.site].name)
+            output.append(process.name(call))
             output.append(byte: 0x3B)
             notes(call)
+            spanSummary(call)
             returnedOn(call)
         }
         output.append(byte: 0x0A)
@@ -115,7 +117,7 @@ public struct Replay: CallVisitor {
             lines[index].printed = true
             let line = lines[index]
             prefix(duration: nil, thread: line.call.thread, indent: line.indent)
-            output.append(process!.sites[line.call.site].name)
+            output.append(process!.name(line.call))
             output.append(" {")
             notes(line.call)
             output.append(byte: 0x0A)
@@ -148,7 +150,13 @@ public struct Replay: CallVisitor {
     }
 
     mutating func notes(_ call: CallEvent) {
-        if call.isAsync { output.append(" [async]") }
+        if call.isSpan {
+            output.append(" [span")
+            if let kind = process!.spanDetails[call.spanId]?.kind, kind != .internal { output.append(" \(kind)") }
+            output.append(byte: 0x5D)
+        } else if call.isAsync {
+            output.append(" [async]")
+        }
         // A task is named where it starts: under its creator, or at its first root call.
         let key = TaskKey(task: call.task, creator: call.parentSpanId)
         if call.startsTask, call.parentSpanId != 0 || tasks[key] == nil {
@@ -168,6 +176,12 @@ public struct Replay: CallVisitor {
         let number = UInt64(tasks.count + 1)
         tasks[key] = number
         return number
+    }
+
+    /// A tracer span's attributes, status and events, at its end.
+    func spanSummary(_ call: CallEvent) {
+        let summary = process!.spanSummary(call)
+        if !summary.isEmpty { output.append(" " + summary) }
     }
 
     func returnedOn(_ call: CallEvent) {

@@ -188,7 +188,8 @@ import TrailTestSupport
         #expect(dump.allRecords.contains { $0.kind == .enter && dump.names[$0.address] == "Probe.traced() @ Probe/main.swift:60" })
     }
 
-    /// trail_current_span: a synchronous call's span is its slot and ENTER position; an async call's, its token.
+    /// trail_current_span: a synchronous call's span is its slot and ENTER position; an async call's, its token;
+    /// both XOR the process's salt (Docs/trace-format.md, "Span and trace ids"), written out again here.
     @Test func spanIdsNameTheInnermostCall() throws {
         let directory = Paths.temporaryDirectory("span")
         let result = try run(Self.probe, ["span", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/span.trace"], check: true)
@@ -197,9 +198,17 @@ import TrailTestSupport
         let sync = try #require(lines.first { $0.first == "sync" }), async = try #require(lines.first { $0.first == "async" })
         let enter = try #require(dump.chunks.flatMap { chunk in chunk.records.enumerated().map { (chunk, $0.offset, $0.element) } }
             .first { $0.2.kind == .enter })
-        #expect(UInt64(sync[2]) == UInt64(enter.0.slot + 1) << 44 | (enter.0.position + UInt64(enter.1)))
+        func mix(_ value: UInt64) -> UInt64 {
+            var z = value
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+        let host = (dump.info["host"] ?? "").utf8.reduce(UInt32(0x811c_9dc5)) { ($0 ^ UInt32($1)) &* 0x0100_0193 }
+        let salt = mix(dump.header.wallNanoseconds) ^ mix(UInt64(dump.header.pid) << 32 | UInt64(host))
+        #expect(UInt64(sync[2]) == (UInt64(enter.0.slot + 1) << 44 | (enter.0.position + UInt64(enter.1))) ^ salt)
         let token = try #require(dump.allRecords.indices.first { dump.allRecords[$0].kind == .asyncEnter }.map { dump.allRecords[$0 + 1].time })
-        #expect(UInt64(async[2]) == 1 << 63 | token)
+        #expect(UInt64(async[2]) == (1 << 63 | token) ^ salt)
         // The trace id: wall-clock start, then pid, big-endian.
         let id = sync[4].split(separator: ",").map { UInt8($0, radix: 16)! }
         #expect(id.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } == dump.header.wallNanoseconds)

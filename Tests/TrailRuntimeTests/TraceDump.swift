@@ -17,6 +17,8 @@ struct TraceDump {
     var threads: [UInt32: (tid: UInt32, name: String, dropped: UInt64)] = [:]
     var cuts: [(policy: UInt32, records: UInt64, bytes: UInt64)] = []
     var watermarks: [UInt64] = []
+    /// SPAN chunks: token and phase.
+    var spans: [(token: UInt64, phase: UInt32)] = []
     var end: (records: UInt64, dropped: UInt64)?
     var problems: [String] = []
     var fileSize = 0
@@ -87,6 +89,8 @@ struct TraceDump {
                     cuts.append((u32(payload), u64(payload + 8), u64(payload + 16)))
                 case .watermark:
                     watermarks.append(u64(payload))
+                case .span:
+                    spans.append((u64(payload), u32(payload + 8)))
                 case .end:
                     end = (u64(payload), u64(payload + 8))
                 case .clock, nil:

@@ -15,6 +15,7 @@ import TrailTracing
 //     Server [--log-dir DIR] serve [--port N]     serve until stopped; prints "listening on PORT"
 //     Server [--log-dir DIR] get --port N PATH... one request per path; prints each body
 //     Server [--log-dir DIR] demo                 a server child, four requests to it, then stops it
+//     Server [--log-dir DIR] spans                the shapes spans are opened in (SpanShapes.swift)
 //     Server [--log-dir DIR] flood THREADS LINES  swift-log lines from THREADS threads, LINES each
 //     Server bench-log DIR THREADS LINES MAXSIZE trail|swift-log   bench.py's logger benchmark
 
@@ -67,6 +68,13 @@ case "get":
     }
 case "demo":
     try Demo.run(logDirectory: logDirectory)
+case "spans":
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do { try await SpanShapes.run() } catch { print("spans failed: \(error)") }
+        done.signal()
+    }
+    done.wait()
 case "flood":
     let threads = Int(arguments.dropFirst().first ?? "8") ?? 8, lines = Int(arguments.dropFirst(2).first ?? "12500") ?? 12500
     Flood.run(threads: threads, lines: lines)
