@@ -76,11 +76,18 @@ extension LogSink {
 }
 
 extension LineBuilder {
-    /// `,"trace_id":"<32 hex>","span_id":"<16 hex>"` when a traced call is open on this thread or task.
+    /// `,"trace_id":"<32 hex>","span_id":"<16 hex>"` when a traced call is open on this thread or task, or a
+    /// tracer's span is in effect (LogSpanContext).
     mutating func appendCurrentSpan() {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { traceID in
             var spanID: UInt64 = 0
-            guard trail_current_span(traceID.baseAddress!, &spanID) == 1 else { return }
+            let inCall = trail_current_span(traceID.baseAddress!, &spanID) == 1
+            if let provider = LogSpanContext.current, let context = provider(inCall ? spanID : 0), context.traceID.count == 16 {
+                for index in 0 ..< 16 { traceID[index] = context.traceID[index] }
+                spanID = context.spanID
+            } else if !inCall {
+                return
+            }
             append(#","trace_id":""#)
             for byte in traceID { appendHex(UInt64(byte), digits: 2) }
             append(#"","span_id":""#)

@@ -2,6 +2,7 @@
 public import Tracing
 import CTrailShim
 import Glibc
+import Trail
 import TrailFormat
 
 /// A swift-distributed-tracing `Tracer` whose spans are recorded in Trail's trace, beside the automatic
@@ -15,7 +16,14 @@ import TrailFormat
 public struct TrailTracer: Tracer {
     public typealias Span = TrailSpan
 
-    public init() {}
+    /// Also makes Trail's JSON log lines name the span in effect: a line inside a span whose parent is in
+    /// another process carries that trace's id, so logs join the distributed trace.
+    public init() {
+        LogSpanContext.install { call in
+            guard let span = ServiceContext.current?.trailSpanContext, !span.isRemote else { return nil }
+            return (span.traceID, call != 0 && call != span.flowParent ? call : span.spanID)
+        }
+    }
 
     public func startSpan<Instant: TracerInstant>(_ operationName: String, context: @autoclosure () -> ServiceContext,
                                                   ofKind kind: SpanKind, at instant: @autoclosure () -> Instant,

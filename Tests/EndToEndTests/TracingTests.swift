@@ -100,7 +100,7 @@ import TrailTestSupport
             try? FileManager.default.removeItem(atPath: traces)
         }
         _ = try run(sample.products(scratch: "trail") + "/Server", ["--log-dir", logs, "demo"],
-                    environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": traces + "/%p.trace"], check: true)
+                    environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": traces + "/%p.trace", "TRAIL_LOG_FORMAT": "json"], check: true)
         let export = traces + "/requests.json"
         _ = try run(Paths.trail, ["export", "--otlp", traces, "-o", export], check: true)
         let summary = try otlpCheck("traces", export)
@@ -119,6 +119,16 @@ import TrailTestSupport
             let handlers = spans.filter { $0["parentSpanId"] as? String == request["spanId"] as? String }
             #expect(handlers.map { $0["name"] as? String } == ["Server.Routes.handle(_:)"], "\(name)")
             #expect(handlers.allSatisfy { $0["traceId"] as? String == request["traceId"] as? String })
+        }
+        // The handler's log lines name its call in the client's trace, so logs join the distributed trace.
+        let quoted = try IntegrationTests.lines(inLogsOf: logs).compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["message"] as? String == "quoted" }
+        #expect(quoted.count == 2)
+        for line in quoted {
+            let call = try #require(byID[line["span_id"] as? String ?? ""], "\(line)")
+            #expect(call["name"] as? String == "Server.Pricing.quote(item:)")
+            #expect(call["traceId"] as? String == line["trace_id"] as? String)
+            #expect(requests.contains { $0["traceId"] as? String == line["trace_id"] as? String })
         }
     }
 }
