@@ -367,6 +367,15 @@ struct CallBuilder {
         }
         guard parentToken != 0 else { return nil }
         if let open = openAsync[parentToken] {
+            // A child task made while tracer spans are open above its creator's call in the creator's task
+            // (an `async let` inside `withSpan`) hangs under the innermost of them.
+            if let stack = taskStacks[open.task], let top = stack.last, top != parentToken, let span = openAsync[top], span.frame.isSpan {
+                var index = stack.count - 1
+                while index >= 0, openAsync[stack[index]]?.frame.isSpan == true { index -= 1 }
+                if index >= 0, stack[index] == parentToken {
+                    return (top, span.frame.spanId, span.frame.depth, span.frame.tag, span.thread, span.task)
+                }
+            }
             return (parentToken, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task)
         }
         if let ended = endedAsync[parentToken] { return (0, ended.spanId, ended.depth, -1, -1, 0) }

@@ -4,7 +4,7 @@ import Tracing
 import TrailTracing
 
 /// `spans`: the shapes server code opens spans in, each with traced calls inside: a synchronous `withSpan` in a
-/// traced call (with a nested one that throws), an async one in an async call, a span started in one task and
+/// traced call (with a nested one that throws), an async one in an async call (with a child task), a span started in one task and
 /// ended in another (renamed, and linked from a later one), and context carried through headers and back.
 enum SpanShapes {
     static func run() async throws {
@@ -38,7 +38,9 @@ enum Checkout {
 enum Shipping {
     static func run() async throws {
         await withSpan("ship order") { span in
-            let grams = await weigh(items: 3)
+            async let box = pickBox(items: 3)  // a child task: under the span too
+            let boxGrams = await box
+            let grams = await weigh(items: 3) + boxGrams
             span.addEvent(SpanEvent(name: "weighed", attributes: ["grams": .int64(Int64(grams))]))
             span.attributes["shipping.grams"] = grams
             _ = label(grams)
@@ -51,6 +53,8 @@ enum Shipping {
     }
 
     static func label(_ grams: Int) -> String { "\(grams) g" }
+
+    static func pickBox(items: Int) async -> Int { items > 2 ? 40 : 20 }
 }
 
 enum Handoff {
