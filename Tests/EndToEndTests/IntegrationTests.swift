@@ -95,12 +95,14 @@ import TrailTestSupport
         #expect(source["module"] as? String == "MiniHTTP")
         #expect((source["file"] as? String)?.hasSuffix("HTTPServer.swift") == true)
         #expect((sent["trace_id"] as? String)?.count == 32 && (sent["span_id"] as? String)?.count == 16)
-        // The application's own Trail line, in the same file, from a call in the same process.
+        // The application's own Trail line, in the same file, from a call in the same process: inside the
+        // request's span, whose parent is the client's, so in the client's trace (TracingTests has the spans).
         let quoted = try #require(line("app.routes", "quoted"))
-        #expect(quoted["trace_id"] as? String == sent["trace_id"] as? String)
         #expect(quoted["pid"] as? Int == sent["pid"] as? Int)
-        // The client's lines, from the other process.
-        #expect(line("MiniHTTP.client", "response received") != nil)
+        let received = try #require(line("MiniHTTP.client", "response received"), "the client's lines, from the other process")
+        #expect(received["pid"] as? Int != sent["pid"] as? Int)
+        #expect(quoted["trace_id"] as? String == received["trace_id"] as? String)
+        #expect(sent["trace_id"] as? String != received["trace_id"] as? String, "outside the span: the server's own trace")
     }
 
     /// 100,000 swift-log lines from 8 threads: every one in Trail's files, once.

@@ -68,9 +68,17 @@ import TrailTestSupport
         gethostname(&host, 255)
         let hash = String(cString: host).utf8.reduce(UInt32(0x811c_9dc5)) { ($0 ^ UInt32($1)) &* 0x0100_0193 }
         #expect(traceID.suffix(8) == String(format: "%08x", hash))
-        // A synchronous call: (slot + 1) << 44 | position, bit 63 clear; an async call: 1 << 63 | token.
-        let syncSpan = try #require(UInt64(sync["span_id"] as? String ?? "", radix: 16))
-        let asyncSpan = try #require(UInt64(async["span_id"] as? String ?? "", radix: 16))
+        // A synchronous call: (slot + 1) << 44 | position, bit 63 clear; an async call: 1 << 63 | token; both
+        // XOR the process's salt, mix(wall-clock start) ^ mix(pid << 32 | host hash), all in the trace id.
+        func mix(_ value: UInt64) -> UInt64 {
+            var z = value
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+        let salt = mix(try #require(UInt64(traceID.prefix(16), radix: 16))) ^ mix(try #require(UInt64(traceID.suffix(16), radix: 16)))
+        let syncSpan = try #require(UInt64(sync["span_id"] as? String ?? "", radix: 16)) ^ salt
+        let asyncSpan = try #require(UInt64(async["span_id"] as? String ?? "", radix: 16)) ^ salt
         #expect(syncSpan >> 63 == 0 && syncSpan >> 44 >= 1, "\(String(syncSpan, radix: 16))")
         #expect(asyncSpan >> 63 == 1, "\(String(asyncSpan, radix: 16))")
         #expect((sync["span_id"] as? String)?.count == 16 && (async["span_id"] as? String)?.count == 16)
