@@ -27,8 +27,9 @@ public struct Span: Sendable {
     }
 
     /// The semantic conventions' code and thread attributes.
-    public static func codeAttributes(function: String, file: String?, line: Int?, threadID: Int?, threadName: String?) -> [Attribute] {
-        var attributes = [Attribute("code.function.name", function)]
+    public static func codeAttributes(function: String?, file: String?, line: Int?, threadID: Int?, threadName: String?) -> [Attribute] {
+        var attributes: [Attribute] = []
+        if let function { attributes.append(Attribute("code.function.name", function)) }
         if let file { attributes.append(Attribute("code.file.path", file)) }
         if let line { attributes.append(Attribute("code.line.number", line)) }
         if let threadID { attributes.append(Attribute("thread.id", threadID)) }

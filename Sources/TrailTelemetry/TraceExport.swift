@@ -77,7 +77,9 @@ public struct TraceExport {
             file = site.location
         }
         let thread = process.threads[Int(call.thread)]
-        var attributes = Span.codeAttributes(function: site.name, file: file, line: line, threadID: Int(thread.tid), threadName: thread.name)
+        // A tracer span's site is its name: its details say which function opened it.
+        var attributes = Span.codeAttributes(function: call.isSpan ? nil : site.name, file: file, line: line, threadID: Int(thread.tid),
+                                             threadName: thread.name)
         if call.isAsync, !call.isSpan { attributes.append(Attribute("trail.async", .bool(true))) }
         if call.startsTask { attributes.append(Attribute("trail.task.start", .bool(true))) }
         if selected.foldedCalls > 0 {

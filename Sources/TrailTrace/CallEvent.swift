@@ -137,7 +137,8 @@ public final class TraceProcess {
         if let status = details.status {
             parts.append((status.code == 2 ? "error" : status.code == 1 ? "ok" : "unset") + (status.message.map { ": " + $0 } ?? ""))
         }
-        parts += details.attributes.map { "\($0.key)=\($0.value)" }
+        // The code attributes say where it was opened, which the site already does.
+        parts += details.attributes.filter { !$0.key.hasPrefix("code.") }.map { "\($0.key)=\($0.value)" }
         parts += details.events.map { event in
             "event " + event.name + (event.attributes.isEmpty ? "" : "(" + event.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")
         }

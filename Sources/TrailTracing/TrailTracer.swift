@@ -32,6 +32,7 @@ public struct TrailTracer: Tracer {
         let parent = context.trailSpanContext
         var start = SpanDetails()
         start.kind = Self.kind(kind)
+        start.attributes = [SpanDetails.Attribute("code.function.name", .string(function))]
         if let parent {
             if parent.isRemote {
                 start.remoteParent = SpanDetails.Remote(traceID: parent.traceID, spanID: parent.spanID, sampled: parent.sampled)
@@ -42,8 +43,11 @@ public struct TrailTracer: Tracer {
         var callTrace = [UInt8](repeating: 0, count: 16)
         var innermost: UInt64 = 0
         let inCall = trail_current_span(&callTrace, &innermost) == 1
-        let site = SpanSites.site(name: operationName, file: fileID, line: line)
-        let handle = Self.withEncoded(start) { trail_span_start(site, $0.baseAddress, UInt32($0.count)) }
+        var handle = trail_span(word: 0, start: 0)
+        if trail_current_mode() != Int32(TRAIL_MODE_OFF.rawValue) {  // off: context only, nothing to record
+            let site = SpanSites.site(name: operationName, file: fileID, line: line)
+            handle = Self.withEncoded(start) { trail_span_start(site, $0.baseAddress, UInt32($0.count)) }
+        }
         let recorded = handle.word != 0 && trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue)  // `start` is the token
         let readerID: UInt64 = recorded ? 1 << 63 | handle.start : 0
         var own = TrailSpanContext(traceID: parent?.traceID ?? Self.processTraceID() ?? Self.randomTraceID(),

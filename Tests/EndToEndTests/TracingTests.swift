@@ -78,6 +78,8 @@ import TrailTestSupport
         #expect(exception["name"] as? String == "exception")
         #expect(Self.attribute(exception, "exception.type")?["stringValue"] as? String == "Server.PaymentError")
         #expect(try children("charge card") == ["Server.Checkout.charge(_:)"])
+        #expect(Self.attribute(charge, "code.function.name")?["stringValue"] as? String == "run()", "the function that opened it")
+        #expect(Self.attribute(charge, "code.file.path")?["stringValue"] as? String == "Server/SpanShapes.swift")
         #expect(try parent("ship order") == "Server.Shipping.run()")
         #expect(try children("ship order") == ["Server.Shipping.label(_:)", "Server.Shipping.pickBox(items:)", "Server.Shipping.weigh(items:)"])
         #expect(Self.attribute(try span("ship order"), "shipping.grams")?["intValue"] as? String == "790")
