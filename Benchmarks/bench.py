@@ -379,6 +379,7 @@ def logger(rounds):
 
 
     swift_log(rounds, lines, rotate, fresh, directory)
+    spans(rounds)
     latency(rounds)
 
 
@@ -398,6 +399,31 @@ def swift_log(rounds, lines, rotate, fresh, directory):
         log(f"  swift-log / Trail's Logger, whole: {medians['swift-log'] / medians['trail']:.2f}")
         goal(f"TrailLogHandler's own cost (swift-log minus its floor) / Trail's Logger, {threads} thread{'s' if threads > 1 else ''}",
              (medians["swift-log"] - medians["swift-log-floor"]) / medians["trail"], 1.25, higher_is_better=False)
+
+
+def spans(rounds, count=200_000):
+    """A withSpan with two attributes through TrailTracer, recording and not, against swift-distributed-tracing's
+    no-op tracer (the API's own floor): the Server Sample's bench-spans, release, which prints ns per span."""
+    log(f"## swift-distributed-tracing spans through TrailTracer: {count} withSpan calls, two attributes each")
+    sample = os.path.join(ROOT, "Samples", "Server")
+    scratch = os.path.join(sample, ".build", "release")
+    run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
+    server = os.path.join(scratch, "release", "Server")
+    with tempfile.TemporaryDirectory(dir=WORK) as traces:
+        cases = {"no-op tracer (floor)": ("noop", {}), "TrailTracer, not recording": ("trail", {}),
+                 "TrailTracer, TRAIL_TRACE=record": ("trail", {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": traces + "/%p.trace"})}
+        medians = {}
+        for label, (mode, env) in cases.items():
+            values = []
+            for _ in range(rounds):
+                out = subprocess.run([server, "bench-spans", str(count), mode], env=dict(os.environ, **env),
+                                     capture_output=True, text=True, check=True).stdout
+                values.append(float(out.split()[0]))
+                for name in os.listdir(traces):
+                    os.remove(os.path.join(traces, name))
+            medians[label] = statistics.median(values)
+            log(f"  {label:34s} {medians[label]:7.0f} ns per span (median of {rounds})")
+        log(f"  recording / floor: {medians['TrailTracer, TRAIL_TRACE=record'] / medians['no-op tracer (floor)']:.1f}x")
 
 
 def latency(rounds):

@@ -77,7 +77,7 @@ public final class TrailSpan: Tracing.Span, Sendable {
             state.recording = false
             return state
         }
-        guard let ended else { return }
+        guard let ended, handle.word != 0 else { return }  // not recorded: nothing to write
         var details = SpanDetails()
         details.name = ended.name
         details.attributes = Self.convert(ended.attributes)

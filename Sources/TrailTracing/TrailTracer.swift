@@ -2,6 +2,7 @@
 public import Tracing
 import CTrailShim
 import Glibc
+import Synchronization
 import Trail
 import TrailFormat
 
@@ -124,12 +125,33 @@ public struct TrailTracer: Tracer {
     }
 
     static func randomTraceID() -> [UInt8] {
-        var id = [UInt8](repeating: 0, count: 16)
-        while !id.contains(where: { $0 != 0 }) { for index in id.indices { id[index] = UInt8.random(in: 0 ... 255) } }
-        return id
+        let high = RandomIDs.next(), low = RandomIDs.next()
+        return (0 ..< 16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (56 - 8 * UInt64($0 % 8))) }
     }
 
-    static func randomSpanID() -> UInt64 { UInt64.random(in: 1 ... .max) }
+    static func randomSpanID() -> UInt64 { RandomIDs.next() }
+}
+
+/// Ids when nothing is recorded: a counter through SplitMix64's finalizer from a random seed, never 0; a fork's
+/// child takes a new seed. Drawing 16 random bytes per span cost more than recording one.
+enum RandomIDs {
+    static let seed = Atomic<UInt64>(0)
+    static let counter = Atomic<UInt64>(0)
+    static let started: Bool = {
+        seed.store(UInt64.random(in: .min ... .max), ordering: .relaxed)
+        pthread_atfork(nil, nil) { RandomIDs.seed.store(UInt64.random(in: .min ... .max), ordering: .relaxed) }
+        return true
+    }()
+
+    static func next() -> UInt64 {
+        _ = started
+        let count = counter.add(1, ordering: .relaxed).newValue
+        var z = seed.load(ordering: .relaxed) &+ count &* 0x9e37_79b9_7f4a_7c15
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        z ^= z >> 31
+        return z == 0 ? 1 : z
+    }
 }
 
 extension String {

@@ -18,6 +18,7 @@ import TrailTracing
 //     Server [--log-dir DIR] spans                the shapes spans are opened in (SpanShapes.swift)
 //     Server [--log-dir DIR] flood THREADS LINES  swift-log lines from THREADS threads, LINES each
 //     Server bench-log DIR THREADS LINES MAXSIZE trail|swift-log   bench.py's logger benchmark
+//     Server bench-spans COUNT trail|noop                           bench.py's span cost
 
 var given = Array(CommandLine.arguments.dropFirst())
 var logDirectory = ProcessInfo.processInfo.environment["TRAIL_LOG_DIR"] ?? FileManager.default.currentDirectoryPath + "/server-logs"
@@ -28,6 +29,10 @@ if given.first == "--log-dir", given.count >= 2 {
 let arguments = given
 if arguments.first == "bench-log" {
     try LogBench.run(arguments)
+    exit(0)
+}
+if arguments.first == "bench-spans" {
+    SpanBench.run(arguments)
     exit(0)
 }
 
