@@ -27,12 +27,25 @@ typedef int (*exec_with_environment)(const char *, char *const[], char *const[])
 typedef int (*exec_without_environment)(const char *, char *const[]);
 typedef int (*exec_descriptor)(int, char *const[], char *const[]);
 
+// Each also hands the new program the current call's context (trace_context.c): the environment is copied on the
+// stack with TRACEPARENT set, and the forms without one take `environ`'s.
+#define WITH_CONTEXT(envp, call)                                                          \
+    do {                                                                                  \
+        size_t count = trail_environment_count(envp);                                     \
+        if (count > TRAIL_ENVIRONMENT_MAX) return call(envp);                             \
+        char *array[count + 2];                                                           \
+        char entry[72];                                                                   \
+        return call(trail_environment_with_context(envp, array, count + 2, entry));       \
+    } while (0)
+
 int execve(const char *path, char *const argv[], char *const envp[]) {
     static void *real;
     exec_with_environment next = (exec_with_environment)next_definition(&real, "execve");
     if (!next) return errno = ENOSYS, -1;
     trail_log_before_exec();
-    return next(path, argv, envp);
+#define CALL(environment) next(path, argv, environment)
+    WITH_CONTEXT(envp, CALL);
+#undef CALL
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[]) {
@@ -40,31 +53,23 @@ int execvpe(const char *file, char *const argv[], char *const envp[]) {
     exec_with_environment next = (exec_with_environment)next_definition(&real, "execvpe");
     if (!next) return errno = ENOSYS, -1;
     trail_log_before_exec();
-    return next(file, argv, envp);
+#define CALL(environment) next(file, argv, environment)
+    WITH_CONTEXT(envp, CALL);
+#undef CALL
 }
 
-int execv(const char *path, char *const argv[]) {
-    static void *real;
-    exec_without_environment next = (exec_without_environment)next_definition(&real, "execv");
-    if (!next) return errno = ENOSYS, -1;
-    trail_log_before_exec();
-    return next(path, argv);
-}
+int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
 
-int execvp(const char *file, char *const argv[]) {
-    static void *real;
-    exec_without_environment next = (exec_without_environment)next_definition(&real, "execvp");
-    if (!next) return errno = ENOSYS, -1;
-    trail_log_before_exec();
-    return next(file, argv);
-}
+int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
 
 int fexecve(int fd, char *const argv[], char *const envp[]) {
     static void *real;
     exec_descriptor next = (exec_descriptor)next_definition(&real, "fexecve");
     if (!next) return errno = ENOSYS, -1;
     trail_log_before_exec();
-    return next(fd, argv, envp);
+#define CALL(environment) next(fd, argv, environment)
+    WITH_CONTEXT(envp, CALL);
+#undef CALL
 }
 
 // The list forms gather their arguments and go through the vector forms above.

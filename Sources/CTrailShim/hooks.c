@@ -414,6 +414,8 @@ static void prepare_ids(void) {
         for (int i = 0; i < 8; i++) cached[i] = (uint8_t)(wall >> (56 - 8 * i));
         for (int i = 0; i < 4; i++) cached[8 + i] = (uint8_t)(pid >> (24 - 8 * i));
         for (int i = 0; i < 4; i++) cached[12 + i] = (uint8_t)(hash >> (24 - 8 * i));
+        uint64_t inherited_span;
+        trail_inherited_trace(cached, &inherited_span);  // started under a TRACEPARENT: that trace
         cached_salt = mix64(wall) ^ mix64((uint64_t)pid << 32 | hash);
         __atomic_store_n(&cached_ready, 1, __ATOMIC_RELEASE);
     }
@@ -466,6 +468,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
     max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 0, 1000000, 0, 0);  // 0: no limit
     filters_active = include_patterns || exclude_patterns || max_depth;
     if (!strcmp(value, "record")) {
+        trail_trace_context_start();
         if (trail_recorder_start() == 0) {
             trail_set_mode(TRAIL_MODE_RECORD);
             trail_trace_guard_install();

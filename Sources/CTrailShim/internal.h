@@ -158,6 +158,21 @@ __attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trai
 /// queue's lock is free.
 void trail_span_details_write(void (*put)(const void *payload, uint32_t size), int from_signal);
 
+// MARK: trace context across processes (trace_context.c)
+
+/// Reads TRACEPARENT (record mode start-up): the process then belongs to that trace.
+void trail_trace_context_start(void);
+/// The trace and span this process started under; 0 when none.
+int trail_inherited_trace(uint8_t trace_id[16], uint64_t *span_id);
+/// That TRACEPARENT, normalized ("" when none).
+const char *trail_inherited_traceparent(void);
+/// Environments longer than this are handed on untouched (the copy is on the stack).
+#define TRAIL_ENVIRONMENT_MAX 16384
+size_t trail_environment_count(char *const *envp);
+/// `envp` with TRACEPARENT set to the innermost traced call (record mode), built in `array` (`capacity`
+/// entries) and `entry`; `envp` itself when there is no call or no room. Async-signal-safe.
+char *const *trail_environment_with_context(char *const *envp, char **array, size_t capacity, char entry[72]);
+
 // MARK: trace paths (trace_path.c)
 
 /// Notes the working folder and executable name at start, which patterns use.

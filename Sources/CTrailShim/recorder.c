@@ -813,9 +813,10 @@ static void prepare_info(void) {
     if (exe_length > 0) exe[exe_length] = 0;
     if (gethostname(host, sizeof host) != 0) host[0] = 0;
     host[sizeof host - 1] = 0;
-    int length = snprintf(trace_info, sizeof trace_info, "exe=%s\npid=%d\nhost=%s\napp=%s\n%s%s%s", exe, (int)getpid(), host,
+    const char *parent = trail_inherited_traceparent();
+    int length = snprintf(trace_info, sizeof trace_info, "exe=%s\npid=%d\nhost=%s\napp=%s\n%s%s%s%s%s%s", exe, (int)getpid(), host,
                           trace_app[0] ? trace_app : trail_exe_name(), trace_version[0] ? "version=" : "", trace_version,
-                          trace_version[0] ? "\n" : "");
+                          trace_version[0] ? "\n" : "", parent[0] ? "traceparent=" : "", parent, parent[0] ? "\n" : "");
     trace_info_length = length < (int)sizeof trace_info - 8 ? (uint32_t)length : (uint32_t)sizeof trace_info - 8;
     memset(trace_info + trace_info_length, 0, sizeof trace_info - trace_info_length);
     trace_info_length = (trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned

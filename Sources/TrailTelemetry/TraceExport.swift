@@ -33,6 +33,7 @@ public struct TraceExport {
         var failure: Error?
         var traceID = TraceID(bytes: [UInt8](repeating: 0, count: 16))
         var salt: UInt64 = 0
+        var inheritedParent: SpanID?
         var exception: SpanEvent?
         var selection = SpanSelection(
             beginProcess: { process in
@@ -41,6 +42,12 @@ public struct TraceExport {
                 counts.processes += 1
                 traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
                 salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
+                // Started under a TRACEPARENT (a traced parent process, or any tool): its roots are that span's.
+                inheritedParent = nil
+                if let parent = file.info["traceparent"].flatMap(Self.traceparent) {
+                    traceID = parent.trace
+                    inheritedParent = parent.span
+                }
                 exception = crashEvent(process)
                 if exception != nil { counts.crashed += 1 }
                 var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName,
@@ -50,7 +57,7 @@ public struct TraceExport {
             },
             span: { selected, process in
                 guard failure == nil else { return }
-                do { try writer.add(span(selected, process, traceID: traceID, salt: salt, exception: exception)) } catch { failure = error }
+                do { try writer.add(span(selected, process, traceID: traceID, salt: salt, inheritedParent: inheritedParent, exception: exception)) } catch { failure = error }
             },
             endProcess: { _ in
                 guard failure == nil else { return }
@@ -66,7 +73,8 @@ public struct TraceExport {
         return counts
     }
 
-    func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, salt: UInt64, exception: SpanEvent?) -> Span {
+    func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, salt: UInt64, inheritedParent: SpanID?,
+              exception: SpanEvent?) -> Span {
         let call = selected.call
         let site = process.sites[call.site]
         var file: String?, line: Int?
@@ -100,7 +108,7 @@ public struct TraceExport {
             }
         }
         let parent: SpanID? = selected.remoteParent.map(SpanID.init)
-            ?? (selected.parentSpanId == 0 ? nil : SpanID.exported(selected.parentSpanId, salt: salt))
+            ?? (selected.parentSpanId == 0 ? inheritedParent : SpanID.exported(selected.parentSpanId, salt: salt))
         var span = Span(traceID: selected.traceID.map(TraceID.init(bytes:)) ?? traceID, spanID: SpanID.exported(call.spanId, salt: salt),
                         parentSpanID: parent, name: details?.name ?? site.name,
                         startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
@@ -112,6 +120,13 @@ public struct TraceExport {
                 : nil
         } ?? []
         return span
+    }
+
+    /// `00-<trace>-<span>-<flags>` as the INFO chunk keeps it.
+    static func traceparent(_ text: String) -> (trace: TraceID, span: SpanID)? {
+        let fields = text.split(separator: "-")
+        guard fields.count >= 4, let trace = TraceID(hex: String(fields[1])), let span = SpanID(hex: String(fields[2])) else { return nil }
+        return (trace, span)
     }
 
     static func attribute(_ attribute: SpanDetails.Attribute) -> Attribute {

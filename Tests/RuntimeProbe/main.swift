@@ -639,6 +639,12 @@ case "async":
     }
     print("done")
 
+case "spawn-many":
+    // COUNT children (`calls DIRECTORY 10`, the environment inherited) started through Foundation's Process from
+    // one traced call, run at once.
+    spawner(arguments[2], number(3, 20))
+    print("done")
+
 case "calls":
     // COUNT traced synchronous calls: a known number of records (two per call).
     for _ in 0 ..< number(3, 1000) { nothing() }
@@ -758,6 +764,20 @@ func leaf() async {
     defer { Trail.exit(span) }
     await Task.yield()
     work()
+}
+
+func spawner(_ directory: String, _ count: Int) {
+    Trail.enter("Probe.spawner(_:_:) @ Probe/main.swift:130")
+    defer { Trail.exit() }
+    var children: [Process] = []
+    for _ in 0 ..< count {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["calls", directory, "10"]
+        try? child.run()
+        children.append(child)
+    }
+    for child in children { child.waitUntilExit() }
 }
 
 func nothing() {

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// Context across processes (TRACEPARENT in the environment): a recording parent's children join its trace under
+/// the call that started them, and a process started with a foreign TRACEPARENT joins that trace.
+@Suite struct ProcessTreeTests {
+    static var probe: String { Paths.buildDirectory + "/trail-probe" }
+
+    /// Every exported span: its trace id, span id, parent id, name and process.
+    struct Exported {
+        var trace: String, span: String, parent: String?, name: String, pid: String
+    }
+
+    static func export(_ directory: String) throws -> (spans: [Exported], summary: String) {
+        let output = directory + "/spans.json"
+        try run(Paths.trail, ["export", "--otlp", directory, "-o", output], check: true)
+        var spans: [Exported] = []
+        for line in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n") {
+            let request = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            for resource in request["resourceSpans"] as? [[String: Any]] ?? [] {
+                let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [[String: Any]] ?? []
+                let pid = attributes.first { $0["key"] as? String == "process.pid" }
+                    .flatMap { ($0["value"] as? [String: Any])?["intValue"] as? String } ?? ""
+                for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
+                    for span in scope["spans"] as? [[String: Any]] ?? [] {
+                        spans.append(Exported(trace: span["traceId"] as? String ?? "", span: span["spanId"] as? String ?? "",
+                                              parent: span["parentSpanId"] as? String, name: span["name"] as? String ?? "", pid: pid))
+                    }
+                }
+            }
+        }
+        return (spans, try otlpCheck("traces", output))
+    }
+
+    @Test func twentyChildrenJoinTheirParentsTraceUnderTheCallThatStartedThem() throws {
+        let directory = Paths.temporaryDirectory("process-tree")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try run(Self.probe, ["spawn-many", directory, "20"],
+                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
+        let (spans, summary) = try Self.export(directory)
+        #expect(summary.hasPrefix("ok=1") && summary.contains(" resources=21 ") && summary.contains(" orphans=0 "), "\(summary)")
+        #expect(Set(spans.map(\.trace)).count == 1, "one trace across all 21 processes")
+        let spawner = try #require(spans.first { $0.name == "Probe.spawner(_:_:)" })
+        let children = spans.filter { $0.pid != spawner.pid }
+        #expect(Set(children.map(\.pid)).count == 20)
+        #expect(children.count == 200)
+        #expect(children.allSatisfy { $0.parent == spawner.span }, "every child's root is under the spawning call")
+        #expect(Set(spans.map(\.span)).count == spans.count, "span ids are unique across the processes")
+    }
+
+    @Test func aForeignTraceparentIsJoined() throws {
+        let directory = Paths.temporaryDirectory("foreign-parent")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // CI systems and shell scripts set it so: upper-case-free hex, sampled.
+        let foreign = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        try run(Self.probe, ["calls", directory, "5"],
+                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": foreign], check: true)
+        let (spans, summary) = try Self.export(directory)
+        #expect(summary.contains(" spans=5 ") && summary.contains(" orphans=5 "), "the remote parent is not in this export: \(summary)")
+        #expect(spans.allSatisfy { $0.trace == "4bf92f3577b34da6a3ce929d0e0e4736" && $0.parent == "00f067aa0ba902b7" })
+    }
+
+    @Test(arguments: ["00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                      "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "junk"])
+    func aMalformedTraceparentIsNamedAndLeftAlone(value: String) throws {
+        let directory = Paths.temporaryDirectory("bad-parent")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(Self.probe, ["calls", directory, "3"],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": value], check: true)
+        #expect(result.stderr.contains("trail: TRACEPARENT=\(value) "), "\(result.stderr)")
+        let (spans, _) = try Self.export(directory)
+        #expect(spans.count == 3 && spans.allSatisfy { $0.parent == nil && $0.trace != "4bf92f3577b34da6a3ce929d0e0e4736" })
+    }
+}
