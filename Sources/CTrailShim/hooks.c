@@ -308,8 +308,9 @@ void trail_exit_sync(void) {
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
 }
 
-/// An async call, or (`details` given) a tracer span: a span pushes no parent token, since it may end in
-/// another task or out of order; readers place the calls inside it by its task and thread instead.
+/// An async call (`span` 0), or a tracer span: 1, one that may end in another task or out of order, so it pushes no
+/// parent token and readers place the calls inside it by its task and thread; 2, a scoped one (ended in the same
+/// task, by the closure that began it), which does push one, so that child tasks hang under it.
 static trail_span enter_async(const char *site, const void *details, uint32_t length, int span) {
     struct trail_thread *thread = &trail_thread_state;
     uint64_t address = (uintptr_t)site & WORD_ADDRESS_MASK;
@@ -333,7 +334,7 @@ static trail_span enter_async(const char *site, const void *details, uint32_t le
     trail_ring_put(ring, trail_ticks(), record_word(address, thread->depth, KIND_ASYNC_ENTER));
     trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
     trail_ring_put(ring, parent, record_word(0, 0, KIND_AUX));
-    if (!span && push_token(token)) word |= SPAN_PUSHED;
+    if (span != 1 && push_token(token)) word |= SPAN_PUSHED;
     return (trail_span){ word, token };
 }
 
@@ -361,9 +362,9 @@ trail_span trail_enter_async(const char *site) {
 
 void trail_exit_async(trail_span span) { exit_async(span, NULL, 0, 0); }
 
-trail_span trail_span_start(const char *site, const void *details, uint32_t length) {
+trail_span trail_span_start(const char *site, const void *details, uint32_t length, int scoped) {
     if (trail_mode_value == TRAIL_MODE_OFF) return (trail_span){ 0, 0 };
-    return enter_async(site, details ? details : "", details ? length : 0, 1);
+    return enter_async(site, details ? details : "", details ? length : 0, scoped ? 2 : 1);
 }
 
 void trail_span_end(trail_span span, const void *details, uint32_t length) {

@@ -82,7 +82,8 @@ extension LineBuilder {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { traceID in
             var spanID: UInt64 = 0
             let inCall = trail_current_span(traceID.baseAddress!, &spanID) == 1
-            if let provider = LogSpanContext.current, let context = provider(inCall ? spanID : 0), context.traceID.count == 16 {
+            if let context = Trail.contextSpan(callSpanID: inCall ? spanID : 0) ?? LogSpanContext.current?(inCall ? spanID : 0),
+               context.traceID.count == 16 {
                 for index in 0 ..< 16 { traceID[index] = context.traceID[index] }
                 spanID = context.spanID
             } else if !inCall {

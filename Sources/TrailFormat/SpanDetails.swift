@@ -3,9 +3,10 @@
 /// viewer. Binary, little-endian: a list of fields, each a one-byte tag and its value (Docs/trace-format.md,
 /// "Tracer spans"); a reader skips what it does not know only by stopping, so new tags go last.
 public struct SpanDetails: Sendable, Equatable {
-    /// OTLP's SpanKind numbers.
+    /// OTLP's SpanKind numbers; 0 is a trace context (`Trail.withTraceContext`): not a span of its own, its
+    /// calls go under its remote parent.
     public enum Kind: UInt8, Sendable {
-        case `internal` = 1, server = 2, client = 3, producer = 4, consumer = 5
+        case context = 0, `internal` = 1, server = 2, client = 3, producer = 4, consumer = 5
     }
 
     public enum Value: Sendable, Equatable {

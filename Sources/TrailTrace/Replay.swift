@@ -150,7 +150,9 @@ public struct Replay: CallVisitor {
     }
 
     mutating func notes(_ call: CallEvent) {
-        if call.isSpan {
+        if call.isSpan, process!.spanDetails[call.spanId]?.kind == .context {
+            output.append(" [context]")
+        } else if call.isSpan {
             output.append(" [span")
             if let kind = process!.spanDetails[call.spanId]?.kind, kind != .internal { output.append(" \(kind)") }
             output.append(byte: 0x5D)

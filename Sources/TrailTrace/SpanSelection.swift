@@ -29,6 +29,9 @@ public struct SpanSelection: CallVisitor {
         var inScope: Bool
         /// Index into `traces`; -1: the process's own trace.
         var trace: Int32 = -1
+        /// A trace context (`Trail.withTraceContext`): not exported; its calls go under `remoteSpan`.
+        var isContext = false
+        var remoteSpan: UInt64 = 0
         var forced = false
         var foldedCalls = 0
         var foldedTicks: UInt64 = 0
@@ -76,6 +79,10 @@ public struct SpanSelection: CallVisitor {
         let parentInScope = parentTag >= 0 && nodes[parentTag].inScope
         let inScope = parentInScope || (filter.map { $0.matches(process!.sites[call.site].name) } ?? true)
         var node = Node(parent: parentTag, spanId: call.spanId, inScope: inScope)
+        if call.isSpan, let details = process!.spanDetails[call.spanId], details.kind == .context, let remote = details.remoteParent {
+            node.isContext = true
+            node.remoteSpan = remote.spanID
+        }
         if call.isSpan, let remote = process!.spanDetails[call.spanId]?.remoteParent {
             node.trace = traceIndex[remote.traceID] ?? {
                 traces.append(remote.traceID)
@@ -91,7 +98,7 @@ public struct SpanSelection: CallVisitor {
     public mutating func exit(_ call: CallEvent, tag: Int32) {
         defer { nodes.release(tag) }
         let node = nodes[tag]
-        guard node.inScope else { return }
+        guard node.inScope, !node.isContext else { return }
         guard node.forced || call.isSpan || call.duration >= minimumTicks else {
             left += 1
             if fold, node.parent >= 0, nodes[node.parent].inScope {
@@ -101,8 +108,11 @@ public struct SpanSelection: CallVisitor {
             return
         }
         var parentSpanId: UInt64 = 0
+        var contextParent: UInt64?
         if node.parent >= 0 {
-            if nodes[node.parent].inScope {
+            if nodes[node.parent].isContext {
+                contextParent = nodes[node.parent].remoteSpan
+            } else if nodes[node.parent].inScope {
                 nodes[node.parent].forced = true
                 parentSpanId = nodes[node.parent].spanId
             }
@@ -117,6 +127,7 @@ public struct SpanSelection: CallVisitor {
             selected.details = details
             if let remote = details.remoteParent { selected.remoteParent = remote.spanID }
         }
+        if let contextParent { selected.remoteParent = contextParent }
         span(selected, process!)
     }
 

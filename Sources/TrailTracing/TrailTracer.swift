@@ -47,7 +47,7 @@ public struct TrailTracer: Tracer {
         var handle = trail_span(word: 0, start: 0)
         if trail_current_mode() != Int32(TRAIL_MODE_OFF.rawValue) {  // off: context only, nothing to record
             let site = SpanSites.site(name: operationName, file: fileID, line: line)
-            handle = Self.withEncoded(start) { trail_span_start(site, $0.baseAddress, UInt32($0.count)) }
+            handle = Self.withEncoded(start) { trail_span_start(site, $0.baseAddress, UInt32($0.count), 0) }
         }
         let recorded = handle.word != 0 && trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue)  // `start` is the token
         let readerID: UInt64 = recorded ? 1 << 63 | handle.start : 0
@@ -84,8 +84,10 @@ public struct TrailTracer: Tracer {
         if var span = context.trailSpanContext {
             if !span.isRemote, inCall, call != span.flowParent { span.spanID = call }
             outgoing = span
-        } else if inCall {
-            outgoing = TrailSpanContext(traceID: callTrace, spanID: call)
+        } else if let header = Trail.currentTraceparent {
+            // No span of ours in the context: the traced call or Trail.withTraceContext in effect, as Trail says.
+            injector.inject(header, forKey: "traceparent", into: &carrier)
+            return
         } else {
             return
         }

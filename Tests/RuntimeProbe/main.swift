@@ -639,6 +639,21 @@ case "async":
     }
     print("done")
 
+case "context":
+    // A request handled inside the caller's TRACEPARENT (arguments[3]): a traced call, a log line outside any
+    // call, a traced call that sends the header on, and an async call in a child task.
+    try Trail.bootstrap(configuration)
+    Trail.withTraceContext(traceparent: arguments[3]) {
+        nothing()
+        log.info("inside context")
+        relay()
+    }
+    await Trail.withTraceContext(traceparent: arguments[3]) {
+        async let child: Void = leaf()
+        await child
+    }
+    print("outside \(Trail.currentTraceparent ?? "none")")
+
 case "spawn-many":
     // COUNT children (`calls DIRECTORY 10`, the environment inherited) started through Foundation's Process from
     // one traced call, run at once.
@@ -764,6 +779,12 @@ func leaf() async {
     defer { Trail.exit(span) }
     await Task.yield()
     work()
+}
+
+func relay() {
+    Trail.enter("Probe.relay() @ Probe/main.swift:140")
+    defer { Trail.exit() }
+    print("relay \(Trail.currentTraceparent ?? "none")")
 }
 
 func spawner(_ directory: String, _ count: Int) {

@@ -73,3 +73,33 @@ import TrailTestSupport
         #expect(spans.count == 3 && spans.allSatisfy { $0.parent == nil && $0.trace != "4bf92f3577b34da6a3ce929d0e0e4736" })
     }
 }
+
+/// Context across services without swift-distributed-tracing: Trail.withTraceContext and currentTraceparent.
+@Suite struct TraceContextTests {
+    static let caller = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+    @Test func callsInsideATraceContextBelongToTheCallersSpan() throws {
+        let directory = Paths.temporaryDirectory("trace-context")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(ProcessTreeTests.probe, ["context", directory, Self.caller],
+                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRAIL_LOG_FORMAT": "json"],
+                             check: true)
+        let (spans, summary) = try ProcessTreeTests.export(directory)
+        // The caller's span is not in this export: its three children name it.
+        #expect(summary.contains(" spans=4 ") && summary.contains(" orphans=3 "), "\(summary)")
+        #expect(!spans.contains { $0.name == "trace context" }, "the context is not a span of its own")
+        func span(_ name: String) throws -> ProcessTreeTests.Exported { try #require(spans.first { $0.name == name }, "\(spans)") }
+        for name in ["Probe.nothing()", "Probe.relay()", "Probe.leaf()"] {
+            #expect(try span(name).trace == "0af7651916cd43dd8448eb211c80319c", "\(name)")
+            #expect(try span(name).parent == "b7ad6b7169203331", "\(name) is under the caller's span")
+        }
+        // The header a traced call sends on names that call, in the caller's trace; outside, there is none.
+        let relay = try span("Probe.relay()")
+        #expect(result.stdout.contains("relay 00-0af7651916cd43dd8448eb211c80319c-\(relay.span)-01"), "\(result.stdout)")
+        #expect(result.stdout.contains("outside none"))
+        // A log line inside the context, outside any call, names the caller's span.
+        let log = try String(contentsOfFile: directory + "/probe.log", encoding: .utf8)
+        let line = try #require(log.split(separator: "\n").first { $0.contains("\"inside context\"") })
+        #expect(line.contains(#""trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331""#), "\(line)")
+    }
+}

@@ -56,10 +56,10 @@ uint64_t trail_exported_span_id(uint64_t raw);
 
 /// A tracer span starts: recorded like an async call of `site` (a "name @ file:line" that lives as long as the
 /// process), with `details` (TrailFormat's SpanDetails) queued before its record. Returns what
-/// `trail_span_end` takes; in record mode `start` is its token (reader span id `1 << 63 | token`). A span is
-/// nobody's parent token: readers hang the calls its task (or, inside a synchronous call, its thread) makes
-/// while it is open under it.
-trail_span trail_span_start(const char *site, const void *_Nullable details, uint32_t length);
+/// `trail_span_end` takes; in record mode `start` is its token (reader span id `1 << 63 | token`). Readers hang the
+/// calls its task (or, inside a synchronous call, its thread) makes while it is open under it. A `scoped` span,
+/// ended by the same task in the closure that began it, is also its task's parent token, for child tasks.
+trail_span trail_span_start(const char *site, const void *_Nullable details, uint32_t length, int scoped);
 void trail_span_end(trail_span span, const void *_Nullable details, uint32_t length);
 /// Queues a SPAN chunk (spans.c; bounded: 1 when queued, 0 when dropped or not recording).
 int trail_span_details_queue(uint64_t token, uint32_t phase, const void *details, uint32_t length);

@@ -1,0 +1,116 @@
+internal import CTrailShim
+internal import TrailFormat
+
+/// W3C trace context across services, without swift-distributed-tracing: a server runs a request's work inside
+/// the caller's `traceparent`, and a client sends the current one on. Recorded as TrailTracing's spans are (a SPAN
+/// chunk with a remote parent), as a context rather than a span: exporters put the calls inside it under the
+/// remote parent, in its trace, and export nothing for it.
+extension Trail {
+    struct RemoteContext: Sendable {
+        var traceID: [UInt8]
+        var spanID: UInt64
+        var sampled: Bool
+        /// The exported id of the traced call innermost when it began (0: none): a call made inside it is not.
+        var flowParent: UInt64
+        /// Its own exported id (0: not recorded): in a task, it is the innermost call until one is made inside it.
+        var ownID: UInt64 = 0
+
+        /// The span a header or log line names: a traced call made inside it, else the remote parent.
+        func span(call: UInt64) -> UInt64 { call != 0 && call != flowParent && call != ownID ? call : spanID }
+    }
+
+    @TaskLocal static var remoteContext: RemoteContext?
+
+    private static let contextSite: StaticString = "trace context"
+
+    /// Runs `body` with its traced calls, and the tasks it starts, under the span `traceparent` names, in that
+    /// trace: a server calls it in its request handler with the incoming header. A malformed header (W3C's rules)
+    /// is ignored: `body` runs as it would without it.
+    public static func withTraceContext<T>(traceparent: String, _ body: () throws -> T) rethrows -> T {
+        guard let (context, handle) = begin(traceparent) else { return try body() }
+        defer { if handle.word != 0 { trail_span_end(handle, nil, 0) } }
+        return try $remoteContext.withValue(context) { try body() }
+    }
+
+    /// The async form: the calls of `body`'s task and of the child tasks it starts.
+    public static func withTraceContext<T>(traceparent: String, isolation: isolated (any Actor)? = #isolation,
+                                           _ body: () async throws -> T) async rethrows -> T {
+        guard let (context, handle) = begin(traceparent) else { return try await body() }
+        defer { if handle.word != 0 { trail_span_end(handle, nil, 0) } }
+        return try await $remoteContext.withValue(context, operation: body, isolation: isolation)
+    }
+
+    /// The `traceparent` to send on an outgoing request: the innermost traced call (record mode) in its trace,
+    /// else the trace context in effect; nil when there is neither.
+    public static var currentTraceparent: String? {
+        var trace = [UInt8](repeating: 0, count: 16)
+        var call: UInt64 = 0
+        let inCall = trail_current_span(&trace, &call) == 1
+        if let context = remoteContext {
+            return format(context.traceID, context.span(call: inCall ? call : 0), context.sampled)
+        }
+        return inCall ? format(trace, call, true) : nil
+    }
+
+    /// The trace and span a log line names inside a trace context (the call's own span id when a traced call was
+    /// made inside it); nil outside one.
+    static func contextSpan(callSpanID: UInt64) -> (traceID: [UInt8], spanID: UInt64)? {
+        guard let context = remoteContext else { return nil }
+        return (context.traceID, context.span(call: callSpanID))
+    }
+
+    private static func begin(_ traceparent: String) -> (RemoteContext, trail_span)? {
+        guard let (traceID, spanID, sampled) = parse(traceparent) else { return nil }
+        var trace = [UInt8](repeating: 0, count: 16)
+        var call: UInt64 = 0
+        let inCall = trail_current_span(&trace, &call) == 1
+        var handle = trail_span(word: 0, start: 0)
+        if trail_current_mode() != Int32(TRAIL_MODE_OFF.rawValue) {
+            var details = SpanDetails()
+            details.kind = .context
+            details.remoteParent = SpanDetails.Remote(traceID: traceID, spanID: spanID, sampled: sampled)
+            let site = UnsafeRawPointer(contextSite.utf8Start).assumingMemoryBound(to: CChar.self)
+            handle = details.encoded().withUnsafeBufferPointer { trail_span_start(site, $0.baseAddress, UInt32($0.count), 1) }
+        }
+        var context = RemoteContext(traceID: traceID, spanID: spanID, sampled: sampled, flowParent: inCall ? call : 0)
+        if handle.word != 0, trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue) { context.ownID = trail_exported_span_id(1 << 63 | handle.start) }
+        return (context, handle)
+    }
+
+    /// W3C `traceparent`: version 00 exactly, a later version's first four fields; lower-case hex, no zero ids,
+    /// not version ff.
+    static func parse(_ header: String) -> (traceID: [UInt8], spanID: UInt64, sampled: Bool)? {
+        let text = Array(header.utf8.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed())
+        func hex(_ range: Range<Int>) -> [UInt8]? {
+            var bytes: [UInt8] = []
+            for index in stride(from: range.lowerBound, to: range.upperBound, by: 2) {
+                guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
+                bytes.append(high << 4 | low)
+            }
+            return bytes
+        }
+        func nibble(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 48 ... 57: byte - 48
+            case 97 ... 102: byte - 87
+            default: nil
+            }
+        }
+        guard text.count >= 55, text[2] == 45, text[35] == 45, text[52] == 45, let version = hex(0 ..< 2)?.first, version != 0xff,
+              version != 0 || text.count == 55, text.count == 55 || text[55] == 45,
+              let trace = hex(3 ..< 35), trace.contains(where: { $0 != 0 }), let span = hex(36 ..< 52), let flags = hex(53 ..< 55)
+        else { return nil }
+        let spanID = span.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return spanID == 0 ? nil : (trace, spanID, flags[0] & 1 != 0)
+    }
+
+    static func format(_ traceID: [UInt8], _ spanID: UInt64, _ sampled: Bool) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = Array("00-".utf8)
+        for byte in traceID { out += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        out.append(45)
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(digits[Int(spanID >> UInt64(shift) & 15)]) }
+        out += Array((sampled ? "-01" : "-00").utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
+}
