@@ -107,7 +107,9 @@ let package = Package(
                                                     .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["TrailTracing"]))]),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
-        .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace"]),
+        .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace", "CZlib"]),
+        // zlib (gzip request bodies), which libdw already links.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
         .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],

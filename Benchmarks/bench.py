@@ -334,6 +334,39 @@ def viewers(rounds):
     goal("slowest / fastest trail report rate across sizes", min(ours) / max(ours), 0.8)
 
 
+def otlp(rounds):
+    """OTLP/HTTP to a loopback receiver from the same traces, at two sizes: http/json against http/protobuf, with
+    and without gzip. Bytes on the wire from the export's own summary; time end to end, receiver included."""
+    log("## OTLP export: the same spans as http/json and http/protobuf (gzip or not), to a loopback receiver")
+    _, traced = build_fib()
+    trail = os.path.join(RELEASE, "trail")
+    receiver = subprocess.Popen([sys.executable, os.path.join(ROOT, "Benchmarks", "otlp_receiver.py")], stdout=subprocess.PIPE, text=True)
+    try:
+        endpoint = f"http://127.0.0.1:{receiver.stdout.readline().strip()}"
+        for n in (18, 22):
+            trace_file = os.path.join(WORK, f"otlp-fib-{n}.trace")
+            run([traced, str(n)], env={"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace_file})
+            spans = 2 * fib(n + 1) - 1
+            results = {}
+            for label, options in (("http/json", ["--protocol", "http/json"]), ("http/protobuf", ["--protocol", "http/protobuf"]),
+                                   ("http/protobuf, gzip", ["--protocol", "http/protobuf", "--compression", "gzip"]),
+                                   ("http/json, gzip", ["--protocol", "http/json", "--compression", "gzip"])):
+                runs = [measured([trail, "export", "--otlp", "--endpoint", endpoint] + options + [trace_file]) for _ in range(rounds)]
+                seconds = statistics.median(r[0] for r in runs)
+                size = runs[0][2].split("requests (")[1].split(",")[0] if "requests (" in runs[0][2] else "?"
+                results[label] = (seconds, size)
+                log(f"  {spans:7d} spans {label:22s} {seconds:6.2f} s  {spans / seconds / 1e3:7.1f} k spans/s  {size} sent")
+            def mib(text):
+                number, unit = text.split()
+                return float(number) * {"B": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1}[unit]
+            goal(f"json bytes / protobuf+gzip bytes, {spans} spans", mib(results["http/json"][1]) / mib(results["http/protobuf, gzip"][1]), 3)
+            goal(f"json time / protobuf+gzip time, {spans} spans", results["http/json"][0] / results["http/protobuf, gzip"][0], 2)
+            os.remove(trace_file)
+    finally:
+        receiver.kill()
+        receiver.wait()
+
+
 def fib(n):
     a, b = 0, 1
     for _ in range(n):
@@ -723,8 +756,8 @@ def package(rounds):
     goal("trail test after one edit / swift build after one edit", again["trail test"] / again["swift build"], 1.5, higher_is_better=False)
 
 
-SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "logger": logger, "symbolizer": symbolizer, "resources": resources,
-            "package": package}
+SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "otlp": otlp, "logger": logger, "symbolizer": symbolizer,
+            "resources": resources, "package": package}
 
 
 def main():

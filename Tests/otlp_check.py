@@ -2,6 +2,11 @@
 """Checks OTLP/JSON export requests against the official message definitions (opentelemetry-proto).
 
 Usage: otlp_check.py traces|logs FILE [--spans N] [--logs N] [--requests N]
+       otlp_check.py same traces|logs JSONFILE BODY...
+
+The second form checks protobuf bodies (gzip or not) against the JSON requests of the same export: each body
+parses with the official definitions, serializes back to the very same bytes (no unknown fields, canonical
+order), and equals its JSON request.
 
 FILE holds one ExportTraceServiceRequest or ExportLogsServiceRequest per line (NDJSON), or, for the receiver,
 one request per file. Each is parsed with unknown fields rejected. OTLP/JSON writes ids as hex where protobuf's
@@ -9,7 +14,7 @@ own JSON mapping expects base64, so ids are checked as hex of the right length a
 tree: every parent span id exists, children lie within their parents (a child that outlives its parent is
 counted as "outliving": async and unstructured tasks may). Prints one summary line the tests compare.
 """
-import base64, json, sys
+import base64, gzip, json, sys
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -35,7 +40,40 @@ def hex_ids_to_base64(node, problems):
             hex_ids_to_base64(item, problems)
 
 
+def same():
+    signal, json_path, bodies = sys.argv[2], sys.argv[3], sys.argv[4:]
+    message_type = ExportTraceServiceRequest if signal == "traces" else ExportLogsServiceRequest
+    problems = []
+    from_json = []
+    with open(json_path) as lines:
+        for line in lines:
+            if line.strip():
+                document = json.loads(line)
+                hex_ids_to_base64(document, problems)
+                from_json.append(json_format.Parse(json.dumps(document), message_type(), ignore_unknown_fields=False))
+    gzipped = 0
+    for index, path in enumerate(bodies):
+        raw = open(path, "rb").read()
+        if raw[:2] == b"\x1f\x8b":
+            gzipped += 1
+            raw = gzip.decompress(raw)
+        message = message_type()
+        message.ParseFromString(raw)
+        if message.SerializeToString(deterministic=True) != raw:
+            problems.append(f"body {index}: not canonical (unknown fields, or fields out of order)")
+        if index >= len(from_json) or message != from_json[index]:
+            problems.append(f"body {index}: differs from JSON request {index}")
+    if len(bodies) != len(from_json):
+        problems.append(f"{len(bodies)} protobuf bodies, {len(from_json)} JSON requests")
+    print(f"same={int(not problems)} requests={len(bodies)} gzipped={gzipped}")
+    for problem in problems[:20]:
+        print("problem:", problem)
+    return 0 if not problems else 1
+
+
 def main():
+    if sys.argv[1] == "same":
+        return same()
     signal, path = sys.argv[1], sys.argv[2]
     expected = dict(zip(sys.argv[3::2], sys.argv[4::2]))
     problems, spans, records, requests, resources = [], {}, 0, 0, 0

@@ -9,6 +9,10 @@ public struct ExporterSettings: Sendable {
     /// `--service`, else OTEL_SERVICE_NAME, else `service.name` in OTEL_RESOURCE_ATTRIBUTES; nil: the app's name.
     public var serviceName: String?
     public var resourceAttributes: [Attribute] = []
+    /// OTEL_EXPORTER_OTLP_PROTOCOL (`--protocol`): http/protobuf by default, as the specification says.
+    public var encoding = OTLPEncoding.protobuf
+    /// OTEL_EXPORTER_OTLP_COMPRESSION (`--compression`): none by default, as the specification says.
+    public var compression = OTLPCompression.none
 
     /// `endpointOption` is `--endpoint` (a base URL, or a full one ending in the signal's path); `toFile`
     /// (`-o`) writes a file whatever the environment says.
@@ -34,12 +38,21 @@ public struct ExporterSettings: Sendable {
                 settings.endpoint = try named(base) { text throws(ExportFailure) in try OTLPEndpoint.base(text, signal: signal) }
             }
         }
+        // The signal's own variable wins over the general one.
         for name in ["OTEL_EXPORTER_OTLP_PROTOCOL", signalPrefix + "PROTOCOL"] {
             guard let variable = value(name) else { continue }
-            guard ["http/json", "http/protobuf"].contains(variable.value) else {
-                throw ExportFailure("\(name)=\(variable.value): swift-trail sends OTLP over HTTP as JSON (http/json), which "
-                    + "any otlphttp receiver takes; it does not speak \(variable.value)")
+            guard let encoding = OTLPEncoding(rawValue: variable.value) else {
+                throw ExportFailure("\(name)=\(variable.value): swift-trail sends OTLP over HTTP, as http/protobuf (the default) "
+                    + "or http/json; it does not speak \(variable.value)")
             }
+            settings.encoding = encoding
+        }
+        for name in ["OTEL_EXPORTER_OTLP_COMPRESSION", signalPrefix + "COMPRESSION"] {
+            guard let variable = value(name) else { continue }
+            guard let compression = OTLPCompression(rawValue: variable.value) else {
+                throw ExportFailure("\(name)=\(variable.value): give gzip or none")
+            }
+            settings.compression = compression
         }
         for name in ["OTEL_EXPORTER_OTLP_TIMEOUT", signalPrefix + "TIMEOUT"] {
             guard let variable = value(name) else { continue }

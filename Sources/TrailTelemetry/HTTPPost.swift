@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// One HTTP/1.1 POST over a fresh TCP connection (`Connection: close`), with one deadline for connecting,
-/// sending and reading the answer.
-struct HTTPPost {
+/// HTTP/1.1 POSTs over one kept-alive TCP connection, with one deadline per request for connecting, sending and
+/// reading the answer. A connection the receiver closed while idle is opened again once, at once.
+final class HTTPPost {
     struct Response {
         var status: Int
         var reason: String
@@ -21,26 +21,70 @@ struct HTTPPost {
         case unreachable(String)
         /// Connected, but the answer did not come whole in time, or was not HTTP.
         case broken(String)
+        /// A kept connection closed before any answer: try a new one.
+        case closedEarly
     }
 
     let endpoint: OTLPEndpoint
     let headers: [(String, String)]
     /// Seconds for the whole exchange.
     let timeout: Double
+    /// The open connection, or -1.
+    private var fd: Int32 = -1
+    /// Connections opened, for tests: one for a whole export when the receiver keeps them.
+    private(set) var connections = 0
+
+    init(endpoint: OTLPEndpoint, headers: [(String, String)], timeout: Double) {
+        self.endpoint = endpoint
+        self.headers = headers
+        self.timeout = timeout
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
 
     func send(_ body: [UInt8], contentType: String) throws(Failure) -> Response {
         let deadline = now() + timeout
-        let fd = try connect(deadline: deadline)
-        defer { close(fd) }
         var head = "POST \(endpoint.path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
-        head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         head += "User-Agent: \(ProcessResource.sdkName)/\(ProcessResource.sdkVersion)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        guard transmit(fd, Array(head.utf8) + body, deadline: deadline) else {
-            throw .broken("sending failed: \(errorText())")
+        let request = Array(head.utf8) + body
+        let reused = fd >= 0
+        do {
+            return try exchange(request, deadline: deadline)
+        } catch .closedEarly where reused {
+            // The receiver closed the idle connection (its keep-alive timeout): a new one, once.
+            return try exchange(request, deadline: deadline)
+        } catch .closedEarly {
+            throw .broken("the connection closed before an answer came")
         }
-        return try receive(fd, deadline: deadline)
+    }
+
+    private func exchange(_ request: [UInt8], deadline: Double) throws(Failure) -> Response {
+        if fd < 0 {
+            fd = try connect(deadline: deadline)
+            connections += 1
+        }
+        guard transmit(fd, request, deadline: deadline) else {
+            let code = errno, reason = errorText()
+            drop()
+            if code == EPIPE || code == ECONNRESET { throw .closedEarly }
+            throw .broken("sending failed: \(reason)")
+        }
+        do {
+            let (response, keep) = try receive(fd, deadline: deadline)
+            if !keep { drop() }
+            return response
+        } catch {
+            drop()
+            throw error
+        }
+    }
+
+    private func drop() {
+        if fd >= 0 { close(fd) }
+        fd = -1
     }
 
     private func connect(deadline: Double) throws(Failure) -> Int32 {
@@ -92,27 +136,45 @@ struct HTTPPost {
         return true
     }
 
-    private func receive(_ fd: Int32, deadline: Double) throws(Failure) -> Response {
+    /// The answer, and whether the connection may carry another request.
+    private func receive(_ fd: Int32, deadline: Double) throws(Failure) -> (Response, Bool) {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         var expected: Int?  // header length + Content-Length, once known
-        while expected.map({ bytes.count < $0 }) ?? true {
+        var chunked = false, untilClose = false
+        while true {
+            if let expected, bytes.count >= expected { break }
+            if chunked, bytes.count >= 5, bytes.suffix(5).elementsEqual([48, 13, 10, 13, 10]) { break }  // "0\r\n\r\n"
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 bytes += chunk[0 ..< count]
-                if expected == nil, let end = headerEnd(bytes), let length = contentLength(bytes[..<end]) { expected = end + length }
+                if expected == nil, !chunked, !untilClose, let end = headerEnd(bytes) {
+                    let head = String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+                    if let length = contentLength(bytes[..<end]) {
+                        expected = end + length
+                    } else if head.contains("transfer-encoding: chunked") {
+                        chunked = true
+                    } else {
+                        untilClose = true
+                    }
+                }
                 guard bytes.count <= 8 << 20 else { throw .broken("the answer is larger than 8 MiB") }
             } else if count == 0 {
+                if bytes.isEmpty { throw .closedEarly }
+                untilClose = true
                 break
             } else if errno == EAGAIN || errno == EINTR {
                 guard wait(fd, for: Int16(POLLIN), deadline: deadline) else {
                     throw .broken("no whole answer within \(formatSeconds(timeout))")
                 }
             } else {
+                if bytes.isEmpty, errno == ECONNRESET { throw .closedEarly }
                 throw .broken("reading the answer failed: \(errorText())")
             }
         }
-        return try parse(bytes)
+        let response = try parse(bytes)
+        let keep = !untilClose && response.header("Connection")?.lowercased() != "close"
+        return (response, keep)
     }
 
     private func headerEnd(_ bytes: [UInt8]) -> Int? {

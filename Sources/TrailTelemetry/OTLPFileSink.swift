@@ -8,6 +8,8 @@ import TrailFormat
 /// then also a single JSON document. A file is replaced only when the export finishes: one that fails leaves
 /// the old file as it was.
 public final class OTLPFileSink: RequestSink {
+    /// One JSON request per line (NDJSON), as the Collector's file exporter writes them.
+    public var encoding: OTLPEncoding { .json }
     private let fd: Int32
     private let path: String
     private let output: AtomicFile?
@@ -30,10 +32,13 @@ public final class OTLPFileSink: RequestSink {
         self.path = path
     }
 
+    private var written = 0
+
     public func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws {
         guard writeAll(request + [10]) else {
             throw ExportFailure("cannot write \(path): \(String(cString: strerror(errno)))")
         }
+        written += request.count + 1
     }
 
     public func finish(_ summary: ExportSummary) throws -> ExportSummary {
@@ -42,6 +47,8 @@ public final class OTLPFileSink: RequestSink {
         } catch {
             throw ExportFailure("cannot write \(error)", unsent: summary.items)
         }
+        var summary = summary
+        summary.bytes = written
         return summary
     }
 

@@ -3,12 +3,17 @@ import Glibc
 #endif
 import Foundation
 
-/// Posts each request to an OTLP/HTTP receiver as `application/json`, retrying as `RetryPolicy` says. Once a
+/// Posts each request to an OTLP/HTTP receiver as protobuf (the default) or JSON, gzip-compressed when asked,
+/// over one kept-alive connection, retrying as `RetryPolicy` says. Once a
 /// request finally fails, the rest are not tried (a receiver that is down or refuses this data will not
 /// change its mind), and `finish` throws the first failure with the count of what was not sent.
 public final class OTLPHTTPSink: RequestSink {
     public let endpoint: OTLPEndpoint
-    private let post: HTTPPost
+    public let encoding: OTLPEncoding
+    public let compression: OTLPCompression
+    /// Bytes sent as request bodies (after compression), for the summary and the benchmarks.
+    public private(set) var bytesSent = 0
+    private var post: HTTPPost
     private let retry: RetryPolicy
     private let pause: (Double) -> Void
     private var failure: String?
@@ -18,9 +23,12 @@ public final class OTLPHTTPSink: RequestSink {
 
     /// `timeout`: seconds per attempt, connecting and answering included. `pause` waits between attempts.
     public init(endpoint: OTLPEndpoint, headers: [(String, String)] = [], timeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
+                encoding: OTLPEncoding = .protobuf, compression: OTLPCompression = .none,
                 pause: @escaping (Double) -> Void = { usleep(UInt32(min($0, 3600) * 1e6)) }) {
         self.endpoint = endpoint
-        self.post = HTTPPost(endpoint: endpoint, headers: headers, timeout: timeout)
+        self.encoding = encoding
+        self.compression = compression
+        self.post = HTTPPost(endpoint: endpoint, headers: headers + (compression == .gzip ? [("Content-Encoding", "gzip")] : []), timeout: timeout)
         self.retry = retry
         self.pause = pause
     }
@@ -31,14 +39,16 @@ public final class OTLPHTTPSink: RequestSink {
             unsent += items
             return
         }
+        let body = compression == .gzip ? Gzip.compress(request) : request
         var attempt = 0
         while true {
             attempt += 1
             let attempts = attempt == 1 ? "1 attempt" : "\(attempt) attempts"
             var retryAfter: String?
             do {
-                let response = try post.send(request, contentType: "application/json")
+                let response = try post.send(body, contentType: encoding.contentType)
                 if (200 ..< 300).contains(response.status) {
+                    bytesSent += body.count
                     countRejected(response.body, signal: signal)
                     return
                 }
@@ -50,6 +60,8 @@ public final class OTLPHTTPSink: RequestSink {
                 retryAfter = response.header("Retry-After")
             } catch .unreachable(let reason) {
                 guard attempt <= retry.retries else { return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+            } catch .closedEarly {
+                guard attempt <= retry.retries else { return give(up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))", items) }
             } catch .broken(let reason) {
                 guard attempt <= retry.retries else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
             }
@@ -60,6 +72,7 @@ public final class OTLPHTTPSink: RequestSink {
     public func finish(_ summary: ExportSummary) throws -> ExportSummary {
         var summary = summary
         summary.rejected = rejected
+        summary.bytes = bytesSent
         if let failure {
             throw ExportFailure("\(failure); \(unsent) of \(summary.items) \(itemName) not sent", unsent: unsent)
         }
@@ -77,14 +90,38 @@ public final class OTLPHTTPSink: RequestSink {
         unsent += items
     }
 
-    /// OTLP partial success: `{"partialSuccess":{"rejectedSpans":"3","errorMessage":"…"}}`.
+    /// OTLP partial success: `{"partialSuccess":{"rejectedSpans":"3","errorMessage":"…"}}`, or in protobuf,
+    /// Export*ServiceResponse { partial_success = 1 { rejected = 1, error_message = 2 } }.
     private func countRejected(_ body: [UInt8], signal: TelemetrySignal) {
+        if encoding == .protobuf {
+            if let (count, message) = Self.partialSuccess(body) {
+                rejected += count
+                if let message, !message.isEmpty { rejectionMessage = message }
+            }
+            return
+        }
         guard !body.isEmpty, let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
               let partial = object["partialSuccess"] as? [String: Any] else { return }
         let key = signal == .traces ? "rejectedSpans" : "rejectedLogRecords"
         let count = (partial[key] as? String).flatMap { Int($0) } ?? (partial[key] as? Int) ?? 0
         rejected += count
         if let message = partial["errorMessage"] as? String, !message.isEmpty { rejectionMessage = message }
+    }
+
+    static func partialSuccess(_ body: [UInt8]) -> (Int, String?)? {
+        var reader = ProtobufReader(bytes: body[...])
+        while let (field, value) = reader.next() {
+            guard field == 1, case .bytes(let partial) = value else { continue }
+            var inner = ProtobufReader(bytes: partial)
+            var count = 0
+            var message: String?
+            while let (field, value) = inner.next() {
+                if field == 1, case .varint(let number) = value { count = Int(truncatingIfNeeded: number) }
+                if field == 2, case .bytes(let text) = value { message = String(decoding: text, as: UTF8.self) }
+            }
+            return (count, message)
+        }
+        return nil
     }
 
     static func firstLine(_ body: [UInt8]) -> String? {

@@ -1,5 +1,7 @@
-/// Streams spans or log records out as OTLP/JSON export requests, in batches: memory is bounded by the batch,
-/// never by how many items pass through.
+import Foundation
+
+/// Streams spans or log records out as OTLP export requests (protobuf or JSON), in batches: memory is bounded by
+/// the batch, never by how many items pass through.
 ///
 /// A trace reader feeds it one process at a time:
 ///
@@ -19,7 +21,13 @@
 public final class OTLPWriter<Item: TelemetryItem> {
     public let batchSize: Int
     public let maxRequestBytes: Int
+    public let encoding: OTLPEncoding
     private let sink: any RequestSink
+    /// Protobuf: the request's resources so far, each its Resource message and its items, every one already
+    /// framed as field 2 of its scope (`spans`, `logRecords`), assembled when the request is sent.
+    private var sections: [(resource: [UInt8], items: [UInt8])] = []
+    private var resourceMessage: [UInt8]?
+    private var requestBytes = 0
 
     private var resourceHeader: [UInt8]?
     private var request: [UInt8] = []
@@ -29,8 +37,10 @@ public final class OTLPWriter<Item: TelemetryItem> {
     private var sectionOpen = false
     private var summary = ExportSummary()
 
+    /// Requests are encoded as the sink takes them (`RequestSink.encoding`).
     public init(sink: any RequestSink, batchSize: Int = 512, maxRequestBytes: Int = 4 << 20) {
         self.sink = sink
+        self.encoding = sink.encoding
         self.batchSize = max(1, batchSize)
         self.maxRequestBytes = maxRequestBytes
     }
@@ -38,6 +48,7 @@ public final class OTLPWriter<Item: TelemetryItem> {
     /// Items added from now on belong to `resource`, until `endResource`.
     public func beginResource(_ resource: ProcessResource) throws {
         if resourceHeader != nil { try endResource() }
+        if encoding == .protobuf { resourceMessage = resource.protobuf() }
         var json = OTLPJSON()
         json.object { json in
             json.key("resource")
@@ -60,7 +71,24 @@ public final class OTLPWriter<Item: TelemetryItem> {
 
     public func add(_ item: Item) throws {
         guard let resourceHeader else { preconditionFailure("OTLPWriter.add before beginResource") }
-        if itemsInRequest >= batchSize || request.count >= maxRequestBytes { try sendRequest() }
+        if itemsInRequest >= batchSize || request.count >= maxRequestBytes || requestBytes >= maxRequestBytes { try sendRequest() }
+        if encoding == .protobuf {
+            if !sectionOpen {
+                sections.append((resourceMessage ?? [], []))
+                sectionOpen = true
+            }
+            var encoded: [UInt8] = []
+            encoded.reserveCapacity(256)
+            item.appendProtobuf(to: &encoded)
+            var framed = OTLPProtobuf(bytes: sections[sections.count - 1].items)
+            sections[sections.count - 1].items = []
+            framed.data(2, encoded)
+            if encoded.isEmpty { framed.bytes += [0x12, 0] }  // an empty message is still an item
+            sections[sections.count - 1].items = framed.bytes
+            requestBytes += framed.bytes.count
+            itemsInRequest += 1
+            return
+        }
         if request.isEmpty { request = Array(#"{"\#(Item.signal.resourcesKey)":["#.utf8) }
         if !sectionOpen {
             if sectionsInRequest > 0 { request.append(44) }
@@ -90,15 +118,36 @@ public final class OTLPWriter<Item: TelemetryItem> {
 
     private func closeSection() {
         guard sectionOpen else { return }
-        request += Array("]}]}".utf8)
+        if encoding == .json { request += Array("]}]}".utf8) }
         sectionOpen = false
     }
 
     private func sendRequest() throws {
         closeSection()
-        request += Array("]}".utf8)
         let items = itemsInRequest
-        let body = request
+        let body: [UInt8]
+        if encoding == .protobuf {
+            // Export*ServiceRequest { resource_* = 1 }, Resource* { resource = 1, scope_* = 2 },
+            // Scope* { scope = 1, items = 2 }.
+            var out = OTLPProtobuf()
+            out.bytes.reserveCapacity(requestBytes + 256 * sections.count)
+            let scope = ProcessResource.scopeProtobuf()
+            for section in sections {
+                out.message(1) { resource in
+                    resource.message(1) { $0.bytes += section.resource }
+                    resource.message(2) { scoped in
+                        scoped.message(1) { $0.bytes += scope }
+                        scoped.bytes += section.items
+                    }
+                }
+            }
+            body = out.bytes
+            sections = []
+            requestBytes = 0
+        } else {
+            request += Array("]}".utf8)
+            body = request
+        }
         request = []
         itemsInRequest = 0
         sectionsInRequest = 0
@@ -114,6 +163,13 @@ public struct ExportSummary: Sendable, Equatable {
     public var items = 0
     /// Items the receiver answered it rejected (OTLP partial success).
     public var rejected = 0
+    /// Request bytes written or sent (compressed, when they were).
+    public var bytes = 0
+
+    /// "1.2 MiB", for summaries.
+    public var size: String {
+        bytes < 1 << 10 ? "\(bytes) B" : bytes < 1 << 20 ? String(format: "%.1f KiB", Double(bytes) / 1024) : String(format: "%.1f MiB", Double(bytes) / 1048576)
+    }
 
     public init() {}
 }
@@ -131,14 +187,24 @@ public enum TelemetrySignal: String, Sendable {
     public var itemName: String { self == .traces ? "spans" : "log records" }
 }
 
-/// A span or a log record, which knows its OTLP/JSON.
+/// A span or a log record, which knows its OTLP/JSON and its protobuf message.
 public protocol TelemetryItem: Sendable {
     static var signal: TelemetrySignal { get }
     func appendJSON(to bytes: inout [UInt8])
+    func appendProtobuf(to bytes: inout [UInt8])
+}
+
+/// OTLP/HTTP's two encodings, by their OTEL_EXPORTER_OTLP_PROTOCOL names.
+public enum OTLPEncoding: String, Sendable {
+    case protobuf = "http/protobuf", json = "http/json"
+
+    public var contentType: String { self == .protobuf ? "application/x-protobuf" : "application/json" }
 }
 
 /// Where whole requests go: a file (`OTLPFileSink`) or an OTLP/HTTP receiver (`OTLPHTTPSink`).
 public protocol RequestSink: AnyObject {
+    /// The encoding requests must have: a file holds JSON lines; a receiver takes either.
+    var encoding: OTLPEncoding { get }
     func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws
     /// After the last request: the summary, completed, or the failure that lost items.
     func finish(_ summary: ExportSummary) throws -> ExportSummary

@@ -5,6 +5,7 @@ import Testing
 /// Keeps every request it is given, for checking what the writer produced.
 final class MemorySink: RequestSink {
     var requests: [[UInt8]] = []
+    var encoding: OTLPEncoding { .json }
     func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws { requests.append(request) }
     func finish(_ summary: ExportSummary) throws -> ExportSummary { summary }
 
@@ -98,6 +99,12 @@ final class MemorySink: RequestSink {
         #expect(settings.resourceAttributes == [Attribute("deployment.environment", "prod"), Attribute("team", "a,b")])
         #expect(settings.headers.map { "\($0.0)=\($0.1)" } == ["Authorization=Bearer x"])
         #expect(settings.timeout == 2.5)
+        // The specification's defaults: http/protobuf, no compression; the signal's own variable wins.
+        #expect(settings.encoding == .protobuf && settings.compression == OTLPCompression.none)
+        let wire = try ExporterSettings.resolve(signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: [
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
+            "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"])
+        #expect(wire.encoding == .json && wire.compression == .gzip)
         var full = environment
         full["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"] = "http://[::1]:9999/custom"
         #expect(try ExporterSettings.resolve(signal: .logs, endpointOption: nil, serviceOption: nil, toFile: false, environment: full)
@@ -107,7 +114,8 @@ final class MemorySink: RequestSink {
         for (name, value, words) in [("OTEL_RESOURCE_ATTRIBUTES", "novalue", "not key=value"), ("OTEL_EXPORTER_OTLP_HEADERS", "a=%zz", "%-escape"),
                                      ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://x:4318", "https is not supported"),
                                      ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://x:99999", "port"), ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon", "milliseconds"),
-                                     ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "http/json")] {
+                                     ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "http/json"),
+                                     ("OTEL_EXPORTER_OTLP_COMPRESSION", "zstd", "gzip or none")] {
             let error = #expect(throws: ExportFailure.self) {
                 try ExporterSettings.resolve(signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: [name: value])
             }

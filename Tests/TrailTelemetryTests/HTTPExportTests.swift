@@ -21,7 +21,7 @@ import TrailTestSupport
     @Test func batchesBecomeOneRequestEachAndParseAsOTLP() throws {
         let receiver = try LoopbackReceiver()
         defer { receiver.stop() }
-        let sink = OTLPHTTPSink(endpoint: try .base("http://127.0.0.1:\(receiver.port)", signal: .traces))
+        let sink = OTLPHTTPSink(endpoint: try .base("http://127.0.0.1:\(receiver.port)", signal: .traces), encoding: .json)
         let writer = OTLPWriter<Span>(sink: sink, batchSize: 40)
         try spans(1000, into: writer)
         let summary = try writer.finish()
@@ -32,6 +32,64 @@ import TrailTestSupport
         try Data(receiver.requests.flatMap { $0.body + [10] }).write(to: URL(fileURLWithPath: file))
         #expect(try otlpCheck("traces", file, ["--spans", "1000", "--requests", "25"])
             == "ok=1 requests=25 resources=25 spans=1000 logs=0 orphans=0 outliving=0")
+    }
+
+    /// The same spans (events, links, status, every attribute type) as JSON and as protobuf, gzip or not: each
+    /// protobuf body decodes with the official definitions to exactly its JSON request.
+    @Test(arguments: [OTLPCompression.none, .gzip])
+    func protobufBodiesAreTheJSONRequestsExactly(compression: OTLPCompression) throws {
+        func export(_ encoding: OTLPEncoding) throws -> (bodies: [[UInt8]], contentTypes: [String], summary: ExportSummary) {
+            let receiver = try LoopbackReceiver()
+            defer { receiver.stop() }
+            let sink = OTLPHTTPSink(endpoint: try .base("http://127.0.0.1:\(receiver.port)", signal: .traces), encoding: encoding,
+                                    compression: encoding == .json ? .none : compression)
+            let writer = OTLPWriter<Span>(sink: sink, batchSize: 30)
+            try spans(100, into: writer)
+            let trace = TraceID(bytes: Array(1 ... 16))
+            try writer.beginResource(ProcessResource(serviceName: "second", pid: 7, extra: [Attribute("deployment.environment", "test")]))
+            var span = Span(traceID: trace, spanID: SpanID(0xfedc_ba98_7654_3210), parentSpanID: SpanID(1), name: "GET /items/{id} ✓",
+                            startTimeUnixNano: 1_700_000_000_000_000_000, endTimeUnixNano: 1_700_000_000_000_000_500,
+                            attributes: [Attribute("s", .string("")), Attribute("b", .bool(false)), Attribute("i", .int(-1)),
+                                         Attribute("d", .double(0.25)), Attribute("a", .array([.int(0), .string("x")])),
+                                         Attribute("kv", .keyValues([Attribute("k", .bool(true))]))],
+                            events: [SpanEvent.exception(type: "E", message: "m", stacktrace: nil, timeUnixNano: 5)],
+                            status: SpanStatus(code: .error, message: "declined"))
+            span.kind = 2
+            span.links = [SpanLink(traceID: trace, spanID: SpanID(3), attributes: [Attribute("reason", "retry")])]
+            try writer.add(span)
+            try writer.endResource()
+            let summary = try writer.finish()
+            return (receiver.requests.map(\.body), receiver.requests.map { $0.contentType ?? "" }, summary)
+        }
+        let json = try export(.json), protobuf = try export(.protobuf)
+        #expect(json.summary.requests == 4 && protobuf.summary.requests == 4 && protobuf.summary.items == 101)
+        #expect(protobuf.contentTypes.allSatisfy { $0 == "application/x-protobuf" } && json.contentTypes.allSatisfy { $0 == "application/json" })
+        let directory = Paths.temporaryDirectory("otlp-protobuf")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data(json.bodies.flatMap { $0 + [10] }).write(to: URL(fileURLWithPath: directory + "/requests.ndjson"))
+        var paths: [String] = []
+        for (index, body) in protobuf.bodies.enumerated() {
+            paths.append(directory + "/body-\(index).bin")
+            try Data(body).write(to: URL(fileURLWithPath: paths[index]))
+        }
+        let result = try run("python3", [Paths.packageRoot + "/Tests/otlp_check.py", "same", "traces", directory + "/requests.ndjson"] + paths)
+        #expect(result.stdout.hasPrefix("same=1 requests=4 gzipped=\(compression == .gzip ? 4 : 0)"), "\(result.stdout)\(result.stderr)")
+        #expect(protobuf.summary.bytes * (compression == .gzip ? 3 : 1) < json.summary.bytes,
+                "\(protobuf.summary.bytes) protobuf bytes, \(json.summary.bytes) JSON bytes")
+    }
+
+    /// One connection carries every request when the receiver keeps it; one it closed while idle is opened again,
+    /// and nothing is lost.
+    @Test(arguments: [LoopbackReceiver.Connections.keepAlive, .closeSilently, .close])
+    func requestsShareAConnectionWhileTheReceiverKeepsIt(connections: LoopbackReceiver.Connections) throws {
+        let receiver = try LoopbackReceiver(connections: connections)
+        defer { receiver.stop() }
+        let sink = OTLPHTTPSink(endpoint: try .base("http://127.0.0.1:\(receiver.port)", signal: .traces), retry: RetryPolicy(retries: 0))
+        let writer = OTLPWriter<Span>(sink: sink, batchSize: 40)
+        try spans(400, into: writer)
+        #expect(try writer.finish().items == 400)
+        #expect(receiver.requests.count == 10)
+        #expect(receiver.connections == (connections == .keepAlive ? 1 : 10))
     }
 
     @Test func a503WithRetryAfterIsRetriedAfterThatLong() throws {

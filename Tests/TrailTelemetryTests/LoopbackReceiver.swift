@@ -15,11 +15,17 @@ final class LoopbackReceiver: @unchecked Sendable {
     private let listener: Int32
     let port: Int
     private let lock = NSLock()
-    private var received: [(path: String, body: [UInt8])] = []
+    private var received: [(path: String, body: [UInt8], contentType: String?)] = []
     private let answer: @Sendable (Int) -> Answer
+    /// How it treats a connection after an answer: closes it saying so, keeps it for more requests, or closes it
+    /// without a word (as a receiver whose idle timeout passed does).
+    enum Connections: Sendable { case close, keepAlive, closeSilently }
+    private let connectionMode: Connections
+    private var accepted = 0
 
-    init(answer: @escaping @Sendable (Int) -> Answer = { _ in Answer() }) throws {
+    init(connections: Connections = .close, answer: @escaping @Sendable (Int) -> Answer = { _ in Answer() }) throws {
         self.answer = answer
+        self.connectionMode = connections
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -39,7 +45,9 @@ final class LoopbackReceiver: @unchecked Sendable {
 
     private var stopped = false
 
-    var requests: [(path: String, body: [UInt8])] { lock.withLock { received } }
+    var requests: [(path: String, body: [UInt8], contentType: String?)] { lock.withLock { received } }
+    /// Connections accepted so far.
+    var connections: Int { lock.withLock { accepted } }
 
     /// Wakes the serving thread, which closes the listener itself: closed here, its descriptor number could be
     /// reused by another test's receiver while this thread still accepts on it, answering that test's requests.
@@ -53,18 +61,20 @@ final class LoopbackReceiver: @unchecked Sendable {
         while !lock.withLock({ stopped }) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            handle(connection)
+            lock.withLock { accepted += 1 }
+            while handle(connection), connectionMode == .keepAlive {}
             close(connection)
         }
     }
 
-    private func handle(_ connection: Int32) {
+    /// One request and its answer; false when the connection ended instead.
+    private func handle(_ connection: Int32) -> Bool {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         var headerEnd: Int?, contentLength = 0
         while headerEnd.map({ bytes.count < $0 + contentLength }) ?? true {
             let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return }
+            guard count > 0 else { return false }
             bytes += chunk[0 ..< count]
             if headerEnd == nil, let range = Data(bytes).range(of: Data("\r\n\r\n".utf8)) {
                 headerEnd = range.upperBound
@@ -76,16 +86,19 @@ final class LoopbackReceiver: @unchecked Sendable {
         }
         let head = String(decoding: bytes[..<headerEnd!], as: UTF8.self)
         let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        let contentType = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
+            .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) }
         let index = lock.withLock { () -> Int in
-            received.append((path, Array(bytes[headerEnd!...])))
+            received.append((path, Array(bytes[headerEnd!...]), contentType))
             return received.count - 1
         }
         let reply = answer(index)
         var text = "HTTP/1.1 \(reply.status) Status\r\nContent-Type: application/json\r\nContent-Length: \(reply.body.utf8.count)\r\n"
         for header in reply.headers { text += header + "\r\n" }
-        text += "Connection: close\r\n\r\n" + reply.body
+        text += (connectionMode == .close ? "Connection: close\r\n" : "") + "\r\n" + reply.body
         let out = Array(text.utf8)
         _ = out.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return true
     }
 
     /// A port nothing listens on: bound, then closed.

@@ -12,7 +12,7 @@ let exportVerb = Verb(
     details: traceDetails + " --chrome: each process is its own track group, lined up by wall-clock time.\n\n" + otlpTracesDetails + "\n\n" + otlpLogsDetails,
     options: [
         .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
-        .flag("--otlp", help: "Traces as OTLP spans (ExportTraceServiceRequest JSON)."),
+        .flag("--otlp", help: "Traces as OTLP spans (ExportTraceServiceRequest: protobuf to an endpoint, JSON to a file)."),
         .value("--min-duration", "-t", placeholder: "TIME", help: "--otlp, --chrome: leave out calls shorter than TIME (e.g. 100us)."),
         .value("--filter", "-F", placeholder: "GLOB", help: "--otlp, --chrome: only calls matching GLOB (comma-separated), with what they call."),
         .flag("--summary", help: "--otlp: count left-out calls into the exported call above them."),
@@ -23,11 +23,14 @@ let exportVerb = Verb(
         .value("-o", "--output", placeholder: "FILE", help: "Write to FILE (default: stdout): --chrome, the JSON; --otlp, one JSON request per line."),
         .value("--batch", placeholder: "N", help: "Items per request (default 512)."),
         .value("--retries", placeholder: "N", help: "Retries of a failed request (429, 502-504, no connection; default 4)."),
+        .value("--protocol", placeholder: "P", help: "--endpoint: http/protobuf (default) or http/json (OTEL_EXPORTER_OTLP_PROTOCOL)."),
+        .value("--compression", placeholder: "C", help: "--endpoint: gzip or none (default; OTEL_EXPORTER_OTLP_COMPRESSION)."),
         .value("--debug-dir", placeholder: "DIR", help: "Where to look for debug files when symbolizing crash stacks.", repeatable: true),
     ],
     conflicts: [["chrome", "otlp", "otlp-logs"], ["min-duration", "otlp-logs"], ["filter", "otlp-logs"]],
     needs: ["summary": ["otlp"], "log": ["otlp"], "endpoint": ["otlp", "otlp-logs"], "service": ["otlp", "otlp-logs"],
-            "batch": ["otlp", "otlp-logs"], "retries": ["otlp", "otlp-logs"], "debug-dir": ["otlp", "otlp-logs"]],
+            "batch": ["otlp", "otlp-logs"], "retries": ["otlp", "otlp-logs"], "debug-dir": ["otlp", "otlp-logs"],
+            "protocol": ["otlp", "otlp-logs"], "compression": ["otlp", "otlp-logs"]],
     run: { arguments in
         if arguments.has("otlp-logs") { return try exportLogs(arguments) }
         if arguments.has("otlp") { return try exportSpans(arguments) }

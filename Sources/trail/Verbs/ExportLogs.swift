@@ -24,7 +24,7 @@ func exportLogs(_ arguments: ParsedArguments) throws -> Int32 {
         let summary = try writer.finish()
         var note = "\(counts.records) log records (\(counts.crashes) crash or error blocks, \(counts.rawLines) raw stderr lines)"
         if counts.cutLines > 0 { note += ", \(counts.cutLines) lines longer than 1 MiB cut" }
-        printError("trail export: \(note) in \(summary.requests) requests to \(destination.name)")
+        printError("trail export: \(note) in \(summary.requests) requests (\(summary.size)\(destination.wire)) to \(destination.name)")
         return 0
     } catch let failure as ExportFailure {
         throw VerbFailure("error: \(failure.description)")

@@ -43,7 +43,7 @@ func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
         var note = "\(counts.spans) spans from \(counts.processes) processes"
         if counts.leftOut > 0 { note += " (\(counts.leftOut) shorter calls \(export.fold ? "folded into their parents" : "left out"))" }
         if counts.crashed > 0 { note += ", \(counts.crashed) crashed" }
-        printError("trail export: \(note) in \(summary.requests) requests to \(destination.name)")
+        printError("trail export: \(note) in \(summary.requests) requests (\(summary.size)\(destination.wire)) to \(destination.name)")
         if counts.spans > 1_000_000, arguments.value("min-duration") == nil {
             // A test suite's trace makes millions of microsecond spans: gigabytes that no backend wants.
             printError("trail export: most of so many spans are short calls; --min-duration 100us --summary exports the "

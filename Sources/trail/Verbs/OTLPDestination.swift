@@ -5,11 +5,15 @@ import TrailTelemetry
 /// Where `trail export --otlp` or `--otlp-logs` sends its requests, as `--endpoint`, `-o`, `--batch`,
 /// `--retries` and the OTEL_* variables say: an OTLP/HTTP receiver, a file, or stdout.
 struct OTLPDestination {
-    let settings: ExporterSettings
+    var settings: ExporterSettings
     let sink: any RequestSink
     /// For the summary line: the endpoint's URL, the file, or "standard output".
     let name: String
     let batch: Int
+    /// ", http/protobuf, gzip" for an endpoint; empty for a file.
+    var wire: String {
+        settings.endpoint == nil ? "" : ", \(settings.encoding.rawValue)" + (settings.compression == .gzip ? ", gzip" : "")
+    }
 
     init(_ arguments: ParsedArguments, signal: TelemetrySignal) throws {
         batch = try Self.count(arguments, "batch", default: 512, minimum: 1)
@@ -17,8 +21,17 @@ struct OTLPDestination {
         settings = try ExporterSettings.resolve(signal: signal, endpointOption: arguments.value("endpoint"),
                                                 serviceOption: arguments.value("service"), toFile: arguments.value("output") != nil,
                                                 environment: ProcessInfo.processInfo.environment)
+        if let text = arguments.value("protocol") {
+            guard let encoding = OTLPEncoding(rawValue: text) else { throw UsageError(description: "--protocol \(text): give http/protobuf or http/json") }
+            settings.encoding = encoding
+        }
+        if let text = arguments.value("compression") {
+            guard let compression = OTLPCompression(rawValue: text) else { throw UsageError(description: "--compression \(text): give gzip or none") }
+            settings.compression = compression
+        }
         if let endpoint = settings.endpoint {
-            sink = OTLPHTTPSink(endpoint: endpoint, headers: settings.headers, timeout: settings.timeout, retry: RetryPolicy(retries: retries))
+            sink = OTLPHTTPSink(endpoint: endpoint, headers: settings.headers, timeout: settings.timeout, retry: RetryPolicy(retries: retries),
+                                encoding: settings.encoding, compression: settings.compression)
             name = endpoint.description
         } else if let output = arguments.value("output") {
             sink = try OTLPFileSink(path: output)

@@ -1,0 +1,62 @@
+import CZlib
+
+/// OTEL_EXPORTER_OTLP_COMPRESSION's values.
+public enum OTLPCompression: String, Sendable {
+    case none, gzip
+}
+
+/// gzip (RFC 1952) in one call, for request bodies.
+enum Gzip {
+    static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8] {
+        var stream = z_stream()
+        // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
+        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return input }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 32)
+        let status: Int32 = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else { return input }
+        output.removeLast(output.count - Int(stream.total_out))
+        return output
+    }
+}
+
+/// Reads protobuf fields: for the receiver's answers (partial success).
+struct ProtobufReader {
+    enum Value { case varint(UInt64), bytes(ArraySlice<UInt8>), fixed }
+    var bytes: ArraySlice<UInt8>
+
+    mutating func varint() -> UInt64? {
+        var value: UInt64 = 0, shift: UInt64 = 0
+        while let byte = bytes.popFirst() {
+            value |= UInt64(byte & 0x7f) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+            if shift > 63 { return nil }
+        }
+        return nil
+    }
+
+    mutating func next() -> (field: UInt64, value: Value)? {
+        guard let key = varint() else { return nil }
+        switch key & 7 {
+        case 0: return varint().map { (key >> 3, .varint($0)) }
+        case 1: guard bytes.count >= 8 else { return nil }; bytes.removeFirst(8); return (key >> 3, .fixed)
+        case 5: guard bytes.count >= 4 else { return nil }; bytes.removeFirst(4); return (key >> 3, .fixed)
+        case 2:
+            guard let length = varint(), length <= UInt64(bytes.count) else { return nil }
+            let value = bytes.prefix(Int(length))
+            bytes.removeFirst(Int(length))
+            return (key >> 3, .bytes(value))
+        default: return nil
+        }
+    }
+}
