@@ -1,7 +1,8 @@
 /// OTLP's protobuf encoding (opentelemetry-proto's `trace/v1`, `logs/v1`, `common/v1`, `resource/v1` messages),
 /// written by hand: there is no protobuf package to depend on here. Field numbers are the official ones;
-/// Tests/otlp_check.py decodes every body with the official definitions. A nested message is encoded into a
-/// scratch buffer, then appended after its length.
+/// Tests/otlp_check.py decodes every body with the official definitions. Attributes, the bulk of every span, are
+/// written in place after their computed lengths; a rarer nested message (an event, a link) goes through a
+/// scratch buffer.
 struct OTLPProtobuf {
     var bytes: [UInt8] = []
 
@@ -54,13 +55,42 @@ struct OTLPProtobuf {
         bytes.append(contentsOf: nested.bytes)
     }
 
+    /// Field `field` holding `size` bytes of a message written next.
+    mutating func header(_ field: UInt64, size: Int) {
+        tag(field, .length)
+        varint(UInt64(size))
+    }
+
+    static func varintSize(_ value: UInt64) -> Int { value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7 }
+
+    /// A length-delimited field's bytes, tag and length included (tags here are one byte: fields below 16).
+    static func framedSize(_ size: Int) -> Int { 1 + varintSize(UInt64(size)) + size }
+
+    /// KeyValue's bytes: key 1 (left out when empty), value 2.
+    static func keyValueSize(_ attribute: Attribute) -> Int {
+        let key = attribute.key.utf8.count
+        return (key > 0 ? framedSize(key) : 0) + framedSize(anyValueSize(attribute.value))
+    }
+
+    /// AnyValue's bytes.
+    static func anyValueSize(_ value: AttributeValue) -> Int {
+        switch value {
+        case .string(let text): framedSize(text.utf8.count)
+        case .bool: 2
+        case .int(let number): 1 + varintSize(UInt64(bitPattern: number))
+        case .double: 9
+        case .array(let values): framedSize(values.reduce(0) { $0 + framedSize(anyValueSize($1)) })
+        case .keyValues(let members): framedSize(members.reduce(0) { $0 + framedSize(keyValueSize($1)) })
+        }
+    }
+
     /// KeyValue { key = 1; value = 2 }, repeated at `field`.
     mutating func attributes(_ field: UInt64, _ attributes: [Attribute]) {
         for attribute in attributes {
-            message(field) { keyValue in
-                keyValue.string(1, attribute.key)
-                keyValue.message(2) { $0.anyValue(attribute.value) }
-            }
+            header(field, size: Self.keyValueSize(attribute))
+            string(1, attribute.key)
+            header(2, size: Self.anyValueSize(attribute.value))
+            anyValue(attribute.value)
         }
     }
 
@@ -82,11 +112,14 @@ struct OTLPProtobuf {
             tag(4, .fixed64)
             for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: number.bitPattern >> UInt64(shift))) }
         case .array(let values):
-            message(5) { array in
-                for value in values { array.message(1) { $0.anyValue(value) } }
+            header(5, size: values.reduce(0) { $0 + Self.framedSize(Self.anyValueSize($1)) })
+            for value in values {
+                header(1, size: Self.anyValueSize(value))
+                anyValue(value)
             }
         case .keyValues(let members):
-            message(6) { $0.attributes(1, members) }
+            header(6, size: members.reduce(0) { $0 + Self.framedSize(Self.keyValueSize($1)) })
+            attributes(1, members)
         }
     }
 

@@ -28,6 +28,8 @@ public final class OTLPWriter<Item: TelemetryItem> {
     private var sections: [(resource: [UInt8], items: [UInt8])] = []
     private var resourceMessage: [UInt8]?
     private var requestBytes = 0
+    /// One item's message, reused so that encoding allocates nothing per item.
+    private var scratch: [UInt8] = []
 
     private var resourceHeader: [UInt8]?
     private var request: [UInt8] = []
@@ -74,18 +76,20 @@ public final class OTLPWriter<Item: TelemetryItem> {
         if itemsInRequest >= batchSize || request.count >= maxRequestBytes || requestBytes >= maxRequestBytes { try sendRequest() }
         if encoding == .protobuf {
             if !sectionOpen {
-                sections.append((resourceMessage ?? [], []))
+                var items: [UInt8] = []
+                items.reserveCapacity(min(maxRequestBytes, batchSize * 160))  // about a span's bytes each
+                sections.append((resourceMessage ?? [], items))
                 sectionOpen = true
             }
-            var encoded: [UInt8] = []
-            encoded.reserveCapacity(256)
-            item.appendProtobuf(to: &encoded)
+            scratch.removeAll(keepingCapacity: true)
+            item.appendProtobuf(to: &scratch)
             var framed = OTLPProtobuf(bytes: sections[sections.count - 1].items)
             sections[sections.count - 1].items = []
-            framed.data(2, encoded)
-            if encoded.isEmpty { framed.bytes += [0x12, 0] }  // an empty message is still an item
+            let before = framed.bytes.count
+            framed.header(2, size: scratch.count)  // an empty message is still an item
+            framed.bytes += scratch
+            requestBytes += framed.bytes.count - before
             sections[sections.count - 1].items = framed.bytes
-            requestBytes += framed.bytes.count
             itemsInRequest += 1
             return
         }
@@ -133,13 +137,14 @@ public final class OTLPWriter<Item: TelemetryItem> {
             out.bytes.reserveCapacity(requestBytes + 256 * sections.count)
             let scope = ProcessResource.scopeProtobuf()
             for section in sections {
-                out.message(1) { resource in
-                    resource.message(1) { $0.bytes += section.resource }
-                    resource.message(2) { scoped in
-                        scoped.message(1) { $0.bytes += scope }
-                        scoped.bytes += section.items
-                    }
-                }
+                let scoped = OTLPProtobuf.framedSize(scope.count) + section.items.count
+                out.header(1, size: OTLPProtobuf.framedSize(section.resource.count) + OTLPProtobuf.framedSize(scoped))
+                out.header(1, size: section.resource.count)
+                out.bytes += section.resource
+                out.header(2, size: scoped)
+                out.header(1, size: scope.count)
+                out.bytes += scope
+                out.bytes += section.items
             }
             body = out.bytes
             sections = []
