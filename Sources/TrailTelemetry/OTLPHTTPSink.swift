@@ -13,6 +13,13 @@ public final class OTLPHTTPSink: RequestSink {
     public let compression: OTLPCompression
     /// Bytes sent as request bodies (after compression), for the summary and the benchmarks.
     public private(set) var bytesSent = 0
+    /// `--follow`: a receiver that is down or busy is waited for, however long (backoff up to
+    /// `RetryPolicy.maxBackoff`), since the trace files keep what is not sent yet; a request the receiver refuses
+    /// outright is dropped, counted and said through `report`, and the next ones are still sent.
+    public var persistent = false
+    public var report: (String) -> Void = { _ in }
+    /// Items dropped in persistent mode.
+    public private(set) var droppedItems = 0
     private var post: HTTPPost
     private let retry: RetryPolicy
     private let pause: (Double) -> Void
@@ -54,16 +61,17 @@ public final class OTLPHTTPSink: RequestSink {
                 }
                 let answer = "OTLP endpoint \(endpoint) answered \(response.status) \(response.reason)"
                     + (Self.firstLine(response.body).map { ": \($0)" } ?? "")
-                guard RetryPolicy.isRetryable(status: response.status), attempt <= retry.retries else {
+                guard RetryPolicy.isRetryable(status: response.status), attempt <= retry.retries || persistent else {
                     return give(up: answer + (attempt > 1 ? " (after \(attempts))" : ""), items)
                 }
                 retryAfter = response.header("Retry-After")
             } catch .unreachable(let reason) {
-                guard attempt <= retry.retries else { return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+                if persistent, attempt == 1 { report("cannot reach OTLP endpoint \(endpoint): \(reason); retrying until it answers") }
+                guard attempt <= retry.retries || persistent else { return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
             } catch .closedEarly {
-                guard attempt <= retry.retries else { return give(up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))", items) }
+                guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))", items) }
             } catch .broken(let reason) {
-                guard attempt <= retry.retries else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+                guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
             }
             pause(retry.delay(retry: attempt, retryAfter: retryAfter))
         }
@@ -86,6 +94,11 @@ public final class OTLPHTTPSink: RequestSink {
     private var itemName = "items"
 
     private func give(up message: String, _ items: Int) {
+        if persistent {
+            droppedItems += items
+            report("\(message); \(items) \(itemName) dropped")
+            return
+        }
         failure = message
         unsent += items
     }

@@ -112,6 +112,11 @@ public final class OTLPWriter<Item: TelemetryItem> {
         resourceHeader = nil
     }
 
+    /// Sends what is pending now, without finishing (`--follow` sends as it goes).
+    public func flush() throws {
+        if itemsInRequest > 0 { try sendRequest() }
+    }
+
     /// Sends what is left and reports what went where; throws `ExportFailure` when anything was not sent.
     @discardableResult
     public func finish() throws -> ExportSummary {

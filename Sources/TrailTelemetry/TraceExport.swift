@@ -73,8 +73,9 @@ public struct TraceExport {
         return counts
     }
 
-    func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, salt: UInt64, inheritedParent: SpanID?,
-              exception: SpanEvent?) -> Span {
+    /// One selected call as an OTLP span, with its process's ids (`export` computes them per process).
+    public func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, salt: UInt64, inheritedParent: SpanID?,
+                     exception: SpanEvent?) -> Span {
         let call = selected.call
         let site = process.sites[call.site]
         var file: String?, line: Int?
@@ -123,7 +124,7 @@ public struct TraceExport {
     }
 
     /// `00-<trace>-<span>-<flags>` as the INFO chunk keeps it.
-    static func traceparent(_ text: String) -> (trace: TraceID, span: SpanID)? {
+    public static func traceparent(_ text: String) -> (trace: TraceID, span: SpanID)? {
         let fields = text.split(separator: "-")
         guard fields.count >= 4, let trace = TraceID(hex: String(fields[1])), let span = SpanID(hex: String(fields[2])) else { return nil }
         return (trace, span)

@@ -40,13 +40,14 @@ public final class TraceFile {
     /// from the start).
     public let wrapped: Bool
     /// Nanoseconds per clock tick.
-    public let nanosecondsPerTick: Double
+    /// Set at open from the last CLOCK chunk; a followed file's is updated as its CLOCK chunks arrive.
+    public internal(set) var nanosecondsPerTick: Double
 
     // Learnt while reading.
-    public fileprivate(set) var complete = false
+    public internal(set) var complete = false
     public fileprivate(set) var truncated = false
     public private(set) var cut: Cut?
-    public fileprivate(set) var endDropped: UInt64 = 0
+    public internal(set) var endDropped: UInt64 = 0
     /// Whether any records were read (a test process that ran nothing records none).
     public fileprivate(set) var hasRecords = false
 
@@ -261,7 +262,7 @@ public final class TraceFile {
         }
     }
 
-    fileprivate func addName(_ payload: UnsafeRawBufferPointer) {
+    func addName(_ payload: UnsafeRawBufferPointer) {
         guard payload.count >= 12 else { return }
         let site = payload.loadUnaligned(as: UInt64.self)
         let length = Int(payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
@@ -270,7 +271,7 @@ public final class TraceFile {
     }
 
     /// The totals only grow: the largest CUT chunk is the last one written.
-    fileprivate func addCut(_ payload: UnsafeRawBufferPointer) {
+    func addCut(_ payload: UnsafeRawBufferPointer) {
         guard payload.count >= 24, let policy = TraceLayout.Policy(rawValue: payload.loadUnaligned(as: UInt32.self)) else { return }
         let records = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
         if records >= cut?.records ?? 0 {
@@ -278,7 +279,7 @@ public final class TraceFile {
         }
     }
 
-    private func addInfo(_ payload: UnsafeRawBufferPointer) {
+    func addInfo(_ payload: UnsafeRawBufferPointer) {
         for line in String(decoding: payload, as: UTF8.self).split(separator: "\n") {
             if let equals = line.firstIndex(of: "=") { info[String(line[..<equals])] = String(line[line.index(after: equals)...]) }
         }

@@ -654,6 +654,21 @@ case "context":
     }
     print("outside \(Trail.currentTraceparent ?? "none")")
 
+case "steady":
+    // A server's day in small: RATE requests a second for SECONDS, each a traced call with three inside; the
+    // trace flushed as it goes (the writer drains busy rings at once), then the process ends.
+    let seconds = number(3, 3), rate = number(4, 200)
+    let started = Date()
+    var served = 0
+    while Date().timeIntervalSince(started) < Double(seconds) {
+        request(served)
+        served += 1
+        let due = started.addingTimeInterval(Double(served) / Double(rate))
+        let wait = due.timeIntervalSinceNow
+        if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    }
+    print("served \(served)")
+
 case "spawn-many":
     // COUNT children (`calls DIRECTORY 10`, the environment inherited) started through Foundation's Process from
     // one traced call, run at once.
@@ -779,6 +794,12 @@ func leaf() async {
     defer { Trail.exit(span) }
     await Task.yield()
     work()
+}
+
+func request(_ number: Int) {
+    Trail.enter("Probe.request(_:) @ Probe/main.swift:150")
+    defer { Trail.exit() }
+    for _ in 0 ..< 3 { nothing() }
 }
 
 func relay() {

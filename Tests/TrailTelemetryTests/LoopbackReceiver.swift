@@ -15,7 +15,16 @@ final class LoopbackReceiver: @unchecked Sendable {
     private let listener: Int32
     let port: Int
     private let lock = NSLock()
-    private var received: [(path: String, body: [UInt8], contentType: String?)] = []
+    struct Received {
+        var path: String
+        var body: [UInt8]
+        var contentType: String?
+        var status = 200
+        /// Unix time, seconds.
+        var time = Date().timeIntervalSince1970
+    }
+
+    private var received: [Received] = []
     private let answer: @Sendable (Int) -> Answer
     /// How it treats a connection after an answer: closes it saying so, keeps it for more requests, or closes it
     /// without a word (as a receiver whose idle timeout passed does).
@@ -45,7 +54,7 @@ final class LoopbackReceiver: @unchecked Sendable {
 
     private var stopped = false
 
-    var requests: [(path: String, body: [UInt8], contentType: String?)] { lock.withLock { received } }
+    var requests: [Received] { lock.withLock { received } }
     /// Connections accepted so far.
     var connections: Int { lock.withLock { accepted } }
 
@@ -89,10 +98,11 @@ final class LoopbackReceiver: @unchecked Sendable {
         let contentType = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
             .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) }
         let index = lock.withLock { () -> Int in
-            received.append((path, Array(bytes[headerEnd!...]), contentType))
+            received.append(Received(path: path, body: Array(bytes[headerEnd!...]), contentType: contentType))
             return received.count - 1
         }
         let reply = answer(index)
+        lock.withLock { received[index].status = reply.status }
         var text = "HTTP/1.1 \(reply.status) Status\r\nContent-Type: application/json\r\nContent-Length: \(reply.body.utf8.count)\r\n"
         for header in reply.headers { text += header + "\r\n" }
         text += (connectionMode == .close ? "Connection: close\r\n" : "") + "\r\n" + reply.body

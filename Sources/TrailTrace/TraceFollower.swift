@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TrailFormat
+
+/// Reads a trace while its process is still writing it, for `trail export --otlp --follow`: each poll hands the
+/// visitor what was written since, calls at their end as a finished file's reader does. The file is read with
+/// `pread` a block at a time from where the last poll stopped (the writer only appends to a block, then moves
+/// on; a wrapping file reuses blocks with a higher sequence), and records are copied, since a block may be
+/// overwritten while they wait on a watermark. A follower that falls a lap behind a wrapping writer counts the
+/// blocks it lost and goes on from the oldest left.
+public final class TraceFollower {
+    public let file: TraceFile
+    public let process: TraceProcess
+    private var builder: CallBuilder
+    private let descriptor: Int32
+    private var slot = -1               // the block being read; -1 until one is found
+    private var sequence: UInt64 = 0    // its sequence
+    private var consumed = 0            // bytes of its chunks handed on
+    private var begun = false
+    /// Blocks overwritten before they were read.
+    public private(set) var lostBlocks: UInt64 = 0
+
+    public init(path: String, sites: SiteTable) throws {
+        file = try TraceFile(path: path)
+        process = TraceProcess(file: file, sites: sites)
+        builder = CallBuilder(process: process)
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw TraceFile.FormatError(description: "\(path): cannot read the trace file: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The process wrote its END chunk: nothing more will come.
+    public var ended: Bool { file.complete }
+
+    /// Hands `visitor` what was written since the last poll, up to about `limit` bytes (a block's worth past
+    /// it at most, so a follower catching up holds little at once); returns the bytes of chunks read.
+    @discardableResult
+    public func poll<V: CallVisitor>(into visitor: inout V, limit: Int = .max) -> Int {
+        if !begun {
+            visitor.beginProcess(process)
+            begun = true
+        }
+        var total = 0
+        while total < limit {
+            if slot < 0 {
+                guard let oldest = oldestBlock(after: nil) else { return total }
+                (slot, sequence, consumed) = (oldest.slot, oldest.sequence, 0)
+            }
+            guard let head = blockHeader(slot) else { return total }
+            if head.sequence != sequence {
+                // Rewritten with a later lap: what it held is gone. Go on from the oldest block left.
+                guard head.sequence > sequence, let oldest = oldestBlock(after: sequence) else { return total }
+                lostBlocks += oldest.sequence - sequence
+                (slot, sequence, consumed) = (oldest.slot, oldest.sequence, 0)
+                continue
+            }
+            if head.used > consumed {
+                var bytes = [UInt8](repeating: 0, count: head.used - consumed)
+                let offset = blockOffset(slot) + TraceLayout.blockHeaderSize + consumed
+                let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+                guard got == bytes.count, blockHeader(slot)?.sequence == sequence else { continue }  // rewritten meanwhile
+                bytes.withUnsafeBytes { raw in
+                    var chunks = BlockChunks(raw, used: raw.count)
+                    while let (type, payload) = chunks.next() { builder.feed(type: type, payload: payload, &visitor) }
+                }
+                consumed = head.used
+                total += bytes.count
+            }
+            // The writer moved on once the next block carries the next sequence: here after this one, or at the
+            // start when the file wraps.
+            if let next = [slot + 1, 0].first(where: { blockHeader($0)?.sequence == sequence + 1 }) {
+                (slot, sequence, consumed) = (next, sequence + 1, 0)
+                continue
+            }
+            return total
+        }
+        return total
+    }
+
+    /// The process is gone (or ended): calls still open end at its last record, and the visitor hears the end.
+    public func finish<V: CallVisitor>(into visitor: inout V) {
+        if !begun { visitor.beginProcess(process) }
+        begun = true
+        builder.finishFollowing(&visitor)
+    }
+
+    private func blockOffset(_ slot: Int) -> Int { file.header.size + slot * file.header.blockSize }
+
+    private func blockHeader(_ slot: Int) -> (used: Int, sequence: UInt64)? {
+        var bytes = [UInt8](repeating: 0, count: TraceLayout.blockHeaderSize)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(blockOffset(slot))) }
+        let magic = TraceLayout.blockMagic
+        guard got == bytes.count, (0 ..< 4).allSatisfy({ bytes[$0] == magic.utf8Start[$0] }) else { return nil }
+        let used = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) }
+        let sequence = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+        guard used <= file.header.blockSize - TraceLayout.blockHeaderSize else { return nil }
+        return (used, sequence)
+    }
+
+    /// The block with the lowest sequence (above `after`, when given) among those in the file now.
+    private func oldestBlock(after: UInt64?) -> (slot: Int, sequence: UInt64)? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let slots = max(0, (Int(status.st_size) - file.header.size) / file.header.blockSize + 1)
+        var best: (slot: Int, sequence: UInt64)?
+        for index in 0 ..< slots {
+            guard let head = blockHeader(index) else { continue }
+            if let after, head.sequence <= after { continue }
+            if best == nil || head.sequence < best!.sequence { best = (index, head.sequence) }
+        }
+        return best
+    }
+}
+
+extension CallBuilder {
+    /// One chunk of a followed file. Records are copied: the block they came in may be read again or reused.
+    mutating func feed<V: CallVisitor>(type: UInt32, payload: UnsafeRawBufferPointer, _ visitor: inout V) {
+        switch TraceLayout.Chunk(rawValue: type) {
+        case .records:
+            guard payload.count >= TraceLayout.recordsHeaderSize else { return }
+            let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
+            guard count > 0 else { return }
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: count * TraceRecord.size, alignment: 16)
+            copy.copyMemory(from: payload.baseAddress! + TraceLayout.recordsHeaderSize, byteCount: count * TraceRecord.size)
+            let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+            let position = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let state = threads[Int(thread(slot: slot, tid: tid))]
+            if state.pending.isEmpty { state.position = position }
+            state.pending.append(RecordRun(base: UnsafeRawPointer(copy), count: count, block: RecordRun.owned))
+            held += count
+            if held > Self.heldLimit { release(upTo: .max, &visitor) }
+        case .watermark:
+            if payload.count >= 8 { release(upTo: payload.loadUnaligned(as: UInt64.self), &visitor) }
+        case .thread: noteThread(payload)
+        case .span: noteSpan(payload)
+        case .names: file.addName(payload)
+        case .info: file.addInfo(payload)
+        case .cut: file.addCut(payload)
+        case .clock:
+            // A cycle counter's rate, from the header's sample to this one.
+            let header = file.header
+            guard payload.count >= 16, header.clockKind == TraceLayout.Clock.cycles.rawValue else { return }
+            let ticks = payload.loadUnaligned(as: UInt64.self), nanoseconds = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            if ticks > header.ticks, nanoseconds > header.monotonicNanoseconds {
+                file.nanosecondsPerTick = Double(nanoseconds - header.monotonicNanoseconds) / Double(ticks - header.ticks)
+            }
+        case .end:
+            file.complete = true
+            if payload.count >= 16 { file.endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+        case .none: break
+        }
+    }
+
+    mutating func finishFollowing<V: CallVisitor>(_ visitor: inout V) {
+        release(upTo: .max, &visitor)
+        finishOpenCalls(&visitor)
+        if file.endDropped > process.dropped { process.dropped = file.endDropped }
+        visitor.endProcess(process)
+    }
+}
