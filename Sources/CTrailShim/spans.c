@@ -67,13 +67,13 @@ uint64_t trail_span_details_dropped(void) {
     return dropped;
 }
 
-// fork(): the lock is held across it; the child's trace is its own, so it starts with an empty queue.
-static void lock_queue(void) { pthread_mutex_lock(&queue_lock); }
-static void unlock_queue(void) { pthread_mutex_unlock(&queue_lock); }
+// fork(): the child's trace is its own, so it starts with an empty queue and a new lock, whatever state another
+// thread left them in. The lock is not held across fork: the writer takes it inside the drain lock, which the
+// recorder's own fork handler takes, and holding it here first would deadlock the two.
 static void child_queue(void) {
     pthread_mutex_init(&queue_lock, NULL);
     queue_used = 0;
     queue_dropped = 0;
 }
 
-__attribute__((constructor)) static void trail_spans_atfork(void) { pthread_atfork(lock_queue, unlock_queue, child_queue); }
+__attribute__((constructor)) static void trail_spans_atfork(void) { pthread_atfork(NULL, NULL, child_queue); }
