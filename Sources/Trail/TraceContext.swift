@@ -6,6 +6,31 @@ internal import TrailFormat
 /// chunk with a remote parent), as a context rather than a span: exporters put the calls inside it under the
 /// remote parent, in its trace, and export nothing for it.
 extension Trail {
+    /// A W3C `traceparent` header's fields: the one parser and writer of them (TrailTracing's too).
+    public struct TraceParent: Sendable, Hashable {
+        /// 16 bytes, not all zero.
+        public var traceID: [UInt8]
+        /// Not zero.
+        public var spanID: UInt64
+        public var sampled: Bool
+
+        public init(traceID: [UInt8], spanID: UInt64, sampled: Bool = true) {
+            self.traceID = traceID
+            self.spanID = spanID
+            self.sampled = sampled
+        }
+
+        /// Version 00 exactly, or a later version's first four fields; lower-case hex, no zero ids, not version
+        /// ff; spaces and tabs around it allowed. nil for anything else, which W3C says to ignore.
+        public init?(_ header: String) {
+            guard let (traceID, spanID, sampled) = Trail.parse(header) else { return nil }
+            self.init(traceID: traceID, spanID: spanID, sampled: sampled)
+        }
+
+        /// `00-<32 hex>-<16 hex>-<01|00>`.
+        public var header: String { Trail.format(traceID, spanID, sampled) }
+    }
+
     struct RemoteContext: Sendable {
         var traceID: [UInt8]
         var spanID: UInt64

@@ -68,7 +68,7 @@ public struct TrailTracer: Tracer {
     public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
         where Extract.Carrier == Carrier {
         guard let header = extractor.extract(key: "traceparent", from: carrier),
-              let remote = TrailSpanContext(traceparent: header.trimmingSpaces, traceState: extractor.extract(key: "tracestate", from: carrier))
+              let remote = TrailSpanContext(traceparent: header, traceState: extractor.extract(key: "tracestate", from: carrier))
         else { return }
         context.trailSpanContext = remote
     }
@@ -156,9 +156,4 @@ enum RandomIDs {
     }
 }
 
-extension String {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
 #endif

@@ -648,10 +648,7 @@ case "context":
         log.info("inside context")
         relay()
     }
-    await Trail.withTraceContext(traceparent: arguments[3]) {
-        async let child: Void = leaf()
-        await child
-    }
+    await Trail.withTraceContext(traceparent: arguments[3]) { await leafInChildTask() }
     print("outside \(Trail.currentTraceparent ?? "none")")
 
 case "steady":
@@ -800,6 +797,11 @@ func request(_ number: Int) {
     Trail.enter("Probe.request(_:) @ Probe/main.swift:150")
     defer { Trail.exit() }
     for _ in 0 ..< 3 { nothing() }
+}
+
+func leafInChildTask() async {
+    async let child: Void = leaf()
+    await child
 }
 
 func relay() {
