@@ -6,6 +6,7 @@ the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [
 [--rounds N] [--package PATH]
 """
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -362,6 +363,54 @@ def otlp(rounds):
             goal(f"json bytes / protobuf+gzip bytes, {spans} spans", mib(results["http/json"][1]) / mib(results["http/protobuf, gzip"][1]), 3)
             goal(f"json time / protobuf+gzip time, {spans} spans", results["http/json"][0] / results["http/protobuf, gzip"][0], 2)
             os.remove(trace_file)
+    finally:
+        receiver.kill()
+        receiver.wait()
+
+
+def follow(rounds, seconds=60, rate=1000, outage=(20, 10)):
+    """trail export --otlp --follow beside a traced server (the runtime probe's steady mode: RATE requests a
+    second, four spans each) for SECONDS, the receiver refusing for OUTAGE[1] s from OUTAGE[0] s on: every span
+    delivered once, its delay from end to receipt, and the follower's peak memory."""
+    log(f"## --follow: {rate} requests/s ({4 * rate} spans/s) for {seconds} s, the receiver down {outage[1]} s from {outage[0]} s")
+    run(["swift", "build", "-c", "release", "--product", "trail-probe"])
+    trail, probe = os.path.join(RELEASE, "trail"), os.path.join(RELEASE, "trail-probe")
+    folder = os.path.join(WORK, "follow")
+    os.makedirs(folder)
+    delays = os.path.join(WORK, "delays.txt")
+    receiver = subprocess.Popen([sys.executable, os.path.join(ROOT, "Benchmarks", "otlp_receiver.py"), "--spans", delays,
+                                 "--outage", f"{outage[0]}:{outage[1]}"], stdout=subprocess.PIPE, text=True)
+    try:
+        endpoint = f"http://127.0.0.1:{receiver.stdout.readline().strip()}"
+        server = subprocess.Popen([probe, "steady", folder, str(seconds), str(rate)], stdout=subprocess.DEVNULL,
+                                  env=dict(os.environ, TRAIL_TRACE="record", TRAIL_TRACE_FILE=folder + "/%p.trace"))
+        follower = subprocess.Popen([trail, "export", "--otlp", "--follow", "--endpoint", endpoint, "--protocol", "http/json", folder],
+                                    stderr=subprocess.DEVNULL)
+        server.wait()
+        everything = os.path.join(WORK, "all.json")
+        run([trail, "export", "--otlp", "-o", everything] + [os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".trace")])
+        expected = sum(len(scope["spans"]) for line in open(everything) for resource in json.loads(line)["resourceSpans"]
+                       for scope in resource["scopeSpans"])
+        deadline = time.time() + 60
+        while time.time() < deadline and sum(1 for _ in open(delays)) < expected:
+            time.sleep(0.5)
+        with open(f"/proc/{follower.pid}/status") as status:  # the peak, before it goes
+            resident = next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
+        follower.terminate()
+        follower.wait()
+        ids, values = [], []
+        for line in open(delays):
+            span, delay = line.split()
+            ids.append(span)
+            values.append(float(delay))
+        values.sort()
+        log(f"  {len(ids)} spans delivered ({len(set(ids))} distinct) of the {expected} in the trace; follower peak RSS {resident:.0f} MiB")
+        if values:
+            log(f"  delay from end to receipt: median {values[len(values) // 2]:.2f} s, p99 {values[len(values) * 99 // 100]:.2f} s, "
+                f"max {values[-1]:.2f} s (the outage's spans wait it out)")
+        goal("spans delivered twice", len(ids) - len(set(ids)), 0, higher_is_better=False)
+        goal("spans lost", expected - len(set(ids)), 0, higher_is_better=False)
+        goal("follower peak RSS MiB", resident, 64, higher_is_better=False)
     finally:
         receiver.kill()
         receiver.wait()
@@ -756,7 +805,7 @@ def package(rounds):
     goal("trail test after one edit / swift build after one edit", again["trail test"] / again["swift build"], 1.5, higher_is_better=False)
 
 
-SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "otlp": otlp, "logger": logger, "symbolizer": symbolizer,
+SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "otlp": otlp, "follow": follow, "logger": logger, "symbolizer": symbolizer,
             "resources": resources, "package": package}
 
 

@@ -2,10 +2,24 @@
 """A minimal OTLP/HTTP receiver for bench.py: answers every POST 200 with an empty body, keeps connections
 alive, and does nothing with what it reads. Prints its port on the first line.
 
-Usage: otlp_receiver.py
+Usage: otlp_receiver.py [--spans FILE] [--outage START:SECONDS]
+
+--spans FILE: requests are http/json; for each span received, a line "span_id delay_seconds" goes to FILE
+(delay: from the span's end to its receipt). --outage: from START seconds after the first request, answer
+503 for SECONDS (a receiver that is down for a while).
 """
 import http.server
+import json
 import sys
+import threading
+import time
+
+arguments = sys.argv[1:]
+spans_path = arguments[arguments.index("--spans") + 1] if "--spans" in arguments else None
+outage = tuple(float(x) for x in arguments[arguments.index("--outage") + 1].split(":")) if "--outage" in arguments else None
+spans_file = open(spans_path, "w", buffering=1) if spans_path else None
+first = [None]
+lock = threading.Lock()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -13,9 +27,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
-        while length > 0:
-            length -= len(self.rfile.read(min(length, 1 << 20)))
-        self.send_response(200)
+        body = b""
+        while len(body) < length:
+            body += self.rfile.read(min(length - len(body), 1 << 20))
+        now = time.time()
+        with lock:
+            if first[0] is None:
+                first[0] = now
+            refused = outage is not None and outage[0] <= now - first[0] < outage[0] + outage[1]
+        if refused:
+            self.send_response(503)
+        else:
+            if spans_file:
+                lines = []
+                for resource in json.loads(body).get("resourceSpans", []):
+                    for scope in resource.get("scopeSpans", []):
+                        for span in scope.get("spans", []):
+                            lines.append(f"{span['spanId']} {now - int(span['endTimeUnixNano']) / 1e9:.4f}\n")
+                with lock:
+                    spans_file.writelines(lines)
+            self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
