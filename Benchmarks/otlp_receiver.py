@@ -4,8 +4,8 @@ alive, and does nothing with what it reads. Prints its port on the first line.
 
 Usage: otlp_receiver.py [--spans FILE] [--outage START:SECONDS]
 
---spans FILE: requests are http/json; for each span received, a line "span_id delay_seconds" goes to FILE
-(delay: from the span's end to its receipt). --outage: from START seconds after the first request, answer
+--spans FILE: requests are http/json; for each span received, a line "span_id delay_seconds end_time" goes to
+FILE (delay: from the span's end to its receipt), after a line "# outage START END" (Unix times) with --outage. --outage: from START seconds after the first request, answer
 503 for SECONDS (a receiver that is down for a while).
 """
 import http.server
@@ -34,6 +34,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock:
             if first[0] is None:
                 first[0] = now
+                if spans_file and outage:
+                    spans_file.write(f"# outage {now + outage[0]:.3f} {now + outage[0] + outage[1]:.3f}\n")
             refused = outage is not None and outage[0] <= now - first[0] < outage[0] + outage[1]
         if refused:
             self.send_response(503)
@@ -43,7 +45,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 for resource in json.loads(body).get("resourceSpans", []):
                     for scope in resource.get("scopeSpans", []):
                         for span in scope.get("spans", []):
-                            lines.append(f"{span['spanId']} {now - int(span['endTimeUnixNano']) / 1e9:.4f}\n")
+                            end = int(span['endTimeUnixNano']) / 1e9
+                            lines.append(f"{span['spanId']} {now - end:.4f} {end:.4f}\n")
                 with lock:
                     spans_file.writelines(lines)
             self.send_response(200)

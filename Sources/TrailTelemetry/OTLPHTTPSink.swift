@@ -73,7 +73,9 @@ public final class OTLPHTTPSink: RequestSink {
             } catch .broken(let reason) {
                 guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
             }
-            pause(retry.delay(retry: attempt, retryAfter: retryAfter))
+            // A follower waits out an outage polling every few seconds at most, so it catches up soon after.
+            let delay = retry.delay(retry: attempt, retryAfter: retryAfter)
+            pause(persistent && retryAfter == nil ? min(delay, 4) : delay)
         }
     }
 
