@@ -31,33 +31,22 @@ public struct TraceExport {
     public func export(_ files: [TraceFile], to writer: OTLPWriter<Span>) throws -> Counts {
         var counts = Counts()
         var failure: Error?
-        var traceID = TraceID(bytes: [UInt8](repeating: 0, count: 16))
-        var salt: UInt64 = 0
-        var inheritedParent: SpanID?
+        var ids: ProcessIDs?
         var exception: SpanEvent?
         var selection = SpanSelection(
             beginProcess: { process in
                 guard failure == nil else { return }
                 let file = process.file
                 counts.processes += 1
-                traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
-                salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
-                // Started under a TRACEPARENT (a traced parent process, or any tool): its roots are that span's.
-                inheritedParent = nil
-                if let parent = file.info["traceparent"].flatMap(Self.traceparent) {
-                    traceID = parent.trace
-                    inheritedParent = parent.span
-                }
+                ids = ProcessIDs(file)
                 exception = crashEvent(process)
                 if exception != nil { counts.crashed += 1 }
-                var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName,
-                                               serviceVersion: file.info["version"], pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
-                resource.extra = resourceAttributes
-                do { try writer.beginResource(resource) } catch { failure = error }
+                do { try writer.beginResource(resource(of: file)) } catch { failure = error }
             },
             span: { selected, process in
                 guard failure == nil else { return }
-                do { try writer.add(span(selected, process, traceID: traceID, salt: salt, inheritedParent: inheritedParent, exception: exception)) } catch { failure = error }
+                guard let ids else { return }
+                do { try writer.add(span(selected, process, ids: ids, exception: exception)) } catch { failure = error }
             },
             endProcess: { _ in
                 guard failure == nil else { return }
@@ -73,9 +62,36 @@ public struct TraceExport {
         return counts
     }
 
-    /// One selected call as an OTLP span, with its process's ids (`export` computes them per process).
-    public func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, traceID: TraceID, salt: UInt64, inheritedParent: SpanID?,
-                     exception: SpanEvent?) -> Span {
+    /// A process's ids as its spans are exported with them (Docs/trace-format.md, "Span and trace ids").
+    public struct ProcessIDs: Sendable {
+        public var traceID: TraceID
+        public var salt: UInt64
+        /// The span of the TRACEPARENT it started under: its roots' parent.
+        public var inheritedParent: SpanID?
+
+        public init(_ file: TraceFile) {
+            let host = file.info["host"] ?? ""
+            traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: host)
+            salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: host)
+            // Started under a TRACEPARENT (a traced parent process, or any tool): that trace, that span.
+            if let parent = file.info["traceparent"].flatMap(TraceExport.traceparent) {
+                traceID = parent.trace
+                inheritedParent = parent.span
+            }
+        }
+    }
+
+    /// The OTLP resource of a trace's process.
+    public func resource(of file: TraceFile) -> ProcessResource {
+        var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName, serviceVersion: file.info["version"],
+                                       pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
+        resource.extra = resourceAttributes
+        return resource
+    }
+
+    /// One selected call as an OTLP span, with its process's ids.
+    public func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, ids: ProcessIDs, exception: SpanEvent?) -> Span {
+        let salt = ids.salt
         let call = selected.call
         let site = process.sites[call.site]
         var file: String?, line: Int?
@@ -109,8 +125,8 @@ public struct TraceExport {
             }
         }
         let parent: SpanID? = selected.remoteParent.map(SpanID.init)
-            ?? (selected.parentSpanId == 0 ? inheritedParent : SpanID.exported(selected.parentSpanId, salt: salt))
-        var span = Span(traceID: selected.traceID.map(TraceID.init(bytes:)) ?? traceID, spanID: SpanID.exported(call.spanId, salt: salt),
+            ?? (selected.parentSpanId == 0 ? ids.inheritedParent : SpanID.exported(selected.parentSpanId, salt: salt))
+        var span = Span(traceID: selected.traceID.map(TraceID.init(bytes:)) ?? ids.traceID, spanID: SpanID.exported(call.spanId, salt: salt),
                         parentSpanID: parent, name: details?.name ?? site.name,
                         startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
                         attributes: attributes, events: events, status: status)

@@ -79,11 +79,11 @@ public struct SpanSelection: CallVisitor {
         let parentInScope = parentTag >= 0 && nodes[parentTag].inScope
         let inScope = parentInScope || (filter.map { $0.matches(process!.sites[call.site].name) } ?? true)
         var node = Node(parent: parentTag, spanId: call.spanId, inScope: inScope)
-        if call.isSpan, let details = process!.spanDetails[call.spanId], details.kind == .context, let remote = details.remoteParent {
-            node.isContext = true
-            node.remoteSpan = remote.spanID
-        }
-        if call.isSpan, let remote = process!.spanDetails[call.spanId]?.remoteParent {
+        if call.isSpan, let details = process!.spanDetails[call.spanId], let remote = details.remoteParent {
+            if details.kind == .context {
+                node.isContext = true
+                node.remoteSpan = remote.spanID
+            }
             node.trace = traceIndex[remote.traceID] ?? {
                 traces.append(remote.traceID)
                 traceIndex[remote.traceID] = Int32(traces.count - 1)

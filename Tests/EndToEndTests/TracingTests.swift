@@ -7,23 +7,7 @@ import TrailTestSupport
 /// transcript, and on the OTLP export, parsed with the official definitions.
 @Suite(.serialized) struct TracingTests {
     /// Each exported span, with its process's pid under "pid".
-    static func spans(_ path: String) throws -> [[String: Any]] {
-        var spans: [[String: Any]] = []
-        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
-            let request = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            for resource in request["resourceSpans"] as? [[String: Any]] ?? [] {
-                let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [[String: Any]] ?? []
-                let pid = attributes.first { $0["key"] as? String == "process.pid" }.flatMap { ($0["value"] as? [String: Any])?["intValue"] as? String }
-                for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
-                    for var span in scope["spans"] as? [[String: Any]] ?? [] {
-                        span["pid"] = pid
-                        spans.append(span)
-                    }
-                }
-            }
-        }
-        return spans
-    }
+    static func spans(_ path: String) throws -> [[String: Any]] { try otlpSpans(inFile: path) }
 
     /// The replay's calls and spans without what changes from run to run: times, thread ids, thread hops, ids.
     static func transcript(_ replay: String) -> String {

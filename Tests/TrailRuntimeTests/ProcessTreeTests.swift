@@ -15,20 +15,9 @@ import TrailTestSupport
     static func export(_ directory: String) throws -> (spans: [Exported], summary: String) {
         let output = directory + "/spans.json"
         try run(Paths.trail, ["export", "--otlp", directory, "-o", output], check: true)
-        var spans: [Exported] = []
-        for line in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n") {
-            let request = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            for resource in request["resourceSpans"] as? [[String: Any]] ?? [] {
-                let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [[String: Any]] ?? []
-                let pid = attributes.first { $0["key"] as? String == "process.pid" }
-                    .flatMap { ($0["value"] as? [String: Any])?["intValue"] as? String } ?? ""
-                for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
-                    for span in scope["spans"] as? [[String: Any]] ?? [] {
-                        spans.append(Exported(trace: span["traceId"] as? String ?? "", span: span["spanId"] as? String ?? "",
-                                              parent: span["parentSpanId"] as? String, name: span["name"] as? String ?? "", pid: pid))
-                    }
-                }
-            }
+        let spans = try otlpSpans(inFile: output).map { span in
+            Exported(trace: span["traceId"] as? String ?? "", span: span["spanId"] as? String ?? "", parent: span["parentSpanId"] as? String,
+                     name: span["name"] as? String ?? "", pid: span["pid"] as? String ?? "")
         }
         return (spans, try otlpCheck("traces", output))
     }

@@ -32,14 +32,10 @@ import TrailTestSupport
         var ids: [String] = [], delays: [Double] = []
         for request in receiver.requests where request.status == 200 {
             let object = try #require(JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
-            for resource in object["resourceSpans"] as? [[String: Any]] ?? [] {
-                for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
-                    for span in scope["spans"] as? [[String: Any]] ?? [] {
-                        ids.append(span["spanId"] as? String ?? "")
-                        let end = Double(span["endTimeUnixNano"] as? String ?? "0") ?? 0
-                        delays.append(request.time - end / 1e9)
-                    }
-                }
+            for span in otlpSpans(object) {
+                ids.append(span["spanId"] as? String ?? "")
+                let end = Double(span["endTimeUnixNano"] as? String ?? "0") ?? 0
+                delays.append(request.time - end / 1e9)
             }
         }
         return (ids, delays)
@@ -49,15 +45,7 @@ import TrailTestSupport
     static func expected(_ directory: String) throws -> Set<String> {
         let output = directory + "/all.json"
         try run(Paths.trail, ["export", "--otlp", "-o", output, directory], check: true)
-        var ids = Set<String>()
-        for line in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n") {
-            let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            for resource in object["resourceSpans"] as? [[String: Any]] ?? [] {
-                for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
-                    for span in scope["spans"] as? [[String: Any]] ?? [] { ids.insert(span["spanId"] as? String ?? "") }
-                }
-            }
-        }
+        let ids = Set(try otlpSpans(inFile: output).map { $0["spanId"] as? String ?? "" })
         try FileManager.default.removeItem(atPath: output)
         return ids
     }

@@ -171,17 +171,9 @@ struct Follow {
     /// A selection that gathers the trace's spans, skipping those a previous run sent.
     func makeSelection(_ followed: Followed) -> SpanSelection {
         let export = self.export
-        var traceID = TraceID(bytes: [UInt8](repeating: 1, count: 16)), salt: UInt64 = 0, inherited: SpanID?
+        var ids: TraceExport.ProcessIDs?
         var selection = SpanSelection(
-            beginProcess: { process in
-                let file = process.file
-                traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
-                salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
-                if let parent = file.info["traceparent"].flatMap(TraceExport.traceparent) {
-                    traceID = parent.trace
-                    inherited = parent.span
-                }
-            },
+            beginProcess: { process in ids = TraceExport.ProcessIDs(process.file) },
             span: { [unowned followed] selected, process in
                 let end = selected.call.end
                 if end < followed.skipBefore { return }
@@ -189,7 +181,8 @@ struct Follow {
                     followed.skipAt -= 1
                     return
                 }
-                followed.spans.append(export.span(selected, process, traceID: traceID, salt: salt, inheritedParent: inherited, exception: nil))
+                guard let ids else { return }
+                followed.spans.append(export.span(selected, process, ids: ids, exception: nil))
                 if end == followed.lastExit { followed.atLastExit += 1 } else { (followed.lastExit, followed.atLastExit) = (end, 1) }
             },
             endProcess: { _ in })
@@ -222,12 +215,7 @@ struct Follow {
         guard pending > 0 || traces.values.contains(where: \.finished) else { return }
         let writer = OTLPWriter<Span>(sink: destination.sink, batchSize: destination.batch)
         for (_, followed) in traces where !followed.spans.isEmpty {
-            let file = followed.follower.file
-            var resource = ProcessResource(serviceName: export.serviceName ?? file.info["app"] ?? file.executableName,
-                                           serviceVersion: file.info["version"], pid: Int(file.pid), executablePath: file.info["exe"],
-                                           hostName: file.info["host"])
-            resource.extra = export.resourceAttributes
-            try writer.beginResource(resource)
+            try writer.beginResource(export.resource(of: followed.follower.file))
             for span in followed.spans { try writer.add(span) }
             try writer.endResource()
         }
