@@ -57,7 +57,7 @@ static int matches_any(const char *patterns, const char *name) {
 }
 
 /// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`.
-static size_t site_name(const char *site, char *name, size_t size) {
+size_t trail_site_name(const char *site, char *name, size_t size) {
     const char *at = NULL;
     for (const char *next = strstr(site, " @ "); next; next = strstr(next + 3, " @ ")) at = next;
     size_t length = at ? (size_t)(at - site) : strlen(site);
@@ -77,7 +77,7 @@ static int filter_decision(const char *site) {
         if (cached == 0) break;
     }
     char name[1024];
-    site_name(site, name, sizeof name);
+    trail_site_name(site, name, sizeof name);
     int decision = DECIDED;
     if (matches_any(include_patterns, name)) decision |= INCLUDED;
     if (matches_any(exclude_patterns, name)) decision |= EXCLUDED;
@@ -102,6 +102,8 @@ extern void *swift_task_getCurrent(void) __attribute__((weak));
 
 static void *current_task(void) { return swift_task_getCurrent ? swift_task_getCurrent() : NULL; }
 
+void *trail_current_task(void) { return current_task(); }
+
 // MARK: task trees. Each recorded async call pushes its token as a task-local value, which child tasks
 // (async let, group children, Task {}) inherit and detached tasks do not: the value seen on entry is the
 // parent token. The runtime keeps the key's address without retaining it, so any static address will do.
@@ -124,6 +126,8 @@ static uint64_t parent_token(void) {
     uint64_t *value = swift_task_localValueGet(&token_key);
     return value ? *value : 0;
 }
+
+uint64_t trail_parent_token(void) { return parent_token(); }
 
 /// Pushes `token` for the current task; 0 when it cannot. Inside a task group's body a push would be popped
 /// before children that linked to it end (the runtime forbids it there), so the token is not pushed there.
@@ -168,40 +172,9 @@ static uint32_t task_depth(void *task, int delta) {
     return depth;
 }
 
-// MARK: log mode: one whole line per event, so threads never tear each other's lines (log_mode.c sends it).
-
-static size_t format_duration(char *out, size_t size, uint64_t ns) {
-    if (ns < 1000) return (size_t)snprintf(out, size, "%llu ns", (unsigned long long)ns);
-    if (ns < 1000000) return (size_t)snprintf(out, size, "%.3f us", ns / 1e3);
-    if (ns < 1000000000) return (size_t)snprintf(out, size, "%.3f ms", ns / 1e6);
-    return (size_t)snprintf(out, size, "%.3f s", ns / 1e9);
-}
-
-static void log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async) {
-    char line[1200], name[1024];
-    site_name(site, name, sizeof name);
-    const char *location = site + strlen(name) + (strlen(site) > strlen(name) ? 3 : 0);
-    uint32_t indent = depth > 64 ? 64 : depth;
-    int used = snprintf(line, sizeof line, "[trail %u] %*s%s %s", trail_current_tid(), (int)(indent * 2), "",
-                        entering ? "->" : "<-", name);
-    if (used < 0) return;
-    if ((size_t)used >= sizeof line) used = sizeof line - 1;
-    if (entering && *location) {
-        used += snprintf(line + used, sizeof line - (size_t)used, "  (%s)%s", location, async ? " async" : "");
-    } else if (!entering) {
-        used += snprintf(line + used, sizeof line - (size_t)used, "  ");
-        if ((size_t)used < sizeof line) used += (int)format_duration(line + used, sizeof line - (size_t)used, duration_ns);
-    }
-    if ((size_t)used >= sizeof line - 1) used = sizeof line - 2;
-    line[used++] = '\n';
-    trail_emit_log_line(line, (size_t)used);
-}
-
 // MARK: hooks. Synchronous calls keep their open frames on a per-thread stack, so instrumented code passes
 // nothing from entry to exit; async calls, which can end on another thread, carry a span instead.
 
-#define FRAME_RECORDED (UINT64_C(1) << 63)
-#define FRAME_MATCHED (UINT64_C(1) << 62)
 #define FRAME_LIMIT (UINT32_C(1) << 20)
 
 static pthread_key_t frames_key;  // its destructor frees a thread's frames when the thread ends
@@ -273,8 +246,8 @@ void trail_enter_sync(const char *site) {
     frame->word = address | flags;
     if (!(flags & FRAME_RECORDED)) return;
     if (trail_mode_value == TRAIL_MODE_LOG) {
-        log_event(site, 1, depth + task_depth(current_task(), 0), 0, 0);
-        frame->start = trail_monotonic_ns();
+        frame->start = trail_log_unique_ns();  // its start, and its span id
+        trail_log_event(site, 1, depth + task_depth(current_task(), 0), 0, 0, frame->start);
         return;
     }
     if (!(ring = ring_of(thread))) {
@@ -302,8 +275,9 @@ void trail_exit_sync(void) {
     if (LIKELY(word & FRAME_RECORDED) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && LIKELY(thread->ring != NULL)) {
         trail_ring_put(thread->ring, trail_ticks(), record_word(word, depth, KIND_EXIT));
     } else if (word & FRAME_RECORDED && trail_mode_value == TRAIL_MODE_LOG) {
-        uint64_t elapsed = trail_monotonic_ns() - thread->frames[depth].start;
-        log_event((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0, depth + task_depth(current_task(), 0), elapsed, 0);
+        uint64_t start = thread->frames[depth].start;
+        trail_log_event((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0, depth + task_depth(current_task(), 0),
+                        trail_monotonic_ns() - start, 0, start);
     }
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
 }
@@ -323,14 +297,21 @@ static trail_span enter_async(const char *site, const void *details, uint32_t le
     }
     uint64_t word = address | SPAN_ASYNC | SPAN_RECORDED;
     if (trail_mode_value == TRAIL_MODE_LOG) {
-        log_event(site, 1, thread->depth + task_depth(current_task(), 1), 0, 1);
-        return (trail_span){ word, trail_monotonic_ns() };
+        // Its start is its span id too, pushed (as a recorded token is) for log lines inside it.
+        uint64_t start = trail_log_unique_ns();
+        if (span) trail_context_count(1);
+        trail_log_event(site, 1, thread->depth + task_depth(current_task(), 1), 0, 1, start);
+        if (span != 1 && push_token(start)) word |= SPAN_PUSHED;
+        return (trail_span){ word, start };
     }
     struct trail_ring *ring = ring_of(thread);
     if (!ring) return (trail_span){ 0, 0 };
     uint64_t token = ((uint64_t)ring->slot << 40) | (++ring->token & ((UINT64_C(1) << 40) - 1));
     uint64_t parent = parent_token();
-    if (span) trail_span_details_queue(token, TRAIL_SPAN_PHASE_START, details, length);
+    if (span) {
+        trail_span_details_queue(token, TRAIL_SPAN_PHASE_START, details, length);
+        trail_context_count(1);
+    }
     trail_ring_put(ring, trail_ticks(), record_word(address, thread->depth, KIND_ASYNC_ENTER));
     trail_ring_put(ring, token, record_word((uintptr_t)current_task(), 0, KIND_AUX));
     trail_ring_put(ring, parent, record_word(0, 0, KIND_AUX));
@@ -345,9 +326,11 @@ static void exit_async(trail_span span, const void *details, uint32_t length, in
     const char *site = (const char *)(uintptr_t)(span.word & WORD_ADDRESS_MASK);
     if (trail_mode_value == TRAIL_MODE_LOG) {
         uint32_t before = task_depth(current_task(), -1);
-        log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1);
+        trail_log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1, span.start);
+        if (is_span) trail_context_count(-1);
         return;
     }
+    if (is_span) trail_context_count(-1);
     struct trail_ring *ring = trail_mode_value == TRAIL_MODE_RECORD ? ring_of(thread) : NULL;
     if (!ring) return;
     if (is_span) trail_span_details_queue(span.start, TRAIL_SPAN_PHASE_END, details, length);
@@ -371,70 +354,6 @@ void trail_span_end(trail_span span, const void *details, uint32_t length) {
     exit_async(span, details ? details : "", details ? length : 0, 1);
 }
 
-// MARK: span ids (Docs/trace-format.md, "Span and trace ids"), for log lines
-
-int trail_current_span(uint8_t trace_id[16], uint64_t *span_id) {
-    if (trail_mode_value != TRAIL_MODE_RECORD) return 0;
-    struct trail_thread *thread = &trail_thread_state;
-    uint64_t span = 0;
-    if (thread->ring) {
-        uint32_t depth = thread->depth < thread->capacity ? thread->depth : thread->capacity;
-        while (depth > 0 && !(thread->frames[depth - 1].word & FRAME_RECORDED)) depth--;
-        if (depth > 0) span = ((uint64_t)(trail_ring_slot(thread->ring) + 1) << 44) | (thread->frames[depth - 1].start & ((UINT64_C(1) << 44) - 1));
-    }
-    if (!span && current_task()) {
-        uint64_t token = parent_token();
-        if (token) span = UINT64_C(1) << 63 | token;
-    }
-    if (!span) return 0;
-    trail_process_trace_id(trace_id);
-    *span_id = trail_exported_span_id(span);
-    return 1;
-}
-
-/// Docs/trace-format.md, "Span and trace ids": a process's trace id, and the salt that makes its exported span
-/// ids its own among the processes of one distributed trace.
-static uint8_t cached[16];
-static uint64_t cached_salt;
-static int cached_ready;  // written once; a race writes the same bytes
-
-static uint64_t mix64(uint64_t z) {
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static void prepare_ids(void) {
-    if (!__atomic_load_n(&cached_ready, __ATOMIC_ACQUIRE)) {
-        uint64_t wall = trail_recorder_start_wall_ns();
-        uint32_t pid = (uint32_t)getpid(), hash = 2166136261u;  // FNV-1a of the host name
-        char host[256] = "";
-        if (gethostname(host, sizeof host) != 0) host[0] = 0;
-        host[sizeof host - 1] = 0;
-        for (const char *c = host; *c; c++) hash = (hash ^ (uint8_t)*c) * 16777619u;
-        for (int i = 0; i < 8; i++) cached[i] = (uint8_t)(wall >> (56 - 8 * i));
-        for (int i = 0; i < 4; i++) cached[8 + i] = (uint8_t)(pid >> (24 - 8 * i));
-        for (int i = 0; i < 4; i++) cached[12 + i] = (uint8_t)(hash >> (24 - 8 * i));
-        uint64_t inherited_span;
-        trail_inherited_trace(cached, &inherited_span);  // started under a TRACEPARENT: that trace
-        cached_salt = mix64(wall) ^ mix64((uint64_t)pid << 32 | hash);
-        __atomic_store_n(&cached_ready, 1, __ATOMIC_RELEASE);
-    }
-}
-
-int trail_process_trace_id(uint8_t trace_id[16]) {
-    if (trail_mode_value != TRAIL_MODE_RECORD) return 0;
-    prepare_ids();
-    memcpy(trace_id, cached, 16);
-    return 1;
-}
-
-uint64_t trail_exported_span_id(uint64_t raw) {
-    prepare_ids();
-    uint64_t exported = raw ^ cached_salt;
-    return exported ? exported : 1;
-}
-
 // MARK: start-up
 
 static char *copy_env(const char *name) {
@@ -456,7 +375,7 @@ static void unlock_tables(void) {
 
 static void child_tables(void) {
     unlock_tables();
-    cached_ready = 0;  // the child's pid and start time make its own ids
+    trail_span_ids_forked();
     trail_thread_state.tid = 0;
 }
 
@@ -481,6 +400,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
         return;
     }
     if (!strcmp(value, "1") || !strcmp(value, "log") || !strcmp(value, "on")) {
+        trail_trace_context_start();
         trail_set_mode(TRAIL_MODE_LOG);
         trail_log_mode_start();
         return;

@@ -46,6 +46,9 @@ struct trail_ring {
 
 enum { RING_FREE = 0, RING_LIVE = 1, RING_RETIRED = 2 };
 
+#define FRAME_RECORDED (UINT64_C(1) << 63)  // frame word flags: an exit event is due
+#define FRAME_MATCHED (UINT64_C(1) << 62)   // the call opened an include-filter scope
+
 /// An open synchronous call: its site (bits 0-47) and flags; its start time in log mode, its ENTER record's
 /// ring position in record mode (span ids).
 struct trail_frame {
@@ -210,7 +213,32 @@ size_t trail_copy_readable(void *target, uintptr_t address, size_t length);
 // bootstrapped, else to fd 2 (through a bounded buffer and a writer thread when fd 2 is a pipe or socket).
 
 void trail_log_mode_start(void);
-void trail_emit_log_line(const char *line, size_t length);
+/// `line` ends in the ids and '\n'; `message_length` bytes of it come before the ids.
+void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16], uint64_t span_id);
+
+// MARK: log mode's lines (log_events.c)
+
+/// A monotonic time no other call of this process started at: a log-mode call's start and, salted, its span id.
+uint64_t trail_log_unique_ns(void);
+/// The line for one event of the call that started at `start` (trail_log_unique_ns).
+void trail_log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async, uint64_t start);
+/// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`; its length.
+size_t trail_site_name(const char *site, char *name, size_t size);
+
+// MARK: span ids (span_ids.c)
+
+/// The exported span id of the log-mode call that started at `start`.
+uint64_t trail_log_span_id(uint64_t start);
+/// Tracer spans and trace contexts open (+1 at start, -1 at end): while any are, trail_context_trace asks Swift.
+void trail_context_count(int delta);
+/// Inside a trace context or a tracer span from another process (Swift's task-locals know): replaces the innermost
+/// call's `span_id` (0: none) with the one to name, fills that trace, and returns 1; else 0.
+int trail_context_trace(uint64_t *span_id, uint8_t trace_id[16]);
+/// After fork: the child's pid and start make its own ids.
+void trail_span_ids_forked(void);
+/// The current task (NULL outside one), and the innermost traced async call's token pushed for it (0: none).
+void *trail_current_task(void);
+uint64_t trail_parent_token(void);
 uint32_t trail_ring_slot(struct trail_ring *ring);
 
 // MARK: settings (settings.c)

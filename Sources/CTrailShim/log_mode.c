@@ -183,7 +183,7 @@ static void put_in_pipe_buffer(const char *line, size_t length) {
     pthread_mutex_unlock(&pipe_lock);
 }
 
-void trail_emit_log_line(const char *line, size_t length) {
+void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16], uint64_t span_id) {
     if (destination == TO_FILE) {
         if (__atomic_load_n(&file_full, __ATOMIC_RELAXED)) return;
         uint64_t after = __atomic_add_fetch(&file_written, length, __ATOMIC_RELAXED);
@@ -199,7 +199,7 @@ void trail_emit_log_line(const char *line, size_t length) {
     }
     trail_log_line_hook hook = __atomic_load_n(&log_hook, __ATOMIC_ACQUIRE);
     if (hook) {
-        hook(line, length);
+        hook(line, length, message_length, trace_id, span_id);
     } else if (destination == TO_PIPE) {
         put_in_pipe_buffer(line, length);
     } else {

@@ -69,11 +69,13 @@ int trail_inherited_trace(uint8_t trace_id[16], uint64_t *span_id) {
 
 const char *trail_inherited_traceparent(void) { return inherited; }
 
-/// "TRACEPARENT=00-<trace>-<span>-01" for the innermost traced call, into `entry` (72 bytes); 0 when none.
+/// "TRACEPARENT=00-<trace>-<span>-01" for the innermost traced call (or the trace context in effect), into `entry`
+/// (72 bytes); 0 when none.
 static int current_entry(char entry[72]) {
     uint8_t trace[16];
     uint64_t span;
-    if (trail_current_mode() != TRAIL_MODE_RECORD || trail_current_span(trace, &span) != 1) return 0;
+    if (trail_current_span(trace, &span) != 1) span = 0;
+    if (!trail_context_trace(&span, trace) && !span) return 0;
     static const char digits[] = "0123456789abcdef";
     memcpy(entry, "TRACEPARENT=00-", 15);
     char *at = entry + 15;

@@ -35,9 +35,10 @@ extension Trail {
             let wasCurrent = "\(directory)/\(config.appName).log"
             try LogSink.shared.configure(config)
             // The tracer's log-mode lines go through the logger, and the trace file sits beside the log.
-            trail_set_log_hook { line, length in
+            trail_set_log_hook { line, length, messageLength, traceID, spanID in
                 // The C side only calls with a line.
-                LogSink.shared.writeRaw(UnsafeRawBufferPointer(start: line, count: length), level: .trace)
+                LogSink.shared.writeTraceLine(UnsafeRawBufferPointer(start: line, count: length), messageLength: messageLength,
+                                              traceID: traceID, spanID: spanID)
             }
             trail_trace_set_app(config.appName, config.appVersion ?? "")
             if config.destination != .console { trail_trace_set_directory(directory, config.appName) }

@@ -45,18 +45,18 @@ extension LogSink {
         }
     }
 
-    /// The tracer's log-mode lines, as messages of the label `trace`.
-    func writeRawJSON(_ bytes: UnsafeRawBufferPointer, level: Logger.Level) {
-        var text = bytes
-        if text.last == 10 { text = UnsafeRawBufferPointer(rebasing: text.dropLast()) }
-        assembleJSON(level, urgent: false) { line in
+    /// The tracer's log-mode lines, as messages of the label `trace`, with the call's ids as keys.
+    func writeTraceLineJSON(_ bytes: UnsafeRawBufferPointer, messageLength: Int, traceID: UnsafePointer<UInt8>?, spanID: UInt64) {
+        let text = UnsafeRawBufferPointer(rebasing: bytes.prefix(messageLength))
+        assembleJSON(.trace, urgent: false, span: traceID.map { ($0, spanID) }) { line in
             line.append(#","label":"trace","message":"#)
             line.appendJSONString { $0.append(text) }
         }
     }
 
     @inline(__always)
-    private func assembleJSON(_ level: Logger.Level, urgent: Bool, _ body: (inout LineBuilder) -> Void) {
+    private func assembleJSON(_ level: Logger.Level, urgent: Bool, span: (UnsafePointer<UInt8>, UInt64)? = nil,
+                              _ body: (inout LineBuilder) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var line = LineBuilder(scratch)
             line.reserveJSONTimestamp()
@@ -68,7 +68,7 @@ extension LogSink {
             line.append(Int(trail_log_process_id()))
             line.append(#","thread_id":"#)
             line.append(Int(trail_log_thread_id()))
-            line.appendCurrentSpan()
+            line.appendSpan(span)
             line.append("}\n")
             line.withBytes { deliver($0, urgent: urgent) }
         }
@@ -76,17 +76,15 @@ extension LogSink {
 }
 
 extension LineBuilder {
-    /// `,"trace_id":"<32 hex>","span_id":"<16 hex>"` when a traced call is open on this thread or task, or a
-    /// tracer's span is in effect (LogSpanContext).
-    mutating func appendCurrentSpan() {
+    /// `,"trace_id":"<32 hex>","span_id":"<16 hex>"`: the given ids, else the span in effect (Trail.currentSpan);
+    /// nothing outside one.
+    mutating func appendSpan(_ given: (trace: UnsafePointer<UInt8>, span: UInt64)?) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { traceID in
             var spanID: UInt64 = 0
-            let inCall = trail_current_span(traceID.baseAddress!, &spanID) == 1
-            if let context = Trail.contextSpan(callSpanID: inCall ? spanID : 0) ?? LogSpanContext.current?(inCall ? spanID : 0),
-               context.traceID.count == 16 {
-                for index in 0 ..< 16 { traceID[index] = context.traceID[index] }
-                spanID = context.spanID
-            } else if !inCall {
+            if let given {
+                for index in 0 ..< 16 { traceID[index] = given.trace[index] }
+                spanID = given.span
+            } else if !Trail.currentSpan(traceID.baseAddress!, &spanID) {
                 return
             }
             append(#","trace_id":""#)

@@ -286,10 +286,11 @@ public final class LogSink: @unchecked Sendable {
         }
     }
 
-    /// A line already formatted, ending in a newline (the tracer's log-mode lines).
-    func writeRaw(_ bytes: UnsafeRawBufferPointer, level: Logger.Level) {
-        if lineFormat == .json { return writeRawJSON(bytes, level: level) }
-        assemble(level, urgent: false) { text in text.append(bytes) }
+    /// A log-mode line of the tracer, ending in its ids and a newline; the first `messageLength` bytes come before
+    /// the ids, which JSON lines give as keys.
+    func writeTraceLine(_ bytes: UnsafeRawBufferPointer, messageLength: Int, traceID: UnsafePointer<UInt8>?, spanID: UInt64) {
+        if lineFormat == .json { return writeTraceLineJSON(bytes, messageLength: messageLength, traceID: traceID, spanID: spanID) }
+        assemble(.trace, urgent: false) { text in text.append(bytes) }
     }
 
     /// `<time> <level> ` and what `body` adds, assembled on the stack and delivered.

@@ -15,6 +15,7 @@ public enum LogSpanContext {
     /// The first call wins: the provider is written once, before readers are told it is there.
     public static func install(_ provider: @escaping Provider) {
         guard !claimed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = Trail.contextHookInstalled
         self.provider = provider
         installed.store(true, ordering: .releasing)
     }

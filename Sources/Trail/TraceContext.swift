@@ -65,27 +65,43 @@ extension Trail {
         return try await $remoteContext.withValue(context, operation: body, isolation: isolation)
     }
 
-    /// The `traceparent` to send on an outgoing request: the innermost traced call (record mode) in its trace,
-    /// else the trace context in effect; nil when there is neither.
+    /// The `traceparent` to send on an outgoing request: the innermost traced call in its trace, else the trace
+    /// context or tracer span in effect; nil when there is none.
     public static var currentTraceparent: String? {
         var trace = [UInt8](repeating: 0, count: 16)
-        var call: UInt64 = 0
-        let inCall = trail_current_span(&trace, &call) == 1
-        if let context = remoteContext {
-            return format(context.traceID, context.span(call: inCall ? call : 0), context.sampled)
-        }
-        return inCall ? format(trace, call, true) : nil
+        var span: UInt64 = 0
+        guard trace.withUnsafeMutableBufferPointer({ currentSpan($0.baseAddress!, &span) }) else { return nil }
+        return format(trace, span, remoteContext?.sampled ?? true)
     }
 
-    /// The trace and span a log line names inside a trace context (the call's own span id when a traced call was
-    /// made inside it); nil outside one.
-    static func contextSpan(callSpanID: UInt64) -> (traceID: [UInt8], spanID: UInt64)? {
-        guard let context = remoteContext else { return nil }
-        return (context.traceID, context.span(call: callSpanID))
+    /// The trace and span that a log line, an outgoing header or a child process names here: the innermost traced
+    /// call's, or inside a trace context or tracer span, what it says. False when there is none.
+    static func currentSpan(_ traceID: UnsafeMutablePointer<UInt8>, _ spanID: inout UInt64) -> Bool {
+        let inCall = trail_current_span(traceID, &spanID) == 1
+        if !inCall { spanID = 0 }
+        return contextSpan(traceID, &spanID) || inCall
+    }
+
+    /// Inside a trace context or tracer span: the span to name instead of the innermost call `spanID` (0: none)
+    /// (that call's own when it was made inside), and its trace. False outside one.
+    static func contextSpan(_ traceID: UnsafeMutablePointer<UInt8>, _ spanID: inout UInt64) -> Bool {
+        let named: (traceID: [UInt8], spanID: UInt64)? =
+            if let context = remoteContext { (context.traceID, context.span(call: spanID)) } else { LogSpanContext.current?(spanID) }
+        guard let named, named.traceID.count == 16 else { return false }
+        for index in 0 ..< 16 { traceID[index] = named.traceID[index] }
+        spanID = named.spanID
+        return true
+    }
+
+    /// The runtime's C side asks contextSpan for log-mode lines and children's TRACEPARENT while a context or
+    /// tracer span is open; set once, before the first one opens.
+    static let contextHookInstalled: Void = trail_set_context_trace_hook { spanID, traceID in
+        contextSpan(traceID, &spanID.pointee) ? 1 : 0
     }
 
     private static func begin(_ traceparent: String) -> (RemoteContext, trail_span)? {
         guard let (traceID, spanID, sampled) = parse(traceparent) else { return nil }
+        _ = contextHookInstalled
         var trace = [UInt8](repeating: 0, count: 16)
         var call: UInt64 = 0
         let inCall = trail_current_span(&trace, &call) == 1
@@ -98,7 +114,7 @@ extension Trail {
             handle = details.encoded().withUnsafeBufferPointer { trail_span_start(site, $0.baseAddress, UInt32($0.count), 1) }
         }
         var context = RemoteContext(traceID: traceID, spanID: spanID, sampled: sampled, flowParent: inCall ? call : 0)
-        if handle.word != 0, trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue) { context.ownID = trail_exported_span_id(1 << 63 | handle.start) }
+        context.ownID = trail_span_handle_id(handle)
         return (context, handle)
     }
 

@@ -52,7 +52,7 @@ public struct TrailTracer: Tracer {
         let recorded = handle.word != 0 && trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue)  // `start` is the token
         let readerID: UInt64 = recorded ? 1 << 63 | handle.start : 0
         var own = TrailSpanContext(traceID: parent?.traceID ?? Self.processTraceID() ?? Self.randomTraceID(),
-                                   spanID: recorded ? trail_exported_span_id(readerID) : Self.randomSpanID(),
+                                   spanID: handle.word != 0 ? trail_span_handle_id(handle) : Self.randomSpanID(),
                                    sampled: parent?.sampled ?? true, traceState: parent?.traceState)
         own.readerSpanID = readerID
         own.flowParent = inCall ? innermost : 0

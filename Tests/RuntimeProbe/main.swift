@@ -651,6 +651,19 @@ case "context":
     await Trail.withTraceContext(traceparent: arguments[3]) { await leafInChildTask() }
     print("outside \(Trail.currentTraceparent ?? "none")")
 
+case "context-spawn":
+    // Inside the caller's TRACEPARENT (arguments[3]), one child started from a traced call, and one started with
+    // no traced call open (the context itself is then the child's parent).
+    Trail.withTraceContext(traceparent: arguments[3]) {
+        spawner(directory, 1)
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["calls", directory, "10"]
+        try? child.run()
+        child.waitUntilExit()
+    }
+    print("done")
+
 case "steady":
     // A server's day in small: RATE requests a second for SECONDS, each a traced call with three inside; the
     // trace flushed as it goes (the writer drains busy rings at once), then the process ends.

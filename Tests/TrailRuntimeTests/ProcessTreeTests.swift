@@ -50,6 +50,25 @@ import TrailTestSupport
         #expect(spans.allSatisfy { $0.trace == "4bf92f3577b34da6a3ce929d0e0e4736" && $0.parent == "00f067aa0ba902b7" })
     }
 
+    /// A child started inside Trail.withTraceContext is in the caller's trace too: under the call that started it,
+    /// or, started with no traced call open, under the caller's span.
+    @Test func childrenStartedInsideATraceContextJoinTheCallersTrace() throws {
+        let directory = Paths.temporaryDirectory("context-spawn")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        try run(Self.probe, ["context-spawn", directory, caller],
+                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
+        let (spans, summary) = try Self.export(directory)
+        #expect(summary.contains(" resources=3 "), "\(summary)")
+        #expect(Set(spans.map(\.trace)) == ["4bf92f3577b34da6a3ce929d0e0e4736"], "\(summary)")
+        let spawner = try #require(spans.first { $0.name == "Probe.spawner(_:_:)" })
+        #expect(spawner.parent == "00f067aa0ba902b7")
+        let children = Dictionary(grouping: spans.filter { $0.pid != spawner.pid }, by: \.pid)
+        #expect(children.count == 2 && children.values.allSatisfy { $0.count == 10 })
+        let parents = Set(children.values.map { Set($0.map(\.parent)) })
+        #expect(parents == [[spawner.span], ["00f067aa0ba902b7"]], "\(parents)")
+    }
+
     @Test(arguments: ["00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
                       "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "junk"])
     func aMalformedTraceparentIsNamedAndLeftAlone(value: String) throws {

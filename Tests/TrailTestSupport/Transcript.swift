@@ -7,6 +7,7 @@ public enum Transcript {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var masked = String(line)
             masked = masked.replacingOccurrences(of: #"^\[trail \d+\]"#, with: "[trail T]", options: .regularExpression)
+            masked = masked.replacingOccurrences(of: #"  trace_id=[0-9a-f]{32} span_id=[0-9a-f]{16}$"#, with: "", options: .regularExpression)
             masked = masked.replacingOccurrences(of: #"  \d+(\.\d+)? (ns|us|ms|s)$"#, with: "  <duration>", options: .regularExpression)
             lines.append(masked)
         }

@@ -26,9 +26,16 @@ int trail_current_mode(void);
 /// Overrides the mode chosen from the environment (tests, benchmarks).
 void trail_set_mode(int mode);
 
-/// Receives each log-mode line (ending in '\n') once a logger is bootstrapped; NULL sends lines to fd 2.
-typedef void (*trail_log_line_hook)(const char *line, size_t length);
+/// Receives each log-mode line (ending in its ids and '\n') once a logger is bootstrapped; NULL sends lines to
+/// fd 2. The first `message_length` bytes are the line without its ids, which follow as values.
+typedef void (*trail_log_line_hook)(const char *line, size_t length, size_t message_length, const uint8_t *trace_id,
+                                    uint64_t span_id);
 void trail_set_log_hook(trail_log_line_hook _Nullable hook);
+/// Inside a trace context or a tracer span from another process (Swift's task-locals know it): given the innermost
+/// traced call's span id (0: none), sets the span and trace to name (log lines, TRACEPARENT for a child) and returns
+/// 1; returns 0 outside one.
+typedef int (*trail_context_trace_hook)(uint64_t *span_id, uint8_t *trace_id);
+void trail_set_context_trace_hook(trail_context_trace_hook _Nullable hook);
 
 // MARK: record mode
 
@@ -42,11 +49,11 @@ void trail_trace_set_app(const char *name, const char *version);
 void trail_trace_flush(void);
 /// Records lost so far because a ring stayed full.
 uint64_t trail_trace_dropped(void);
-/// The innermost traced call (record mode), as exporters and log lines name it (Docs/trace-format.md, "Span
+/// The innermost traced call (record or log mode), as exporters and log lines name it (Docs/trace-format.md, "Span
 /// and trace ids"): this thread's innermost synchronous call, else the current task's innermost async call.
 /// Fills both ids and returns 1, or returns 0 when there is none.
 int trail_current_span(uint8_t trace_id[_Nonnull 16], uint64_t *span_id);
-/// This process's trace id (record mode; returns 0 otherwise).
+/// This process's trace id (record and log mode; returns 0 when tracing is off).
 int trail_process_trace_id(uint8_t trace_id[_Nonnull 16]);
 /// The span id exporters and log lines give a call whose reader span id is `raw`: salted per process, so the
 /// processes of one distributed trace never share one.
@@ -61,6 +68,8 @@ uint64_t trail_exported_span_id(uint64_t raw);
 /// ended by the same task in the closure that began it, is also its task's parent token, for child tasks.
 trail_span trail_span_start(const char *site, const void *_Nullable details, uint32_t length, int scoped);
 void trail_span_end(trail_span span, const void *_Nullable details, uint32_t length);
+/// The span id exporters and log lines give the span `span` (trail_span_start), in either mode; 0 when not traced.
+uint64_t trail_span_handle_id(trail_span span);
 /// Queues a SPAN chunk (spans.c; bounded: 1 when queued, 0 when dropped or not recording).
 int trail_span_details_queue(uint64_t token, uint32_t phase, const void *details, uint32_t length);
 /// Span details dropped because the queue was full.
