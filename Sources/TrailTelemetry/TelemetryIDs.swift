@@ -1,3 +1,5 @@
+import TrailFormat
+
 /// Trace and span ids exactly as Docs/trace-format.md ("Span and trace ids") defines them, so the spans an
 /// exporter derives from a trace and the logger's JSON lines name the same calls.
 public protocol HexID {
@@ -48,21 +50,11 @@ public struct SpanID: HexID, Hashable, Sendable {
     /// `mix`. Exported span ids are a call's id XOR its process's salt (1 if that is 0), so that the processes
     /// of one distributed trace never share a span id.
     public static func salt(wallClockStart: UInt64, pid: UInt32, host: String) -> UInt64 {
-        mix(wallClockStart) ^ mix(UInt64(pid) << 32 | UInt64(fnv1a32(host)))
+        SpanIDMath.salt(wallClockStart: wallClockStart, pid: pid, host: host)
     }
 
     /// The id a call (its reader span id) is exported and logged with.
-    public static func exported(_ raw: UInt64, salt: UInt64) -> SpanID {
-        let salted = raw ^ salt
-        return SpanID(salted == 0 ? 1 : salted)
-    }
-
-    static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
+    public static func exported(_ raw: UInt64, salt: UInt64) -> SpanID { SpanID(SpanIDMath.exported(raw, salt: salt)) }
 
     /// Parses 16 hex digits; nil for anything else or zero.
     public init?(hex text: String) {
@@ -76,14 +68,7 @@ public struct SpanID: HexID, Hashable, Sendable {
 }
 
 /// FNV-1a, 32 bits, over the UTF-8 bytes.
-public func fnv1a32(_ text: String) -> UInt32 {
-    var hash: UInt32 = 0x811c_9dc5
-    for byte in text.utf8 {
-        hash ^= UInt32(byte)
-        hash = hash &* 0x0100_0193
-    }
-    return hash
-}
+public func fnv1a32(_ text: String) -> UInt32 { SpanIDMath.fnv1a32(text) }
 
 func bigEndianBytes(_ value: UInt64, _ count: Int) -> [UInt8] {
     (0 ..< count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(count - 1 - $0))) }

@@ -1,6 +1,9 @@
+import TrailFormat
+
 /// The calls as uftrace's `replay` prints them, streamed: one line per call, nested by depth, with durations,
 /// threads interleaved by time. A call's opening line is printed when its first shown child is, so a call
-/// with no shown children prints as one line, and what the options hide costs no memory.
+/// with no shown children prints as one line, and what the options hide costs no memory. A process started by a
+/// call of another in the set (ProcessTree) is printed inside that call, before its closing line.
 ///
 ///     # DURATION     TID     FUNCTION
 ///                 [  4242] | ItemStore.Store.create(name:value:) {
@@ -45,20 +48,35 @@ public struct Replay: CallVisitor {
     var minimumTicks: UInt64 = 0
     /// Task numbers by task and creator span: the runtime reuses a finished task's address.
     var tasks: [TaskKey: UInt64] = [:]
+    /// Child processes to print under their spawning calls, and this process's salt to name its calls.
+    let tree: ProcessTree?
+    var salt: UInt64 = 0
+    /// Added to every line's indent: a nested process's lines sit below the call that started it.
+    let baseIndent: Int32
+    /// A nested process's roots are in the filter's scope when the call that started it is.
+    let rootsInScope: Bool
 
     struct TaskKey: Hashable {
         var task: UInt64
         var creator: UInt64
     }
 
-    public init(_ options: ReplayOptions, output: TextOutput) {
+    public init(_ options: ReplayOptions, output: TextOutput, tree: ProcessTree? = nil) {
+        self.init(options, output: output, tree: tree, baseIndent: 0, rootsInScope: false)
+        output.append(options.showPid ? "# DURATION      PID      TID     FUNCTION\n" : "# DURATION     TID     FUNCTION\n")
+    }
+
+    init(_ options: ReplayOptions, output: TextOutput, tree: ProcessTree?, baseIndent: Int32, rootsInScope: Bool) {
         self.options = options
         self.output = output
-        output.append(options.showPid ? "# DURATION      PID      TID     FUNCTION\n" : "# DURATION     TID     FUNCTION\n")
+        self.tree = tree.flatMap { $0.isEmpty ? nil : $0 }
+        self.baseIndent = baseIndent
+        self.rootsInScope = rootsInScope
     }
 
     public mutating func beginProcess(_ process: TraceProcess) {
         self.process = process
+        if tree != nil { salt = ProcessTree.salt(of: process.file) }
         tasks.removeAll()
         minimumTicks = options.minDuration.map { UInt64(($0 / process.file.nanosecondsPerTick).rounded(.up)) } ?? 0
     }
@@ -67,7 +85,7 @@ public struct Replay: CallVisitor {
         let process = process!
         let parent = parentTag >= 0 ? lines[parentTag] : nil
         let startsScope = options.filter.map { $0.matches(process.sites[call.site].name) } ?? (parent == nil)
-        let inScope = (parent?.inScope ?? false) || startsScope
+        let inScope = (parent?.inScope ?? rootsInScope) || startsScope
         // A root line keeps its depth (calls above it were cut), except a child task's whose creator already
         // returned: it would read as nested in whatever call printed last.
         let indent: Int32 = if let parent, parent.inScope { parent.indent + 1 } else { options.filter == nil && call.parentSpanId == 0 ? call.depth : 0 }
@@ -84,7 +102,11 @@ public struct Replay: CallVisitor {
         let line = lines[tag]
         guard line.shown, line.printed || call.duration >= minimumTicks else { return }
         let process = process!
-        if line.printed {
+        if let tree, case let children = tree.claimChildren(of: SpanIDMath.exported(call.spanId, salt: salt)), !children.isEmpty {
+            openAncestors(of: tag)
+            replay(children, indent: line.indent + 1, inScope: line.inScope)
+        }
+        if lines[tag].printed {
             prefix(duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
             if options.colors { output.append(Self.dim) }
             output.append("} /* ")
@@ -103,6 +125,22 @@ public struct Replay: CallVisitor {
             returnedOn(call)
         }
         output.append(byte: 0x0A)
+    }
+
+    /// Child processes, each opened by a line naming it, their calls one level below `indent`.
+    mutating func replay(_ files: [TraceFile], indent: Int32, inScope: Bool) {
+        for file in files {
+            output.append(spaces: 10)
+            output.append(byte: 0x20)
+            if options.showPid { output.append(UInt64(file.pid), width: 8); output.append(byte: 0x20) }
+            output.append(byte: 0x5B)
+            output.append(UInt64(file.pid), width: 6)
+            output.append("] | ")
+            output.append(spaces: Int(baseIndent + indent) * 2)
+            output.append("[process \(file.pid) \(file.executableName)]\n")
+            var nested = Replay(options, output: output, tree: tree, baseIndent: baseIndent + indent, rootsInScope: inScope)
+            CallStream().read([file], into: &nested)
+        }
     }
 
     /// Prints the opening lines of the calls above a line about to be printed, outermost first.
@@ -139,7 +177,7 @@ public struct Replay: CallVisitor {
         output.append(byte: 0x5B)
         output.append(UInt64(process.threads[Int(thread)].tid), width: 6)
         output.append("] | ")
-        output.append(spaces: Int(indent) * 2)
+        output.append(spaces: Int(baseIndent + indent) * 2)
     }
 
     static let dim = "\u{1B}[2m", reset = "\u{1B}[0m"

@@ -38,6 +38,49 @@ import TrailTestSupport
         #expect(Set(spans.map(\.span)).count == spans.count, "span ids are unique across the processes")
     }
 
+    /// `trail replay` over the folder prints each child process inside the call that started it, once, and keeps
+    /// them there under --filter (the spawning call's scope).
+    @Test(arguments: [[], ["--filter", "Probe.spawner*"]])
+    func replayShowsChildProcessesUnderTheCallThatStartedThem(options: [String]) throws {
+        let directory = Paths.temporaryDirectory("process-replay")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try run(Self.probe, ["spawn-many", directory, "2"],
+                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
+        let output = try run(Paths.trail, ["replay"] + options + [directory], check: true).stdout
+        // `<duration> <pid> [<tid>] | <indent><text>`: the pid and the text after the bar.
+        let rows = output.split(separator: "\n").dropFirst().map { line -> (pid: String, text: String) in
+            let bar = line.range(of: "] | ")!
+            let columns = line[..<bar.lowerBound].split(separator: "[")[0].split(separator: " ")
+            return (String(columns.last ?? ""), String(line[bar.upperBound...]))
+        }
+        #expect(rows.count == 24, "\(output)")
+        let parent = try #require(rows.first).pid
+        #expect(rows.first?.text == "Probe.spawner(_:_:) { [task 1]")
+        #expect(rows.last?.text == "} /* Probe.spawner(_:_:) */" && rows.last?.pid == parent)
+        var children: [String] = []
+        for (index, row) in rows.dropFirst().dropLast().enumerated() where index % 11 == 0 {
+            #expect(row.text == "  [process \(row.pid) trail-probe]", "\(output)")
+            children.append(row.pid)
+        }
+        #expect(Set(children).count == 2 && !children.contains(parent))
+        for (index, row) in rows.dropFirst().dropLast().enumerated() where index % 11 != 0 {
+            #expect(row.text.hasPrefix("  Probe.nothing();") && row.pid == children[index / 11], "\(output)")
+        }
+        // Perfetto draws an arrow from the spawning call to each child's first call: a legacy flow, one id each.
+        let chromePath = directory + "/chrome.json"
+        try run(Paths.trail, ["export", "--chrome", "-o", chromePath, directory], check: true)
+        let chrome = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: chromePath))) as? [String: Any])
+        let arrows = (chrome["traceEvents"] as? [[String: Any]] ?? []).filter { $0["cat"] as? String == "process" }
+        let begun = arrows.filter { $0["ph"] as? String == "s" }, ended = arrows.filter { $0["ph"] as? String == "f" }
+        #expect(begun.count == 2 && begun.allSatisfy { "\($0["pid"]!)" == parent }, "\(arrows)")
+        #expect(Set(ended.map { "\($0["pid"]!)" }) == Set(children) && ended.allSatisfy { $0["bp"] as? String == "e" })
+        #expect(Set(begun.compactMap { $0["id"] as? String }) == Set(ended.compactMap { $0["id"] as? String }))
+        // One child alone is a trace like any other.
+        let child = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0 == children[0] + ".trace" })
+        let alone = try run(Paths.trail, ["replay", directory + "/" + child], check: true).stdout
+        #expect(alone.split(separator: "\n").count == 11 && !alone.contains("[process"), "\(alone)")
+    }
+
     @Test func aForeignTraceparentIsJoined() throws {
         let directory = Paths.temporaryDirectory("foreign-parent")
         defer { try? FileManager.default.removeItem(atPath: directory) }

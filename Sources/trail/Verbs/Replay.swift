@@ -5,7 +5,8 @@ let replayVerb = Verb(
     name: "replay",
     summary: "Print recorded traces as call trees with durations.",
     usage: "[options] \(traceArgument)",
-    details: traceDetails + " With several processes, a PID column says which each line is from.",
+    details: traceDetails + " With several processes, a PID column says which each line is from, and a process started by a "
+        + "traced call (TRACEPARENT) is shown inside that call.",
     options: [
         .value("--filter", "-F", placeholder: "GLOB", help: "Only calls matching GLOB (comma-separated), with what they call."),
         .value("--depth", "-D", placeholder: "N", help: "Show N levels of calls from each shown root (1: the roots alone), as uftrace's -D does."),
@@ -38,8 +39,11 @@ let replayVerb = Verb(
         startPager(arguments)
         options.showPid = files.count > 1
         let output = TextOutput(descriptor: 1)
-        var replay = Replay(options, output: output)
-        CallStream().read(files, into: &replay)
+        // A child process is printed under the call that started it, not again on its own.
+        let tree = ProcessTree(files)
+        var replay = Replay(options, output: output, tree: tree)
+        let stream = CallStream()
+        for file in files where !tree.isNested(file) { stream.read([file], into: &replay) }
         reportGaps(files)
         output.flush()
         return 0
