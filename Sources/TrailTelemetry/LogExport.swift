@@ -32,154 +32,28 @@ public struct LogExport {
         public var cutLines = 0
     }
 
-    /// Reads `paths` (files or log folders) in order into `writer`.
+    /// Reads `paths` (files or log folders) in order into `writer`; a resource per app and pid.
     public func export(_ paths: [String], to writer: OTLPWriter<LogRecord>) throws -> Counts {
-        var state = State(export: self, writer: writer)
-        for path in paths {
-            for file in try LogLines.files(path) {
-                state.beginFile(file)
-                var lines = LogLines()
-                try lines.forEach(in: file) { try state.take($0) }
-                try state.endBlock()
-                state.counts.cutLines += lines.cutLines
+        var current: ProcessResource?
+        var parser = LogRecordParser(export: self) { resource, record in
+            if resource != current {
+                if current != nil { try writer.endResource() }
+                try writer.beginResource(resource)
+                current = resource
             }
-        }
-        if state.resourceOpen { try writer.endResource() }
-        return state.counts
-    }
-
-    private struct State {
-        let export: LogExport
-        let writer: OTLPWriter<LogRecord>
-        var counts = Counts()
-        var resourceOpen = false
-        var pid: Int?
-        var app = "app"
-        var lastTime: UInt64 = 0
-        var block: [String]?
-        let observed = unixNanoseconds()
-
-        init(export: LogExport, writer: OTLPWriter<LogRecord>) {
-            self.export = export
-            self.writer = writer
-        }
-
-        mutating func beginFile(_ path: String) {
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            app = name.hasSuffix(".log") ? LogLines.rotationOrder(name).stem : name
-        }
-
-        mutating func take(_ line: UnsafeBufferPointer<UInt8>) throws {
-            if block != nil {
-                block!.append(String(decoding: line, as: UTF8.self))
-                if line.starts(with: CrashBlockSyntax.markerOpen.utf8Bytes), line.count < 64,
-                   String(decoding: line, as: UTF8.self).hasSuffix(" END ===") || block!.count >= LogExport.maxBlockLines {
-                    try endBlock()
-                }
-                return
-            }
-            if line.starts(with: CrashBlockSyntax.markerOpen.utf8Bytes),
-               String(decoding: line, as: UTF8.self).contains(" \(CrashBlockSyntax.beginWord) v") {
-                block = [String(decoding: line, as: UTF8.self)]
-                return
-            }
-            if line.first == 123, try addJSONLine(line) { return }
-            if let record = textRecord(String(decoding: line, as: UTF8.self)) { return try add(record) }
-            counts.rawLines += 1
-            try add(LogRecord(timeUnixNano: lastTime, observedTimeUnixNano: observed, severity: .info, severityText: "info",
-                              body: String(decoding: line, as: UTF8.self), attributes: [Attribute("trail.label", "stderr")]))
-        }
-
-        mutating func endBlock() throws {
-            guard let lines = block else { return }
-            block = nil
-            guard let parsed = CrashLog.parse(lines.joined(separator: "\n")).blocks.first else { return }
-            counts.crashes += 1
-            try add(crashRecord(parsed))
-        }
-
-        mutating func add(_ record: LogRecord, pid recordPid: Int? = nil) throws {
-            if !resourceOpen || (recordPid != nil && recordPid != pid) {
-                if resourceOpen { try writer.endResource() }
-                pid = recordPid ?? pid
-                try writer.beginResource(ProcessResource(serviceName: export.serviceName ?? app, pid: pid,
-                                                         extra: export.resourceAttributes))
-                resourceOpen = true
-            }
-            if record.timeUnixNano != 0 { lastTime = record.timeUnixNano }
-            counts.records += 1
             try writer.add(record)
         }
-
-        /// False when the line is not one of the logger's JSON lines.
-        mutating func addJSONLine(_ line: UnsafeBufferPointer<UInt8>) throws -> Bool {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: line)) as? [String: Any],
-                  let level = object["level"] as? String, let message = object["message"] as? String else { return false }
-            let time = (object["time"] as? String).flatMap(parseRFC3339) ?? lastTime
-            var attributes: [Attribute] = []
-            if let label = object["label"] as? String { attributes.append(Attribute("trail.label", label)) }
-            if let source = object["source"] as? [String: Any] {
-                if let function = source["function"] as? String { attributes.append(Attribute("code.function.name", function)) }
-                if let file = source["file"] as? String { attributes.append(Attribute("code.file.path", file)) }
-                if let line = source["line"] as? Int { attributes.append(Attribute("code.line.number", line)) }
+        for path in paths {
+            for file in try LogLines.files(path) {
+                parser.beginFile(file)
+                var lines = LogLines()
+                try lines.forEach(in: file) { try parser.take($0) }
+                try parser.endBlock()
+                parser.counts.cutLines += lines.cutLines
             }
-            if let thread = object["thread_id"] as? Int { attributes.append(Attribute("thread.id", thread)) }
-            if let metadata = object["metadata"] as? [String: Any] {
-                attributes += metadata.keys.sorted().map { Attribute($0, attributeValue(metadata[$0]!)) }
-            }
-            let record = LogRecord(timeUnixNano: time, observedTimeUnixNano: observed, severity: Severity(level: level) ?? .unspecified,
-                                   severityText: level, body: message, attributes: attributes,
-                                   traceID: (object["trace_id"] as? String).flatMap { TraceID(hex: $0) },
-                                   spanID: (object["span_id"] as? String).flatMap { SpanID(hex: $0) })
-            try add(record, pid: object["pid"] as? Int)
-            return true
         }
-
-        /// `2026-12-02T11:36:51.123456Z info store: added X value=40 (ItemStore/Store.swift:42)`.
-        func textRecord(_ line: String) -> LogRecord? {
-            let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard words.count == 3, let time = parseRFC3339(words[0]), let severity = Severity(level: String(words[1])) else { return nil }
-            var rest = words[2], attributes: [Attribute] = []
-            if let colon = rest.range(of: ": "), !rest[..<colon.lowerBound].contains(" ") {
-                attributes.append(Attribute("trail.label", String(rest[..<colon.lowerBound])))
-                rest = rest[colon.upperBound...]
-            }
-            if rest.hasSuffix(")"), let open = rest.range(of: " (", options: .backwards) {
-                let location = rest[open.upperBound ..< rest.index(before: rest.endIndex)]
-                if let colon = location.lastIndex(of: ":"), let number = Int(location[location.index(after: colon)...]) {
-                    attributes += [Attribute("code.file.path", String(location[..<colon])), Attribute("code.line.number", number)]
-                    rest = rest[..<open.lowerBound]
-                }
-            }
-            return LogRecord(timeUnixNano: time, observedTimeUnixNano: observed, severity: severity, severityText: String(words[1]),
-                             body: String(rest), attributes: attributes)
-        }
-
-        func crashRecord(_ block: CrashBlock) -> LogRecord {
-            let signal = block.signal
-            let type = signal.map(\.name) ?? "fatal error"
-            var message = block.reason ?? ""
-            if let signal {
-                let details = [signal.code.map { "code \($0)" }, signal.address.map { "address \($0)" }].compactMap { $0 }
-                let what = signal.name + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
-                message = message.isEmpty ? what : "\(what): \(message)"
-            }
-            let stack = export.stacktrace(block)
-                ?? block.frames.map { "frame \($0.index) 0x\(String($0.address, radix: 16))" }.joined(separator: "\n")
-            var attributes = [Attribute("trail.label", "crash"), Attribute("exception.type", type),
-                              Attribute("exception.message", message), Attribute("exception.stacktrace", stack)]
-            if let thread = block.thread {
-                if let tid = Int(thread.tid) { attributes.append(Attribute("thread.id", tid)) }
-                if !thread.name.isEmpty { attributes.append(Attribute("thread.name", thread.name)) }
-            }
-            if let executable = block.executable { attributes.append(Attribute("process.executable.path", executable)) }
-            if let pid = block.pid.flatMap({ Int($0) }) { attributes.append(Attribute("process.pid", pid)) }
-            if !block.openCalls.isEmpty { attributes.append(Attribute("trail.open_calls", .array(block.openCalls.map { .string($0) }))) }
-            let fatal = block.kind == .crash
-            return LogRecord(timeUnixNano: block.time.flatMap { parseRFC3339(Substring($0)) } ?? lastTime, observedTimeUnixNano: observed,
-                             severity: fatal ? .fatal : .error, severityText: fatal ? "FATAL" : "ERROR",
-                             body: fatal ? "crash: \(message)" : "error reported: \(message)", attributes: attributes)
-        }
+        if current != nil { try writer.endResource() }
+        return parser.counts
     }
 }
 
