@@ -4,7 +4,7 @@ import Glibc
 
 /// A log file's lines, read in 1 MiB chunks: memory stays bounded however large the file. A line longer than
 /// `maxLine` is cut there (the rest of it is dropped) and counted.
-struct LogLines {
+public struct LogLines {
     static let maxLine = 1 << 20
     private(set) var cutLines = 0
 
@@ -53,7 +53,7 @@ struct LogLines {
 
     /// The log files a path stands for: a file as it is; a folder's `*.log` files, per app oldest first
     /// (`app.1.log`, `app.2.log`, …, then `app.log`, the one being written).
-    static func files(_ path: String) throws -> [String] {
+    public static func files(_ path: String) throws -> [String] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ExportFailure("\(path): \(errorText())") }
         guard info.st_mode & S_IFMT == S_IFDIR else { return [path] }
@@ -72,7 +72,7 @@ struct LogLines {
     }
 
     /// `app.3.log` -> ("app", 3); `app.log` -> ("app", Int.max): the current file comes last.
-    static func rotationOrder(_ name: String) -> (stem: String, number: Int) {
+    public static func rotationOrder(_ name: String) -> (stem: String, number: Int) {
         let stem = String(name.dropLast(4))
         if let dot = stem.lastIndex(of: "."), let number = Int(stem[stem.index(after: dot)...]) {
             return (String(stem[..<dot]), number)

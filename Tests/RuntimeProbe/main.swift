@@ -353,6 +353,21 @@ case "instance":
     for line in 0 ..< number(4, 20_000) { log.info("instance \(id) line \(line)") }
     LogSink.shared.flush()
 
+case "log-steady":
+    // SECONDS of RATE lines a second ("steady ID line N"), as a service logs; rotation as TRAIL_LOG_* says.
+    let seconds = number(3, 3), rate = number(4, 500), id = number(5, 0)
+    try Trail.bootstrap(configuration)
+    let started = Date()
+    var line = 0
+    while Date().timeIntervalSince(started) < Double(seconds) {
+        log.info("steady \(id) line \(line)")
+        line += 1
+        let wait = started.addingTimeInterval(Double(line) / Double(rate)).timeIntervalSinceNow
+        if wait > 0 { usleep(UInt32(wait * 1e6)) }
+    }
+    LogSink.shared.flush()
+    print("logged \(line)")
+
 case "fork-log":
     // 4 threads log while the main thread forks CHILDREN children without exec; each child logs 20 lines and
     // ends with _exit. A child not ended within 5 s is killed and counted as hung.

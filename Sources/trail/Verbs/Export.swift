@@ -8,8 +8,8 @@ import TrailTrace
 let exportVerb = Verb(
     name: "export",
     summary: "Convert traces for other viewers (Chrome trace JSON) or OpenTelemetry (OTLP spans), or logs into OTLP log records.",
-    usage: "--chrome [--min-duration TIME] [--filter GLOB] [-o FILE] \(traceArgument)\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp --follow [--endpoint URL] [--cursor FILE] [FOLDER|TRACE]...\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]",
-    details: traceDetails + " --chrome: each process is its own track group, lined up by wall-clock time.\n\n" + otlpTracesDetails + "\n\n" + followDetails + "\n\n" + otlpLogsDetails,
+    usage: "--chrome [--min-duration TIME] [--filter GLOB] [-o FILE] \(traceArgument)\n       trail export --otlp [--min-duration TIME] [--filter GLOB] [--summary] [--endpoint URL] [-o FILE] \(traceArgument)\n       trail export --otlp --follow [--endpoint URL] [--cursor FILE] [FOLDER|TRACE]...\n       trail export --otlp-logs LOG... [--endpoint URL] [--service NAME] [-o FILE]\n       trail export --otlp-logs --follow [--endpoint URL] [--cursor FILE] LOG...",
+    details: traceDetails + " --chrome: each process is its own track group, lined up by wall-clock time.\n\n" + otlpTracesDetails + "\n\n" + followDetails + "\n\n" + otlpLogsDetails + "\n\n" + followLogsDetails,
     options: [
         .flag("--chrome", help: "Chrome trace event JSON (the default for traces)."),
         .flag("--otlp", help: "Traces as OTLP spans (ExportTraceServiceRequest: protobuf to an endpoint, JSON to a file)."),
@@ -25,16 +25,16 @@ let exportVerb = Verb(
         .value("--retries", placeholder: "N", help: "Retries of a failed request (429, 502-504, no connection; default 4)."),
         .value("--protocol", placeholder: "P", help: "--endpoint: http/protobuf (default) or http/json (OTEL_EXPORTER_OTLP_PROTOCOL)."),
         .value("--compression", placeholder: "C", help: "--endpoint: gzip or none (default; OTEL_EXPORTER_OTLP_COMPRESSION)."),
-        .flag("--follow", help: "--otlp: keep reading traces as they are written and send spans as calls end (a sidecar)."),
-        .value("--cursor", placeholder: "FILE", help: "--follow: where what was sent is recorded (default: .trail-follow.json in the folder)."),
+        .flag("--follow", help: "--otlp, --otlp-logs: keep reading traces or logs as they are written and send spans as calls end, lines as they come (a sidecar)."),
+        .value("--cursor", placeholder: "FILE", help: "--follow: where what was sent is recorded (default: .trail-follow.json or .trail-follow-logs.json in the folder)."),
         .value("--debug-dir", placeholder: "DIR", help: "Where to look for debug files when symbolizing crash stacks.", repeatable: true),
     ],
     conflicts: [["chrome", "otlp", "otlp-logs"], ["min-duration", "otlp-logs"], ["filter", "otlp-logs"]],
     needs: ["summary": ["otlp"], "log": ["otlp"], "endpoint": ["otlp", "otlp-logs"], "service": ["otlp", "otlp-logs"],
             "batch": ["otlp", "otlp-logs"], "retries": ["otlp", "otlp-logs"], "debug-dir": ["otlp", "otlp-logs"],
-            "protocol": ["otlp", "otlp-logs"], "compression": ["otlp", "otlp-logs"], "follow": ["otlp"], "cursor": ["follow"]],
+            "protocol": ["otlp", "otlp-logs"], "compression": ["otlp", "otlp-logs"], "follow": ["otlp", "otlp-logs"], "cursor": ["follow"]],
     run: { arguments in
-        if arguments.has("otlp-logs") { return try exportLogs(arguments) }
+        if arguments.has("otlp-logs") { return arguments.has("follow") ? try followLogs(arguments) : try exportLogs(arguments) }
         if arguments.has("otlp") { return arguments.has("follow") ? try followSpans(arguments) : try exportSpans(arguments) }
         let files = try openTraces(arguments)
         // A named file is written beside and renamed when whole: a failed export leaves the old one.

@@ -26,15 +26,17 @@ func followSpans(_ arguments: ParsedArguments) throws -> Int32 {
     return 0
 }
 
-/// What `--follow` delivered of each trace, kept in a JSON file written atomically after every delivery: the
-/// exit time of the last span sent and how many spans ending at that same tick were sent (a restart skips
-/// exactly those), and whether the trace ended and was sent whole.
+/// What `--follow` delivered of each trace (or log file), kept in a JSON file written atomically after every
+/// delivery. For a trace: the exit time of the last span sent and how many spans ending at that same tick were
+/// sent (a restart skips exactly those); for a log file, the offset up to which its records were sent. And whether
+/// it ended and was sent whole.
 struct FollowCursor {
     struct Entry: Equatable {
-        /// "<wall-clock start>-<pid>": a path reused by another process's trace is another trace.
+        /// What tells this trace or file from another that took its path: "<wall-clock start>-<pid>" for a trace,
+        /// "<device>:<inode>:<hash of the first line>" for a log file.
         var identity: String
-        var exitTicks: UInt64 = 0
-        var sentAtExit = 0
+        var position: UInt64 = 0
+        var sentAtPosition = 0
         var done = false
     }
 
@@ -44,22 +46,22 @@ struct FollowCursor {
     init(path: String) throws {
         self.path = path
         guard let data = FileManager.default.contents(atPath: path) else { return }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let traces = object["traces"] as? [String: Any] else {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let files = object["files"] as? [String: Any] else {
             throw VerbFailure.input("\(path): not a trail follow cursor (delete it to start from the beginning)")
         }
-        for (trace, value) in traces {
+        for (file, value) in files {
             guard let value = value as? [String: Any], let identity = value["identity"] as? String else { continue }
-            entries[trace] = Entry(identity: identity, exitTicks: (value["exit_ticks"] as? String).flatMap { UInt64($0) } ?? 0,
-                                   sentAtExit: value["sent_at_exit"] as? Int ?? 0, done: value["done"] as? Bool ?? false)
+            entries[file] = Entry(identity: identity, position: (value["position"] as? String).flatMap { UInt64($0) } ?? 0,
+                                  sentAtPosition: value["sent_at_position"] as? Int ?? 0, done: value["done"] as? Bool ?? false)
         }
     }
 
     func save() throws {
-        var traces: [String: Any] = [:]
-        for (trace, entry) in entries {
-            traces[trace] = ["identity": entry.identity, "exit_ticks": String(entry.exitTicks), "sent_at_exit": entry.sentAtExit, "done": entry.done]
+        var files: [String: Any] = [:]
+        for (file, entry) in entries {
+            files[file] = ["identity": entry.identity, "position": String(entry.position), "sent_at_position": entry.sentAtPosition, "done": entry.done]
         }
-        let data = try JSONSerialization.data(withJSONObject: ["version": 1, "traces": traces], options: [.sortedKeys, .prettyPrinted])
+        let data = try JSONSerialization.data(withJSONObject: ["version": 2, "files": files], options: [.sortedKeys, .prettyPrinted])
         do { try AtomicFile.replace(path, with: Array(data) + [10]) } catch {
             throw VerbFailure("error: cannot save the follow cursor \(path): \(error)")
         }
@@ -79,7 +81,7 @@ struct Follow {
     /// Traces that could not be opened yet (a process that only created its file), tried again.
     var waiting: Set<String> = []
     var pending = 0
-    var lastFlush = now()
+    var lastFlush = monotonicSeconds()
     var sent = 0
 
     /// One trace being followed, and what of it waits to be sent.
@@ -95,7 +97,7 @@ struct Follow {
         /// at it.
         var skipBefore: UInt64 = 0
         var skipAt = 0
-        var quietSince = now()
+        var quietSince = monotonicSeconds()
         var finished = false
 
         init(follower: TraceFollower, identity: String, selection: SpanSelection) {
@@ -116,10 +118,7 @@ struct Follow {
     }
 
     mutating func run() throws {
-        (destination.sink as? OTLPHTTPSink).map { sink in
-            sink.persistent = true
-            sink.report = { printError("trail export: \($0)") }
-        }
+        destination.keepTrying()
         Stop.install()
         printError("trail export: following \(roots.joined(separator: ", ")) to \(destination.name); cursor \(cursorPath)")
         while !Stop.requested {
@@ -128,7 +127,7 @@ struct Follow {
             for (path, followed) in traces where !followed.finished {
                 progress += poll(path, followed)
             }
-            if pending >= destination.batch || (pending > 0 && now() - lastFlush >= 1) { try flush() }
+            if pending >= destination.batch || (pending > 0 && monotonicSeconds() - lastFlush >= 1) { try flush() }
             if progress == 0 { usleep(200_000) }
         }
         try flush()
@@ -158,10 +157,10 @@ struct Follow {
             let followed = Followed(follower: follower, identity: identity, selection: SpanSelection(beginProcess: { _ in }, span: { _, _ in },
                                                                                                      endProcess: { _ in }))
             if let entry, entry.identity == identity {
-                followed.skipBefore = entry.exitTicks
-                followed.skipAt = entry.sentAtExit
-                followed.lastExit = entry.exitTicks
-                followed.atLastExit = entry.sentAtExit
+                followed.skipBefore = entry.position
+                followed.skipAt = entry.sentAtPosition
+                followed.lastExit = entry.position
+                followed.atLastExit = entry.sentAtPosition
             }
             followed.selection = makeSelection(followed)
             traces[path] = followed
@@ -199,9 +198,9 @@ struct Follow {
         // A MiB at a time (some 30,000 calls): after an outage the files hold minutes of spans, and memory
         // holds what one read gathers until it is sent.
         let read = followed.follower.poll(into: &followed.selection, limit: 1 << 20)
-        if read > 0 { followed.quietSince = now() }
+        if read > 0 { followed.quietSince = monotonicSeconds() }
         let gone = kill(pid_t(followed.follower.file.pid), 0) != 0 && errno == ESRCH
-        if read == 0, followed.follower.ended || (gone && now() - followed.quietSince > 2) {
+        if read == 0, followed.follower.ended || (gone && monotonicSeconds() - followed.quietSince > 2) {
             followed.follower.finish(into: &followed.selection)
             followed.finished = true
         }
@@ -211,7 +210,7 @@ struct Follow {
 
     /// Sends every gathered span, a resource per trace, then records what was sent.
     mutating func flush() throws {
-        lastFlush = now()
+        lastFlush = monotonicSeconds()
         guard pending > 0 || traces.values.contains(where: \.finished) else { return }
         let writer = OTLPWriter<Span>(sink: destination.sink, batchSize: destination.batch)
         for (_, followed) in traces where !followed.spans.isEmpty {
@@ -223,7 +222,7 @@ struct Follow {
         for (path, followed) in traces {
             sent += followed.spans.count
             followed.spans.removeAll(keepingCapacity: true)
-            cursor.entries[path] = FollowCursor.Entry(identity: followed.identity, exitTicks: followed.lastExit, sentAtExit: followed.atLastExit,
+            cursor.entries[path] = FollowCursor.Entry(identity: followed.identity, position: followed.lastExit, sentAtPosition: followed.atLastExit,
                                                       done: followed.finished)
         }
         pending = 0
@@ -233,12 +232,12 @@ struct Follow {
     }
 }
 
-private func isFolder(_ path: String) -> Bool {
+func isFolder(_ path: String) -> Bool {
     var folder: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
 }
 
-private func now() -> Double {
+func monotonicSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

@@ -15,6 +15,13 @@ struct OTLPDestination {
         settings.endpoint == nil ? "" : ", \(settings.encoding.rawValue)" + (settings.compression == .gzip ? ", gzip" : "")
     }
 
+    /// For a sidecar (`--follow`): a receiver that is down is waited for, never given up on, and said so.
+    func keepTrying() {
+        guard let sink = sink as? OTLPHTTPSink else { return }
+        sink.persistent = true
+        sink.report = { printError("trail export: \($0)") }
+    }
+
     init(_ arguments: ParsedArguments, signal: TelemetrySignal) throws {
         batch = try Self.count(arguments, "batch", default: 512, minimum: 1)
         let retries = try Self.count(arguments, "retries", default: 4, minimum: 0)
