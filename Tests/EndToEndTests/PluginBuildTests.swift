@@ -29,7 +29,7 @@ import TrailTestSupport
 
     /// Trace lines without thread, depth and duration: `-> Name  (Site)`.
     static func calls(_ trace: String) -> [String] {
-        trace.split(separator: "\n").compactMap { line in
+        Transcript.maskTrace(trace).split(separator: "\n").compactMap { line in
             guard let arrow = line.range(of: "-> ") else { return nil }
             return String(line[arrow.lowerBound...])
         }
