@@ -66,6 +66,16 @@ struct OTLPProtobuf {
     /// A length-delimited field's bytes, tag and length included (tags here are one byte: fields below 16).
     static func framedSize(_ size: Int) -> Int { 1 + varintSize(UInt64(size)) + size }
 
+    /// A bytes or string field's bytes, left out (0) when empty.
+    static func bytesFieldSize(_ size: Int) -> Int { size > 0 ? framedSize(size) : 0 }
+
+    /// Repeated KeyValue's bytes.
+    static func attributesSize(_ attributes: [Attribute]) -> Int {
+        var size = 0
+        for attribute in attributes { size += framedSize(keyValueSize(attribute)) }
+        return size
+    }
+
     /// KeyValue's bytes: key 1 (left out when empty), value 2.
     static func keyValueSize(_ attribute: Attribute) -> Int {
         let key = attribute.key.utf8.count
@@ -132,40 +142,103 @@ extension Span {
     /// Span: trace_id 1, span_id 2, parent_span_id 4, name 5, kind 6, start 7, end 8, attributes 9, events 11,
     /// links 13, status 15.
     public func appendProtobuf(to bytes: inout [UInt8]) {
-        var out = OTLPProtobuf(bytes: bytes)
-        bytes = []
-        out.data(1, traceID.bytes)
-        out.data(2, OTLPProtobuf.bigEndian(spanID.value))
-        if let parentSpanID { out.data(4, OTLPProtobuf.bigEndian(parentSpanID.value)) }
-        out.string(5, name)
-        out.varint(6, UInt64(kind))
+        let size = protobufSize
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: size))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var out = ProtobufCursor(at: buffer.baseAddress! + start)
+            writeProtobuf(&out)
+            precondition(out.at == buffer.baseAddress! + start + size, "Span.protobufSize disagrees with what was written")
+        }
+    }
+
+    /// The span framed as field `field` (tag, length, message), written in place: its size is computed first.
+    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) {
+        let size = protobufSize
+        var out = ProtobufCursor(at: buffer.extend(by: OTLPProtobuf.framedSize(size)))
+        out.header(field, size: size)
+        let end = out.at + size
+        writeProtobuf(&out)
+        precondition(out.at == end, "Span.protobufSize disagrees with what was written")
+    }
+
+    /// The Span message's bytes, as `writeProtobuf` writes them.
+    var protobufSize: Int {
+        var size = OTLPProtobuf.bytesFieldSize(traceID.bytes.count) + 10
+        if parentSpanID != nil { size += 10 }
+        size += OTLPProtobuf.bytesFieldSize(name.utf8.count)
+        if kind != 0 { size += 1 + OTLPProtobuf.varintSize(UInt64(kind)) }
+        if startTimeUnixNano != 0 { size += 9 }
+        if endTimeUnixNano != 0 { size += 9 }
+        size += OTLPProtobuf.attributesSize(attributes)
+        for event in events { size += OTLPProtobuf.framedSize(Self.eventSize(event)) }
+        for link in links { size += OTLPProtobuf.framedSize(Self.linkSize(link)) }
+        if let statusSize { size += OTLPProtobuf.framedSize(statusSize) }
+        return size
+    }
+
+    /// Event: time 1, name 2, attributes 3.
+    static func eventSize(_ event: SpanEvent) -> Int {
+        (event.timeUnixNano != 0 ? 9 : 0) + OTLPProtobuf.bytesFieldSize(event.name.utf8.count) + OTLPProtobuf.attributesSize(event.attributes)
+    }
+
+    /// Link: trace_id 1, span_id 2, attributes 4.
+    static func linkSize(_ link: SpanLink) -> Int {
+        OTLPProtobuf.bytesFieldSize(link.traceID.bytes.count) + 10 + OTLPProtobuf.attributesSize(link.attributes)
+    }
+
+    /// Status: message 2, code 3; nil when the span has none (unset, without a message).
+    var statusSize: Int? {
+        guard status.code != .unset || status.message != nil else { return nil }
+        let code = UInt64(status.code.rawValue)
+        return OTLPProtobuf.bytesFieldSize(status.message?.utf8.count ?? 0) + (code != 0 ? 1 + OTLPProtobuf.varintSize(code) : 0)
+    }
+
+    /// Exactly `protobufSize` bytes. Fields at their default (empty, 0) are left out, as proto3 does.
+    func writeProtobuf(_ out: inout ProtobufCursor) {
+        if !traceID.bytes.isEmpty {
+            out.header(1, size: traceID.bytes.count)
+            out.raw(traceID.bytes)
+        }
+        out.header(2, size: 8)
+        out.bigEndian64(spanID.value)
+        if let parentSpanID {
+            out.header(4, size: 8)
+            out.bigEndian64(parentSpanID.value)
+        }
+        out.string(5, name, size: name.utf8.count)
+        if kind != 0 {
+            out.tag(6, .varint)
+            out.varint(UInt64(kind))
+        }
         out.fixed64(7, startTimeUnixNano)
         out.fixed64(8, endTimeUnixNano)
         out.attributes(9, attributes)
         for event in events {
-            // Event: time 1, name 2, attributes 3.
-            out.message(11) { message in
-                message.fixed64(1, event.timeUnixNano)
-                message.string(2, event.name)
-                message.attributes(3, event.attributes)
-            }
+            out.header(11, size: Self.eventSize(event))
+            out.fixed64(1, event.timeUnixNano)
+            out.string(2, event.name, size: event.name.utf8.count)
+            out.attributes(3, event.attributes)
         }
         for link in links {
-            // Link: trace_id 1, span_id 2, attributes 4.
-            out.message(13) { message in
-                message.data(1, link.traceID.bytes)
-                message.data(2, OTLPProtobuf.bigEndian(link.spanID.value))
-                message.attributes(4, link.attributes)
+            out.header(13, size: Self.linkSize(link))
+            if !link.traceID.bytes.isEmpty {
+                out.header(1, size: link.traceID.bytes.count)
+                out.raw(link.traceID.bytes)
+            }
+            out.header(2, size: 8)
+            out.bigEndian64(link.spanID.value)
+            out.attributes(4, link.attributes)
+        }
+        if let statusSize {
+            out.header(15, size: statusSize)
+            let message = status.message ?? ""
+            out.string(2, message, size: message.utf8.count)
+            if status.code != .unset {
+                out.tag(3, .varint)
+                out.varint(UInt64(status.code.rawValue))
             }
         }
-        if status.code != .unset || status.message != nil {
-            // Status: message 2, code 3.
-            out.message(15) { message in
-                message.string(2, status.message ?? "")
-                message.varint(3, UInt64(status.code.rawValue))
-            }
-        }
-        bytes = out.bytes
     }
 }
 

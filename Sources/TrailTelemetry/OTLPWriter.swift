@@ -23,13 +23,13 @@ public final class OTLPWriter<Item: TelemetryItem> {
     public let maxRequestBytes: Int
     public let encoding: OTLPEncoding
     private let sink: any RequestSink
-    /// Protobuf: the request's resources so far, each its Resource message and its items, every one already
-    /// framed as field 2 of its scope (`spans`, `logRecords`), assembled when the request is sent.
-    private var sections: [(resource: [UInt8], items: [UInt8])] = []
+    /// Protobuf: the request's resources so far, each its Resource message and where its items start in
+    /// `itemBytes` (they end where the next section's start), assembled when the request is sent.
+    private var sections: [(resource: [UInt8], start: Int)] = []
+    /// The request's items, each framed as field 2 of its scope (`spans`, `logRecords`), written in place.
+    private let itemBytes = ProtobufBytes()
     private var resourceMessage: [UInt8]?
     private var requestBytes = 0
-    /// One item's message, reused so that encoding allocates nothing per item.
-    private var scratch: [UInt8] = []
 
     private var resourceHeader: [UInt8]?
     private var request: [UInt8] = []
@@ -76,20 +76,12 @@ public final class OTLPWriter<Item: TelemetryItem> {
         if itemsInRequest >= batchSize || request.count >= maxRequestBytes || requestBytes >= maxRequestBytes { try sendRequest() }
         if encoding == .protobuf {
             if !sectionOpen {
-                var items: [UInt8] = []
-                items.reserveCapacity(min(maxRequestBytes, batchSize * 160))  // about a span's bytes each
-                sections.append((resourceMessage ?? [], items))
+                sections.append((resourceMessage ?? [], itemBytes.count))
                 sectionOpen = true
             }
-            scratch.removeAll(keepingCapacity: true)
-            item.appendProtobuf(to: &scratch)
-            var framed = OTLPProtobuf(bytes: sections[sections.count - 1].items)
-            sections[sections.count - 1].items = []
-            let before = framed.bytes.count
-            framed.header(2, size: scratch.count)  // an empty message is still an item
-            framed.bytes += scratch
-            requestBytes += framed.bytes.count - before
-            sections[sections.count - 1].items = framed.bytes
+            let before = itemBytes.count
+            item.appendProtobuf(field: 2, to: itemBytes)  // an empty message is still an item
+            requestBytes += itemBytes.count - before
             itemsInRequest += 1
             return
         }
@@ -141,18 +133,20 @@ public final class OTLPWriter<Item: TelemetryItem> {
             var out = OTLPProtobuf()
             out.bytes.reserveCapacity(requestBytes + 256 * sections.count)
             let scope = ProcessResource.scopeProtobuf()
-            for section in sections {
-                let scoped = OTLPProtobuf.framedSize(scope.count) + section.items.count
+            for (index, section) in sections.enumerated() {
+                let range = section.start ..< (index + 1 < sections.count ? sections[index + 1].start : itemBytes.count)
+                let scoped = OTLPProtobuf.framedSize(scope.count) + range.count
                 out.header(1, size: OTLPProtobuf.framedSize(section.resource.count) + OTLPProtobuf.framedSize(scoped))
                 out.header(1, size: section.resource.count)
                 out.bytes += section.resource
                 out.header(2, size: scoped)
                 out.header(1, size: scope.count)
                 out.bytes += scope
-                out.bytes += section.items
+                itemBytes.copy(range, to: &out.bytes)
             }
             body = out.bytes
             sections = []
+            itemBytes.removeAll()
             requestBytes = 0
         } else {
             request += Array("]}".utf8)
@@ -202,6 +196,18 @@ public protocol TelemetryItem: Sendable {
     static var signal: TelemetrySignal { get }
     func appendJSON(to bytes: inout [UInt8])
     func appendProtobuf(to bytes: inout [UInt8])
+    /// The protobuf message framed as field `field` (tag, length, message), appended to `buffer`.
+    func appendProtobuf(field: UInt64, to buffer: ProtobufBytes)
+}
+
+extension TelemetryItem {
+    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) {
+        var message: [UInt8] = []
+        appendProtobuf(to: &message)
+        var out = ProtobufCursor(at: buffer.extend(by: OTLPProtobuf.framedSize(message.count)))
+        out.header(field, size: message.count)
+        out.raw(message)
+    }
 }
 
 /// OTLP/HTTP's two encodings, by their OTEL_EXPORTER_OTLP_PROTOCOL names.
