@@ -21,6 +21,8 @@ public final class OTLPHTTPSink: RequestSink {
     /// Items dropped in persistent mode.
     public private(set) var droppedItems = 0
     private var post: HTTPPost
+    /// One deflate state for every request, with gzip.
+    private lazy var gzip = GzipCompressor()
     private let retry: RetryPolicy
     private let pause: (Double) -> Void
     private var failure: String?
@@ -46,7 +48,7 @@ public final class OTLPHTTPSink: RequestSink {
             unsent += items
             return
         }
-        let body = compression == .gzip ? Gzip.compress(request) : request
+        let body = compression == .gzip ? (gzip?.compress(request) ?? request) : request
         var attempt = 0
         while true {
             attempt += 1
