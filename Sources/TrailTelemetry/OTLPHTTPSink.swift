@@ -23,6 +23,7 @@ public final class OTLPHTTPSink: RequestSink {
     private var post: HTTPPost
     /// One deflate state for every request, with gzip.
     private lazy var gzip = GzipCompressor()
+    private let sender = SenderThread()
     private let retry: RetryPolicy
     private let pause: (Double) -> Void
     private var failure: String?
@@ -42,7 +43,21 @@ public final class OTLPHTTPSink: RequestSink {
         self.pause = pause
     }
 
+    deinit { sender.stop() }
+
+    /// Hands the request to the sender thread, which compresses and posts it while the next one is encoded (on
+    /// two cores, gzip and the round trip then cost no wall time); at most one more waits, so memory stays bounded.
+    /// Persistent mode (`--follow`) delivers in place: it saves its cursor once `flush` returns.
     public func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws {
+        if persistent {
+            sender.drain()
+            return deliver(request, items: items, signal: signal)
+        }
+        sender.enqueue { self.deliver(request, items: items, signal: signal) }
+    }
+
+    /// Compresses and posts one request, retrying as `retry` says; what failed is kept for `finish`.
+    private func deliver(_ request: [UInt8], items: Int, signal: TelemetrySignal) {
         itemName = signal.itemName
         guard failure == nil else {
             unsent += items
@@ -54,7 +69,7 @@ public final class OTLPHTTPSink: RequestSink {
             attempt += 1
             let attempts = attempt == 1 ? "1 attempt" : "\(attempt) attempts"
             var retryAfter: String?
-            do {
+            do throws(HTTPPost.Failure) {
                 let response = try post.send(body, contentType: encoding.contentType)
                 if (200 ..< 300).contains(response.status) {
                     bytesSent += body.count
@@ -67,13 +82,16 @@ public final class OTLPHTTPSink: RequestSink {
                     return give(up: answer + (attempt > 1 ? " (after \(attempts))" : ""), items)
                 }
                 retryAfter = response.header("Retry-After")
-            } catch .unreachable(let reason) {
-                if persistent, attempt == 1 { report("cannot reach OTLP endpoint \(endpoint): \(reason); retrying until it answers") }
-                guard attempt <= retry.retries || persistent else { return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
-            } catch .closedEarly {
-                guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))", items) }
-            } catch .broken(let reason) {
-                guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+            } catch {
+                switch error {
+                case .unreachable(let reason):
+                    if persistent, attempt == 1 { report("cannot reach OTLP endpoint \(endpoint): \(reason); retrying until it answers") }
+                    guard attempt <= retry.retries || persistent else { return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+                case .closedEarly:
+                    guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))", items) }
+                case .broken(let reason):
+                    guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+                }
             }
             // A follower waits out an outage polling every few seconds at most, so it catches up soon after.
             let delay = retry.delay(retry: attempt, retryAfter: retryAfter)
@@ -82,6 +100,7 @@ public final class OTLPHTTPSink: RequestSink {
     }
 
     public func finish(_ summary: ExportSummary) throws -> ExportSummary {
+        sender.drain()
         var summary = summary
         summary.rejected = rejected
         summary.bytes = bytesSent
@@ -144,5 +163,59 @@ public final class OTLPHTTPSink: RequestSink {
     static func firstLine(_ body: [UInt8]) -> String? {
         let line = String(decoding: body.prefix(2000), as: UTF8.self).split(separator: "\n").first.map { String($0.prefix(300)) }
         return line?.isEmpty == false ? line : nil
+    }
+}
+
+/// One thread that runs jobs in order, one at a time, with at most one more waiting (`enqueue` blocks until
+/// the previous one was taken). Started at the first job.
+final class SenderThread: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: (() -> Void)?
+    private var busy = false
+    private var started = false
+    private var stopping = false
+
+    func enqueue(_ job: @escaping () -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting != nil { condition.wait() }
+        waiting = job
+        if !started {
+            started = true
+            Thread { self.run() }.start()
+        }
+        condition.broadcast()
+    }
+
+    /// Returns once every job handed over has run.
+    func drain() {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting != nil || busy { condition.wait() }
+    }
+
+    /// Ends the thread once its jobs have run.
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopping = true
+        condition.broadcast()
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            while waiting == nil && !stopping { condition.wait() }
+            guard let job = waiting else { break }
+            waiting = nil
+            busy = true
+            condition.broadcast()
+            condition.unlock()
+            job()
+            condition.lock()
+            busy = false
+            condition.broadcast()
+        }
+        condition.unlock()
     }
 }
