@@ -18,11 +18,16 @@ import TrailTestSupport
         return process
     }
 
-    static func follower(_ target: String, _ receiver: LoopbackReceiver) throws -> Process {
+    static func follower(_ target: String, _ receiver: LoopbackReceiver, stderr: String? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.trail)
         process.arguments = ["export", "--otlp-logs", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol", "http/json", target]
-        process.standardError = FileHandle.nullDevice
+        if let stderr {
+            FileManager.default.createFile(atPath: stderr, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: stderr)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         return process
     }
@@ -134,5 +139,29 @@ import TrailTestSupport
         try FollowTests.waitFor(6) { try Self.delivered(receiver).bodies.contains("no newline") }
         FollowTests.stop(follower)
         #expect(try Self.delivered(receiver).bodies == ["first run line 1", "first run line 2", "after the cut", "no newline"])
+    }
+
+    /// Files rotated and pruned before the follower saw them (it was blocked on a receiver that was down, say)
+    /// cannot be sent: the gap in the rotation numbers is counted and said.
+    @Test func rotatedFilesPrunedUnreadAreCountedAndSaid() throws {
+        let directory = Paths.temporaryDirectory("follow-logs-lost")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func write(_ name: String, _ line: String) throws {
+            try "2026-12-04T10:00:00.000000Z info tool: \(line)\n".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+        }
+        try write("tool.1.log", "one")
+        let receiver = try LoopbackReceiver(connections: .keepAlive)
+        defer { receiver.stop() }
+        let errors = directory + "/follower.err"
+        let follower = try Self.follower(directory, receiver, stderr: errors)
+        defer { FollowTests.stop(follower) }
+        try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.contains("one") }
+        try write("tool.4.log", "four")
+        try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.contains("four") }
+        FollowTests.stop(follower)
+        let said = Transcript.read(errors)
+        #expect(said.contains("2 rotated files of tool (tool.2.log to tool.3.log) were pruned before they could be read"), "\(said)")
+        #expect(said.contains("2 log records sent, 2 rotated files lost unread"), "\(said)")
     }
 }

@@ -43,6 +43,10 @@ struct LogFollow {
     var pending = 0
     var lastFlush = monotonicSeconds()
     var sent = 0
+    /// Per app, the highest rotation number seen: a later one past it by more than one means files were rotated
+    /// and pruned before they could be read (while the receiver was down, say). Counted and said.
+    var newestRotation: [String: Int] = [:]
+    var lostFiles = 0
 
     /// One log file being read, what of it waits to be sent, and the offset that a restart would read from.
     final class FollowedLog {
@@ -167,7 +171,7 @@ struct LogFollow {
             if progress == 0 { usleep(200_000) }
         }
         try flush(list())
-        printError("trail export: \(sent) log records sent; cursor saved in \(cursorPath)")
+        printError("trail export: \(sent) log records sent\(lostFiles > 0 ? ", \(lostFiles) rotated files lost unread" : ""); cursor saved in \(cursorPath)")
     }
 
     /// "device:inode" -> path of every regular `*.log` file under the roots, oldest rotation first per app.
@@ -189,6 +193,7 @@ struct LogFollow {
     /// Opens files not followed yet, once their first line is whole (it tells a reused inode from the file the
     /// cursor knew), and resumes each where the cursor says.
     mutating func discover(_ listed: [(key: String, path: String)]) {
+        noteLostFiles(listed)
         for (key, path) in listed where files[key] == nil && skipped[key] != path {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
@@ -208,6 +213,23 @@ struct LogFollow {
             }
             files[key] = FollowedLog(descriptor: descriptor, identity: identity, path: path, offset: entry?.position ?? 0, export: export)
             order.append(key)
+        }
+    }
+
+    /// Rotation numbers skipped since the last listing: those files were pruned unread.
+    mutating func noteLostFiles(_ listed: [(key: String, path: String)]) {
+        var newest: [String: Int] = [:]
+        for (_, path) in listed {
+            let (stem, number) = LogLines.rotationOrder((path as NSString).lastPathComponent)
+            if number != Int.max { newest[stem] = max(newest[stem] ?? 0, number) }
+        }
+        for (stem, number) in newest {
+            defer { newestRotation[stem] = max(newestRotation[stem] ?? 0, number) }
+            guard let before = newestRotation[stem], number > before + 1 else { continue }
+            let lost = (before + 1 ..< number).filter { seen in !listed.contains { $0.path.hasSuffix("/\(stem).\(seen).log") } }
+            guard !lost.isEmpty else { continue }
+            lostFiles += lost.count
+            printError("trail export: \(lost.count) rotated file\(lost.count == 1 ? "" : "s") of \(stem) (\(stem).\(lost[0]).log\(lost.count > 1 ? " to \(stem).\(lost[lost.count - 1]).log" : "")) were pruned before they could be read; their lines are lost (\(lostFiles) files so far)")
         }
     }
 
