@@ -195,8 +195,15 @@ struct LogFollow {
     mutating func discover(_ listed: [(key: String, path: String)]) {
         noteLostFiles(listed)
         for (key, path) in listed where files[key] == nil && skipped[key] != path {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // Never through a link, and never a FIFO or device swapped in since the listing (it could block or
+            // ship what the folder's owner should not see).
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard descriptor >= 0 else { continue }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                close(descriptor)
+                continue
+            }
             var head = [UInt8](repeating: 0, count: 4096)
             let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0, let newline = head[..<count].firstIndex(of: 10) else {
