@@ -62,9 +62,10 @@ public struct LogLines {
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            // Only regular files: a FIFO or a link to a device planted in the folder is passed over.
+            // Only regular files, not through links: a FIFO, a device or a link to a file elsewhere planted in the
+            // folder is passed over.
             var file = stat()
-            if name.hasSuffix(".log"), stat(path + "/" + name, &file) == 0, file.st_mode & S_IFMT == S_IFREG { names.append(name) }
+            if name.hasSuffix(".log"), lstat(path + "/" + name, &file) == 0, file.st_mode & S_IFMT == S_IFREG { names.append(name) }
         }
         return names.map { (name: $0, key: rotationOrder($0)) }
             .sorted { ($0.key.stem, $0.key.number) < ($1.key.stem, $1.key.number) }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 import TrailTestSupport
@@ -151,6 +154,12 @@ import TrailTestSupport
             try "2026-12-04T10:00:00.000000Z info tool: \(line)\n".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
         }
         try write("tool.1.log", "one")
+        // Planted in the folder: a link to a file elsewhere and a FIFO. Neither is read, and the FIFO blocks nothing.
+        let secret = directory + "-secret.txt"
+        try "2026-12-04T10:00:00.000000Z info tool: secret\n".write(toFile: secret, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: secret) }
+        try FileManager.default.createSymbolicLink(atPath: directory + "/evil.log", withDestinationPath: secret)
+        #expect(mkfifo(directory + "/fifo.log", 0o600) == 0)
         let receiver = try LoopbackReceiver(connections: .keepAlive)
         defer { receiver.stop() }
         let errors = directory + "/follower.err"
@@ -160,6 +169,7 @@ import TrailTestSupport
         try write("tool.4.log", "four")
         try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.contains("four") }
         FollowTests.stop(follower)
+        #expect(try !Self.delivered(receiver).bodies.contains("secret"))
         let said = Transcript.read(errors)
         #expect(said.contains("2 rotated files of tool (tool.2.log to tool.3.log) were pruned before they could be read"), "\(said)")
         #expect(said.contains("2 log records sent, 2 rotated files lost unread"), "\(said)")
