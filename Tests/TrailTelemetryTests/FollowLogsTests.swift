@@ -21,10 +21,10 @@ import TrailTestSupport
         return process
     }
 
-    static func follower(_ target: String, _ receiver: LoopbackReceiver, stderr: String? = nil) throws -> Process {
+    static func follower(_ target: String, _ receiver: LoopbackReceiver, stderr: String? = nil, options: [String] = []) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.trail)
-        process.arguments = ["export", "--otlp-logs", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol", "http/json", target]
+        process.arguments = ["export", "--otlp-logs", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol", "http/json", target] + options
         if let stderr {
             FileManager.default.createFile(atPath: stderr, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: stderr)
@@ -119,6 +119,30 @@ import TrailTestSupport
                 "\(steady.count) delivered (\(before) before the restart), \(Set(steady).count) distinct, \(expected.count) expected")
     }
 
+    /// The log folder deleted by hand, cursor and all, while a service logs into it: the service makes it again,
+    /// the follower goes on (reading the deleted files to their end through its descriptors, then the new ones),
+    /// and every line arrives once.
+    @Test func aFolderDeletedByHandLosesNoLine() throws {
+        let directory = Paths.temporaryDirectory("follow-logs-vanish")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let receiver = try LoopbackReceiver(connections: .keepAlive)
+        defer { receiver.stop() }
+        let errors = directory + "-follower.err"
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        let follower = try Self.follower(directory, receiver, stderr: errors)
+        defer { FollowTests.stop(follower) }
+        let services = try Self.services(directory, ids: [5], seconds: 4)
+        try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.count > 500 }
+        try FileManager.default.removeItem(atPath: directory)
+        let expected = Self.expected(services)
+        try FollowTests.waitFor(10) { Set(try Self.delivered(receiver).bodies).isSuperset(of: expected) }
+        #expect(follower.isRunning, "\(Transcript.read(errors))")
+        FollowTests.stop(follower)
+        let steady = try Self.delivered(receiver).bodies.filter { $0.hasPrefix("steady ") }
+        #expect(steady.count == expected.count && Set(steady) == expected, "\(steady.count) delivered, \(Set(steady).count) distinct, \(expected.count) expected")
+    }
+
     /// A file followed by name, cut back to nothing and written again (logrotate's copytruncate): the new lines
     /// arrive, and a last line without a newline arrives once its file is rotated away.
     @Test func aTruncatedFileIsReadAgainFromItsStart() throws {
@@ -163,7 +187,8 @@ import TrailTestSupport
         let receiver = try LoopbackReceiver(connections: .keepAlive)
         defer { receiver.stop() }
         let errors = directory + "/follower.err"
-        let follower = try Self.follower(directory, receiver, stderr: errors)
+        // A cursor that cannot be saved (its folder is gone): said once, and the follower goes on.
+        let follower = try Self.follower(directory, receiver, stderr: errors, options: ["--cursor", directory + "/gone/cursor.json"])
         defer { FollowTests.stop(follower) }
         try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.contains("one") }
         try write("tool.4.log", "four")
@@ -173,5 +198,6 @@ import TrailTestSupport
         let said = Transcript.read(errors)
         #expect(said.contains("2 rotated files of tool (tool.2.log to tool.3.log) were pruned before they could be read"), "\(said)")
         #expect(said.contains("2 log records sent, 2 rotated files lost unread"), "\(said)")
+        #expect(said.components(separatedBy: "going on without it").count == 2, "the cursor's failure, said once: \(said)")
     }
 }

@@ -42,6 +42,9 @@ struct FollowCursor {
 
     let path: String
     var entries: [String: Entry] = [:]
+    /// The last save's failure, said once: a sidecar goes on (its folder may have been cleaned by hand and made
+    /// again), at the price of repeating what was sent since the last save should it restart.
+    var failure: String?
 
     init(path: String) throws {
         self.path = path
@@ -53,6 +56,21 @@ struct FollowCursor {
             guard let value = value as? [String: Any], let identity = value["identity"] as? String else { continue }
             entries[file] = Entry(identity: identity, position: (value["position"] as? String).flatMap { UInt64($0) } ?? 0,
                                   sentAtPosition: value["sent_at_position"] as? Int ?? 0, done: value["done"] as? Bool ?? false)
+        }
+    }
+
+    /// Saves, or says once why it cannot (and that it goes on).
+    mutating func saveOrSay() {
+        do {
+            try save()
+            if failure != nil { printError("trail export: the follow cursor \(path) is saved again") }
+            failure = nil
+        } catch {
+            let reason = "\(error)"
+            if reason != failure {
+                printError("trail export: \(reason); going on without it (a restart would send again what was sent since)")
+            }
+            failure = reason
         }
     }
 
@@ -226,7 +244,7 @@ struct Follow {
                                                       done: followed.finished)
         }
         pending = 0
-        try cursor.save()
+        cursor.saveOrSay()
         // Finished traces are done with: their memory goes, the cursor remembers them.
         traces = traces.filter { !$0.value.finished }
     }

@@ -57,6 +57,8 @@ struct LogFollow {
         /// The end of the last line read outside a crash block: every record of the lines before it is gathered.
         var committed: UInt64
         var partial: [UInt8] = []
+        /// Inside the rest of a line already cut at a MiB.
+        var skipping = false
         var parser: LogRecordParser
         let gathered: Gathered
         var rotatedSince: Double?
@@ -93,7 +95,9 @@ struct LogFollow {
         func take(_ bytes: UnsafeRawBufferPointer) throws {
             var start = 0
             for index in 0 ..< bytes.count where bytes[index] == 10 {
-                if partial.isEmpty {
+                if skipping {
+                    skipping = false
+                } else if partial.isEmpty {
                     try line(UnsafeRawBufferPointer(rebasing: bytes[start ..< index]))
                 } else {
                     partial += bytes[start ..< index]
@@ -104,18 +108,18 @@ struct LogFollow {
                 if !parser.inBlock { committed = offset }
                 start = index + 1
             }
-            partial += bytes[start...]
+            if !skipping { partial += bytes[start...] }
             offset += UInt64(bytes.count - start)
-            if partial.count > 1 << 20 {  // a line longer than a MiB goes as it is (LogLines cuts it there too)
-                try partial.withUnsafeBytes { try line($0) }
+            if partial.count > 1 << 20 {  // a line longer than a MiB is cut there, the rest dropped (as LogLines does)
+                try partial.withUnsafeBytes { try line(UnsafeRawBufferPointer(rebasing: $0[..<(1 << 20)])) }
                 partial.removeAll(keepingCapacity: true)
-                if !parser.inBlock { committed = offset }
+                skipping = true
             }
         }
 
         /// The end of the file: a last line without a newline, and a crash block cut short.
         func finish() throws {
-            if !partial.isEmpty { try partial.withUnsafeBytes { try line($0) } }
+            if !partial.isEmpty, !skipping { try partial.withUnsafeBytes { try line($0) } }
             partial.removeAll()
             try parser.endBlock()
             committed = offset
@@ -247,6 +251,7 @@ struct LogFollow {
             printError("trail export: \(file.name) was cut back to \(info.st_size) bytes (copytruncate?); reading it again from its start")
             (file.offset, file.committed) = (0, 0)
             file.partial.removeAll()
+            file.skipping = false
         }
         let count = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, off_t(file.offset)) }
         let before = file.gathered.count
@@ -294,7 +299,7 @@ struct LogFollow {
         }
         cursor.entries = entries
         pending = 0
-        try cursor.save()
+        cursor.saveOrSay()
         for key in order where files[key]?.done == true { files[key] = nil }
         order.removeAll { files[$0] == nil }
     }
