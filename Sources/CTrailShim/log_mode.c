@@ -150,7 +150,7 @@ void trail_log_mode_start(void) {
         char path[4096];
         if (trail_expand_pattern(pattern, NULL, path, sizeof path) && trail_make_parent_folders(path) == 0
             && (file_fd = trail_open_exclusive(path, sizeof path, O_WRONLY | O_APPEND)) >= 0) {
-            file_limit = trail_setting_number("TRAIL_TRACE_MAX_SIZE", 0, UINT64_C(1) << 50, UINT64_C(1) << 30, 1);
+            file_limit = trail_trace_max_size(path);
             destination = TO_FILE;
             return;
         }

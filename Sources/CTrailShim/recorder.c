@@ -784,9 +784,7 @@ void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
 /// space)), TRAIL_TRACE_KEEP=last|first. Small limits get smaller blocks, so that a wrap cuts less at once.
 static void choose_limits(void) {
     uint64_t free_bytes = trail_free_bytes(trace_path);
-    uint64_t fallback = free_bytes / 10 < (UINT64_C(1) << 30) ? free_bytes / 10 : UINT64_C(1) << 30;
-    if (fallback < (UINT64_C(1) << 20)) fallback = UINT64_C(1) << 20;
-    max_size = trail_setting_number("TRAIL_TRACE_MAX_SIZE", 0, UINT64_C(1) << 50, fallback, 1);
+    max_size = trail_trace_max_size(trace_path);
     if (max_size && max_size < (UINT64_C(256) << 10)) max_size = UINT64_C(256) << 10;
     block_size = TRAIL_TRACE_BLOCK_SIZE;
     while (max_size && block_size > (64u << 10) && max_size / block_size < 16) block_size /= 2;

@@ -108,3 +108,10 @@ uint64_t trail_setting_number(const char *name, uint64_t minimum, uint64_t maxim
     }
     return number;
 }
+
+uint64_t trail_trace_max_size(const char *path) {
+    uint64_t free_bytes = trail_free_bytes(path);
+    uint64_t fallback = free_bytes / 10 < (UINT64_C(1) << 30) ? free_bytes / 10 : UINT64_C(1) << 30;
+    if (fallback < (UINT64_C(1) << 20)) fallback = UINT64_C(1) << 20;
+    return trail_setting_number("TRAIL_TRACE_MAX_SIZE", 0, UINT64_C(1) << 50, fallback, 1);
+}
