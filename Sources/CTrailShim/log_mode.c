@@ -79,6 +79,11 @@ static void *pipe_writer(void *unused) {
         while (pipe_head == pipe_tail && !pipe_dropped) pthread_cond_wait(&pipe_ready, &pipe_lock);
         uint64_t start = pipe_tail, length = pipe_head - pipe_tail;
         if (length > sizeof chunk) length = sizeof chunk;
+        // A pipe holds 16 pages, and a write that does not fit the last page's rest takes a new one: writes that
+        // fill the last page exactly keep the pages full, so the reserve in bytes is pages left for the note.
+        int unread = 0;
+        if (stderr_is_fifo && ioctl(2, FIONREAD, &unread) == 0 && unread % 4096 && length > (uint64_t)(4096 - unread % 4096))
+            length = (uint64_t)(4096 - unread % 4096);
         for (uint64_t i = 0; i < length; i++) chunk[i] = pipe_bytes[(start + i) & (PIPE_BUFFER - 1)];
         uint64_t dropped = length == pipe_head - pipe_tail ? pipe_dropped : 0;  // a note once caught up
         pipe_dropped -= dropped;
