@@ -3,6 +3,7 @@ internal import Glibc
 #endif
 internal import Foundation
 internal import CTrailShim
+internal import TrailFormat
 
 extension Trail {
     private static let bootstrapLock = NSLock()
@@ -32,7 +33,7 @@ extension Trail {
             }
             // Crash markers name the log file of the run that crashed; opening the log rotates that file.
             let markers = folderReady ? CrashHandler.findMarkers(directory: directory, app: config.appName) : []
-            let wasCurrent = "\(directory)/\(config.appName).log"
+            let wasCurrent = directory + "/" + LogFileName.name(stem: config.appName)
             try LogSink.shared.configure(config)
             // The tracer's log-mode lines go through the logger, and the trace file sits beside the log.
             trail_set_log_hook { line, length, messageLength, traceID, spanID in

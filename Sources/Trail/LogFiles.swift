@@ -2,6 +2,7 @@
 internal import Glibc
 #endif
 internal import CTrailShim
+internal import TrailFormat
 
 /// The rotating set of log files, shared by every process that logs as the same app into the same folder.
 /// `app.log` is written (`O_APPEND`, so writers never overwrite each other); at rotation it is renamed
@@ -71,9 +72,9 @@ struct LogFiles {
         if let failed { throw failed }
     }
 
-    func path(_ sequence: Int) -> String { "\(directory)/\(stem).\(sequence).log" }
+    func path(_ sequence: Int) -> String { directory + "/" + LogFileName.name(stem: stem, sequence: sequence) }
 
-    var currentPath: String { "\(directory)/\(stem).log" }
+    var currentPath: String { directory + "/" + LogFileName.name(stem: stem) }
 
     /// Writes whole lines, rotating at line boundaries when the size limit is reached. With `index` >= 0 the
     /// bytes come from that log buffer, and its progress is published for the crash handler as they go out.
@@ -381,16 +382,9 @@ struct LogFiles {
         for file in rotated { known[file.sequence] = file.size }
         rotated.removeAll(keepingCapacity: true)
         rotatedTotal = 0
-        let prefix = Array("\(stem).".utf8), suffix = Array(".log".utf8)
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
-            guard name.count > prefix.count + suffix.count, name.starts(with: prefix), name.suffix(4).elementsEqual(suffix) else { continue }
-            let digits = name[prefix.count ..< name.count - suffix.count]
-            guard digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { continue }
-            let sequence = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
-            guard sequence > 0 else { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let parsed = LogFileName.parse(name), parsed.stem == stem, let sequence = parsed.sequence else { continue }
             var size = known[sequence] ?? -1
             if size < 0 {
                 var info = stat()

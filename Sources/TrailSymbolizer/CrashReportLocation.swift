@@ -41,16 +41,12 @@ extension CrashReport {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard name.hasSuffix(".log") else { return nil }
-        var stem = String(name.dropLast(4)), number = Int.max
-        if let dot = stem.lastIndex(of: "."), let value = Int(stem[stem.index(after: dot)...]) {
-            number = value
-            stem = String(stem[..<dot])
-        }
+        guard let (stem, sequence) = LogFileName.parse(name) else { return nil }
+        let number = sequence ?? Int.max
         let previous = listDirectory(folder).compactMap { entry -> Int? in
-            guard entry.hasPrefix(stem + "."), entry.hasSuffix(".log"), isRegularFile(folder + "/" + entry) else { return nil }
-            return Int(entry.dropFirst(stem.count + 1).dropLast(4))
+            guard let parsed = LogFileName.parse(entry), parsed.stem == stem, isRegularFile(folder + "/" + entry) else { return nil }
+            return parsed.sequence
         }.filter { $0 < number }.max()
-        return previous.map { "\(folder)/\(stem).\($0).log" }
+        return previous.map { folder + "/" + LogFileName.name(stem: stem, sequence: $0) }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrailFormat
 
 /// A log file's lines, read in 1 MiB chunks: memory stays bounded however large the file. A line longer than
 /// `maxLine` is cut there (the rest of it is dropped) and counted.
@@ -72,12 +73,7 @@ public struct LogLines {
             .map { path + "/" + $0.name }
     }
 
-    /// `app.3.log` -> ("app", 3); `app.log` -> ("app", Int.max): the current file comes last.
-    public static func rotationOrder(_ name: String) -> (stem: String, number: Int) {
-        let stem = String(name.dropLast(4))
-        if let dot = stem.lastIndex(of: "."), let number = Int(stem[stem.index(after: dot)...]) {
-            return (String(stem[..<dot]), number)
-        }
-        return (stem, Int.max)
-    }
+    /// `app.3.log` -> ("app", 3); `app.log` -> ("app", Int.max): the current file comes last (TrailFormat's
+    /// LogFileName).
+    public static func rotationOrder(_ name: String) -> (stem: String, number: Int) { LogFileName.order(name) }
 }
