@@ -54,6 +54,16 @@ public enum CrashLog {
         return (blocks, problems)
     }
 
+    /// For readers that stream a log a line at a time (the log exporters): the kind of block a line begins, or nil.
+    public static func blockBegins(_ line: UnsafeBufferPointer<UInt8>) -> CrashBlock.Kind? {
+        beginMarker(ByteLine(bytes: line, range: 0 ..< line.count))?.0
+    }
+
+    /// Whether a line ends an open block of `kind`.
+    public static func blockEnds(_ line: UnsafeBufferPointer<UInt8>, _ kind: CrashBlock.Kind) -> Bool {
+        isEndMarker(ByteLine(bytes: line, range: 0 ..< line.count), kind)
+    }
+
     /// `=== TRAIL CRASH BEGIN v1 ===` -> (.crash, 1).
     static func beginMarker(_ line: ByteLine) -> (CrashBlock.Kind, Int)? {
         guard line.hasPrefix(CrashBlockSyntax.markerOpen), line.hasSuffix(CrashBlockSyntax.markerClose) else { return nil }

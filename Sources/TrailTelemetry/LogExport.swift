@@ -105,7 +105,3 @@ func unixNanoseconds() -> UInt64 {
     clock_gettime(CLOCK_REALTIME, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
-
-extension StaticString {
-    var utf8Bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
-}

@@ -11,7 +11,9 @@ public struct LogRecordParser {
     var pid: Int?
     var app = "app"
     var lastTime: UInt64 = 0
-    var block: [String]?
+    /// The crash block being gathered (its kind, nil outside one) and its lines (CrashLog finds the edges).
+    var blockKind: CrashBlock.Kind?
+    var block: [String] = []
     let observed = unixNanoseconds()
 
     public init(export: LogExport, emit: @escaping (ProcessResource, LogRecord) throws -> Void) {
@@ -20,7 +22,7 @@ public struct LogRecordParser {
     }
 
     /// Inside a crash block, whose lines make one record at its end.
-    public var inBlock: Bool { block != nil }
+    public var inBlock: Bool { blockKind != nil }
 
     /// The app a file's records belong to: its name, without the rotation number.
     public mutating func beginFile(_ path: String) {
@@ -30,16 +32,13 @@ public struct LogRecordParser {
 
     /// One line, without its newline.
     public mutating func take(_ line: UnsafeBufferPointer<UInt8>) throws {
-        if block != nil {
-            block!.append(String(decoding: line, as: UTF8.self))
-            if line.starts(with: CrashBlockSyntax.markerOpen.utf8Bytes), line.count < 64,
-               String(decoding: line, as: UTF8.self).hasSuffix(" END ===") || block!.count >= LogExport.maxBlockLines {
-                try endBlock()
-            }
+        if let kind = blockKind {
+            block.append(String(decoding: line, as: UTF8.self))
+            if CrashLog.blockEnds(line, kind) || block.count >= LogExport.maxBlockLines { try endBlock() }
             return
         }
-        if line.starts(with: CrashBlockSyntax.markerOpen.utf8Bytes),
-           String(decoding: line, as: UTF8.self).contains(" \(CrashBlockSyntax.beginWord) v") {
+        if let kind = CrashLog.blockBegins(line) {
+            blockKind = kind
             block = [String(decoding: line, as: UTF8.self)]
             return
         }
@@ -52,8 +51,9 @@ public struct LogRecordParser {
 
     /// At the end of a file: a crash block cut short is still one record.
     public mutating func endBlock() throws {
-        guard let lines = block else { return }
-        block = nil
+        guard blockKind != nil else { return }
+        let lines = block
+        (blockKind, block) = (nil, [])
         guard let parsed = CrashLog.parse(lines.joined(separator: "\n")).blocks.first else { return }
         counts.crashes += 1
         try add(crashRecord(parsed))
