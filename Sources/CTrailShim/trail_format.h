@@ -49,6 +49,52 @@ enum chunk_type {
 #define TRAIL_SPAN_PHASE_END 2
 #define TRAIL_SPAN_DETAILS_MAX 65536
 
+// The file header, a block's header and the fixed chunk payloads, as the writer lays them out (little-endian,
+// no padding: the asserts hold each field at the offset TraceLayout reads it from).
+#include <stddef.h>
+
+struct trail_trace_header {
+    char magic[8];
+    uint32_t version, header_size, pid, clock_kind;
+    uint64_t wall_ns, ticks, monotonic_ns;
+    uint32_t block_size, policy;
+    uint64_t max_blocks;
+};
+_Static_assert(sizeof(struct trail_trace_header) == TRAIL_TRACE_HEADER_SIZE, "the trace header is 64 bytes");
+_Static_assert(offsetof(struct trail_trace_header, pid) == 16 && offsetof(struct trail_trace_header, wall_ns) == 24
+               && offsetof(struct trail_trace_header, block_size) == 48 && offsetof(struct trail_trace_header, max_blocks) == 56,
+               "trace header offsets");
+
+struct trail_block_header {
+    char magic[4];
+    uint32_t used;
+    uint64_t sequence;
+};
+_Static_assert(sizeof(struct trail_block_header) == TRAIL_TRACE_BLOCK_HEADER_SIZE, "a block header is 16 bytes");
+
+/// THREAD: a ring's slot, its thread's id and name, and the records it dropped.
+struct trail_thread_chunk {
+    uint32_t slot, tid;
+    char name[16];
+    uint64_t dropped;
+};
+_Static_assert(sizeof(struct trail_thread_chunk) == 32 && offsetof(struct trail_thread_chunk, dropped) == 24, "THREAD payload");
+
+/// CUT: what the size limit cut so far.
+struct trail_cut_chunk {
+    uint32_t policy, reserved;
+    uint64_t records, bytes;
+};
+_Static_assert(sizeof(struct trail_cut_chunk) == 24, "CUT payload");
+
+/// A RECORDS chunk's header and the start of its payload; the records follow.
+struct trail_records_header {
+    uint32_t type, size;
+    uint32_t slot, tid;
+    uint64_t position;
+};
+_Static_assert(sizeof(struct trail_records_header) == 8 + TRAIL_RECORDS_HEADER_SIZE, "RECORDS header");
+
 // MARK: records (TraceRecord). 16 bytes: a timestamp and a word. The word holds a site (or task) address in
 // bits 0-47, the thread's call depth in bits 48-59 and the kind in bits 60-63.
 

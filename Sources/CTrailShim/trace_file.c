@@ -1,0 +1,421 @@
+// Record mode's trace file (Docs/trace-format.md): its header, fixed-size blocks of chunks written in place
+// (wrapping, or stopping, at the size limit), each site's name once per lap, and the final chunks. Written only by
+// whoever holds the drain lock (recorder.c).
+#include "recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static void *prune_in_background(void *unused) {
+    (void)unused;
+    trail_prune_traces(trail_rec.trace_path, trail_rec.keep_files, trail_rec.keep_total);
+    return NULL;
+}
+
+
+// MARK: file output
+
+static uint64_t block_offset(uint64_t index) { return TRAIL_TRACE_HEADER_SIZE + index * trail_rec.block_size; }
+
+/// A write failed: what is in the file stays readable, and the rest is cut, said at exit.
+static void write_failed(void) {
+    if (!trail_rec.write_error) trail_rec.write_error = errno ? errno : EIO;
+    __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
+}
+
+static void pwrite_all(const void *data, size_t length, uint64_t offset) {
+    const unsigned char *bytes = data;
+    while (length > 0) {
+        ssize_t written = pwrite(trail_rec.trace_fd, bytes, length, (off_t)offset);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            write_failed();
+            return;
+        }
+        bytes += written;
+        length -= (size_t)written;
+        offset += (uint64_t)written;
+    }
+}
+
+/// Writes the pending parts at their place in the current block.
+void trail_file_flush(void) {
+    uint64_t offset = block_offset(trail_rec.block_index) + TRAIL_TRACE_BLOCK_HEADER_SIZE + trail_rec.flushed_used;
+    struct iovec *next = trail_rec.parts;
+    int count = trail_rec.part_count;
+    while (count > 0 && trail_rec.trace_fd >= 0) {
+        ssize_t written = pwritev(trail_rec.trace_fd, next, count, (off_t)offset);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            write_failed();
+            break;
+        }
+        offset += (uint64_t)written;
+        while (count > 0 && (size_t)written >= next->iov_len) {
+            written -= (ssize_t)next->iov_len;
+            next++;
+            count--;
+        }
+        if (count > 0) {
+            next->iov_base = (char *)next->iov_base + written;
+            next->iov_len -= (size_t)written;
+        }
+    }
+    trail_rec.part_count = 0;
+    trail_rec.staged = 0;
+    trail_rec.flushed_used = trail_rec.block_used;
+}
+
+/// The block's header says how much of it holds chunks; rewritten as the block grows.
+void trail_file_write_block_header(void) {
+    if (trail_rec.header_used == trail_rec.block_used || trail_rec.trace_fd < 0) return;
+    struct trail_block_header header = { TRAIL_TRACE_BLOCK_MAGIC, trail_rec.block_used, trail_rec.sequence };
+    pwrite_all(&header, sizeof header, block_offset(trail_rec.block_index));
+    trail_rec.header_used = trail_rec.block_used;
+}
+
+static void add_part(const void *bytes, size_t length) {
+    if (trail_rec.part_count == MAX_PARTS) trail_file_flush();
+    struct iovec *last = trail_rec.part_count ? &trail_rec.parts[trail_rec.part_count - 1] : NULL;
+    if (last && (const char *)last->iov_base + last->iov_len == bytes) {
+        last->iov_len += length;
+    } else {
+        trail_rec.parts[trail_rec.part_count++] = (struct iovec){ (void *)bytes, length };
+    }
+    trail_rec.block_used += (uint32_t)length;
+}
+
+/// `length` bytes of the staging buffer, already counted in the block.
+static unsigned char *stage(size_t length) {
+    if (trail_rec.staged + length > STAGING_BYTES || trail_rec.part_count == MAX_PARTS) trail_file_flush();
+    unsigned char *place = trail_rec.staging + trail_rec.staged;
+    trail_rec.staged += length;
+    add_part(place, length);
+    return place;
+}
+
+static uint32_t room(void) {
+    uint32_t left = trail_rec.block_size - TRAIL_TRACE_BLOCK_HEADER_SIZE - trail_rec.block_used;
+    if (trail_rec.policy == POLICY_KEEP_FIRST && trail_rec.max_blocks && trail_rec.block_index + 1 == trail_rec.max_blocks && !trail_rec.finishing) {
+        return left > END_RESERVE ? left - END_RESERVE : 0;
+    }
+    return left;
+}
+
+static void start_lap(void);
+
+/// Moves to the next block slot, wrapping (policy last) or stopping (policy first) at the limit; 0 when full.
+static int next_block(void) {
+    trail_file_flush();
+    trail_file_write_block_header();
+    uint64_t next = trail_rec.block_index + 1;
+    if (trail_rec.max_blocks && next >= trail_rec.max_blocks) {
+        if (trail_rec.policy == POLICY_KEEP_FIRST) {
+            trail_rec.full = 1;
+            return 0;
+        }
+        next = 0;
+        trail_rec.lap++;
+    }
+    trail_rec.block_index = next;
+    trail_rec.sequence++;
+    trail_rec.block_used = trail_rec.flushed_used = 0;
+    trail_rec.header_used = UINT32_MAX;
+    trail_file_write_block_header();  // the new sequence, before any chunk lands over an older block's
+    if (trail_rec.blocks) {
+        trail_rec.cut_records += trail_rec.blocks[next].records;
+        trail_rec.cut_bytes += trail_rec.blocks[next].bytes;
+        trail_rec.blocks[next] = (struct trail_block_content){ 0, 0 };
+    }
+    if (trail_rec.lap && next == 0) start_lap();
+    return 1;
+}
+
+/// Makes room for a chunk of `size` payload bytes in the current block; 0 when the file is full.
+static int fit(uint32_t size) {
+    if (trail_rec.full) return 0;
+    if (room() >= 8 + size) return 1;
+    return next_block() && room() >= 8 + size;
+}
+
+void trail_file_put_chunk(uint32_t type, const void *payload, uint32_t size) {
+    if (!fit(size)) return;
+    unsigned char *place = stage(8 + size);
+    uint32_t header[2] = { type, size };
+    memcpy(place, header, 8);
+    memcpy(place + 8, payload, size);
+    if (trail_rec.blocks) trail_rec.blocks[trail_rec.block_index].bytes += 8 + size;
+}
+
+void trail_file_put_clock(void) {
+    uint64_t sample[2] = { trail_ticks(), trail_monotonic_ns() };
+    trail_file_put_chunk(CHUNK_CLOCK, sample, sizeof sample);
+}
+
+static void put_cut(void) {
+    struct trail_cut_chunk cut = { trail_rec.policy, 0, trail_rec.cut_records, trail_rec.cut_bytes };
+    trail_file_put_chunk(CHUNK_CUT, &cut, sizeof cut);
+}
+
+void trail_file_put_thread(struct trail_ring *ring) {
+    struct trail_thread_chunk info;
+    info.slot = ring->slot;
+    info.tid = ring->tid;
+    memcpy(info.name, ring->name, 16);
+    info.dropped = __atomic_load_n(&ring->dropped_total, __ATOMIC_RELAXED);
+    trail_file_put_chunk(CHUNK_THREAD, &info, sizeof info);
+}
+
+// MARK: names
+
+static size_t site_hash(uint64_t site, size_t capacity) {
+    return (size_t)((site * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (capacity - 1);
+}
+
+static int site_named(uint64_t site) {
+    if (trail_rec.named_capacity == 0) return 0;
+    for (size_t index = site_hash(site, trail_rec.named_capacity); trail_rec.named_sites[index]; index = (index + 1) & (trail_rec.named_capacity - 1)) {
+        if (trail_rec.named_sites[index] == site) return 1;
+    }
+    return 0;
+}
+
+static void remember_site(uint64_t site) {
+    if (trail_rec.named_count * 2 >= trail_rec.named_capacity) {
+        size_t capacity = trail_rec.named_capacity ? trail_rec.named_capacity * 2 : 4096;
+        uint64_t *grown = calloc(capacity, sizeof *grown);
+        if (!grown) return;
+        for (size_t i = 0; i < trail_rec.named_capacity; i++) {
+            if (!trail_rec.named_sites[i]) continue;
+            size_t index = site_hash(trail_rec.named_sites[i], capacity);
+            while (grown[index]) index = (index + 1) & (capacity - 1);
+            grown[index] = trail_rec.named_sites[i];
+        }
+        free(trail_rec.named_sites);
+        trail_rec.named_sites = grown;
+        trail_rec.named_capacity = capacity;
+    }
+    size_t index = site_hash(site, trail_rec.named_capacity);
+    while (trail_rec.named_sites[index]) index = (index + 1) & (trail_rec.named_capacity - 1);
+    trail_rec.named_sites[index] = site;
+    trail_rec.named_count++;
+}
+
+/// One NAMES entry: {u64 address, u32 length, bytes, padding to 4}.
+static void put_name(uint64_t site) {
+    const char *text = (const char *)(uintptr_t)site;
+    uint32_t length = (uint32_t)strnlen(text, 4000);
+    uint32_t size = (12 + length + 3) & ~UINT32_C(3);
+    if (!fit(size)) return;
+    unsigned char *place = stage(8 + size);
+    uint32_t header[2] = { CHUNK_NAMES, size };
+    memcpy(place, header, 8);
+    memcpy(place + 8, &site, 8);
+    memcpy(place + 16, &length, 4);
+    memcpy(place + 20, text, length);
+    memset(place + 20 + length, 0, size - 12 - length);
+    if (trail_rec.blocks) trail_rec.blocks[trail_rec.block_index].bytes += 8 + size;
+}
+
+static int names_site(uint64_t word) {
+    uint32_t kind = (uint32_t)(word >> WORD_KIND_SHIFT);
+    return kind == KIND_ENTER || kind == KIND_EXIT || kind == KIND_ASYNC_ENTER || kind == KIND_ASYNC_EXIT;
+}
+
+/// A new lap of a wrapping file: what readers need from older blocks, which are about to go, again.
+static void start_lap(void) {
+    trail_file_put_chunk(CHUNK_INFO, trail_rec.trace_info, trail_rec.trace_info_length);
+    put_cut();
+    for (size_t i = 0; i < trail_rec.named_capacity; i++) {
+        if (trail_rec.named_sites[i]) put_name(trail_rec.named_sites[i]);
+    }
+    uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < count; i++) {
+        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) trail_file_put_thread(trail_rec.rings[i]);
+    }
+}
+
+// MARK: opening
+
+/// Opens the trace file on first need and writes its header. In a crash (`crash_flushing`) it only opens and
+/// writes what was prepared, on little stack.
+int trail_file_open(void) {
+    if (trail_rec.trace_fd >= 0) return 0;
+    if (trail_rec.open_error) return -1;
+    if (!trail_rec.trace_info_length) trail_recorder_prepare();
+    // Made now, not at start: a trace that Trail.bootstrap moves beside its log leaves no empty folder behind.
+    trail_make_parent_folders(trail_rec.trace_path);
+    trail_rec.trace_fd = trail_open_exclusive(trail_rec.trace_path, sizeof trail_rec.trace_path, O_RDWR);
+    if (trail_rec.trace_fd < 0) {
+        // Said once, with the reason; not tried again (the writer drains every few milliseconds).
+        trail_rec.open_error = errno ? errno : EIO;
+        const char *reason = strerrordesc_np(trail_rec.open_error);  // async-signal-safe, unlike strerror
+        static const char prefix[] = "trail: cannot write trace file ";
+        ssize_t ignored = write(2, prefix, sizeof prefix - 1);
+        ignored = write(2, trail_rec.trace_path, strlen(trail_rec.trace_path));
+        ignored = write(2, ": ", 2);
+        ignored = write(2, reason ? reason : "unknown error", strlen(reason ? reason : "unknown error"));
+        static const char suffix[] = "; the trace is not recorded\n";
+        ignored = write(2, suffix, sizeof suffix - 1);
+        (void)ignored;
+        __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
+        return -1;
+    }
+    struct trail_trace_header header = { TRAIL_TRACE_MAGIC, TRAIL_TRACE_VERSION, sizeof header, (uint32_t)getpid(),
+#if defined(__x86_64__) || defined(__aarch64__)
+        CLOCK_KIND_CYCLES,
+#else
+        CLOCK_KIND_MONOTONIC,
+#endif
+        trail_rec.start_wall_ns, trail_rec.start_ticks, trail_rec.start_ns, trail_rec.block_size, trail_rec.max_blocks ? trail_rec.policy : POLICY_UNBOUNDED, trail_rec.max_blocks };
+    pwrite_all(&header, sizeof header, 0);
+    trail_rec.block_index = trail_rec.sequence = trail_rec.lap = 0;
+    trail_rec.block_used = trail_rec.flushed_used = 0;
+    trail_rec.header_used = UINT32_MAX;
+    trail_file_write_block_header();
+    trail_file_put_chunk(CHUNK_INFO, trail_rec.trace_info, trail_rec.trace_info_length);
+    // In the file at once: a process that ends by _exit (a forked child) still leaves a trace that says whose.
+    trail_file_flush();
+    trail_file_write_block_header();
+    // Deleting large files takes a while: on a thread of its own, joined at exit.
+    if (!trail_rec.crash_flushing) trail_rec.pruner_started = pthread_create(&trail_rec.pruner, NULL, prune_in_background, NULL) == 0;
+    return 0;
+}
+
+// MARK: draining
+
+/// Moves one ring's pending records into the file. Returns the number of records moved.
+uint64_t trail_file_put_ring(struct trail_ring *ring) {
+    uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+    uint64_t tail = ring->tail;
+    if (head == tail) return 0;
+    if (!ring->name_written) {
+        trail_file_put_thread(ring);
+        ring->name_written = 1;
+    }
+    // Name every new site before the records that use it.
+    uint64_t last_site = 0;
+    for (uint64_t index = tail; index < head && !trail_rec.full; index++) {
+        uint64_t word = ring->records[index & ring->mask].word;
+        if (!names_site(word)) continue;
+        uint64_t site = word & WORD_ADDRESS_MASK;
+        if (site == last_site) continue;  // runs of one site are common (loops, recursion)
+        last_site = site;
+        if (!site_named(site)) {
+            put_name(site);
+            if (!trail_rec.crash_flushing) remember_site(site);
+        }
+    }
+    uint64_t moved = 0;
+    while (tail < head) {
+        uint64_t run = head - tail, start = tail & ring->mask;
+        if (run > ring->mask + 1 - start) run = ring->mask + 1 - start;  // up to the ring's wrap
+        if (!fit(TRAIL_RECORDS_HEADER_SIZE + TRAIL_RECORD_SIZE)) {  // policy first, full: cut
+            trail_rec.cut_records += head - tail;
+            trail_rec.cut_bytes += (head - tail) * TRAIL_RECORD_SIZE;
+            tail = head;
+            break;
+        }
+        uint64_t fits = (room() - 8 - TRAIL_RECORDS_HEADER_SIZE) / TRAIL_RECORD_SIZE;
+        if (run > fits) run = fits;
+        uint32_t size = (uint32_t)(TRAIL_RECORDS_HEADER_SIZE + run * TRAIL_RECORD_SIZE);
+        struct trail_records_header header = { CHUNK_RECORDS, size, ring->slot, ring->tid, tail };
+        memcpy(stage(sizeof header), &header, sizeof header);
+        add_part(&ring->records[start], run * TRAIL_RECORD_SIZE);
+        if (trail_rec.blocks) {
+            trail_rec.blocks[trail_rec.block_index].records += run;
+            trail_rec.blocks[trail_rec.block_index].bytes += 8 + size;
+        }
+        tail += run;
+        moved += run;
+    }
+    trail_file_flush();  // before the ring may reuse what was just written from it
+    __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
+    trail_rec.total_records += moved;
+    return moved;
+}
+
+// MARK: the end
+
+/// The final chunks: each thread's name and drop count, what was cut, and END.
+void trail_file_finish(uint64_t dropped) {
+    trail_rec.finishing = 1;
+    trail_rec.full = trail_rec.write_error != 0;  // policy first keeps room for these; a failed disk takes nothing more
+    uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < count; i++) {
+        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) trail_file_put_thread(trail_rec.rings[i]);
+    }
+    trail_file_put_clock();
+    put_cut();
+    if (dropped != UINT64_MAX) {
+        uint64_t end[2] = { trail_rec.total_records, dropped };
+        trail_file_put_chunk(CHUNK_END, end, sizeof end);
+    }
+    trail_file_flush();
+    trail_file_write_block_header();
+}
+
+/// Size limit and policy: TRAIL_TRACE_MAX_SIZE (0: unbounded; default min(1 GiB, a tenth of the free
+/// space)), TRAIL_TRACE_KEEP=last|first. Small limits get smaller blocks, so that a wrap cuts less at once.
+static void choose_limits(void) {
+    uint64_t free_bytes = trail_free_bytes(trail_rec.trace_path);
+    trail_rec.max_size = trail_trace_max_size(trail_rec.trace_path);
+    if (trail_rec.max_size && trail_rec.max_size < (UINT64_C(256) << 10)) trail_rec.max_size = UINT64_C(256) << 10;
+    trail_rec.block_size = TRAIL_TRACE_BLOCK_SIZE;
+    while (trail_rec.max_size && trail_rec.block_size > (64u << 10) && trail_rec.max_size / trail_rec.block_size < 16) trail_rec.block_size /= 2;
+    trail_rec.max_blocks = trail_rec.max_size ? (trail_rec.max_size - TRAIL_TRACE_HEADER_SIZE) / trail_rec.block_size : 0;
+    if (trail_rec.max_size && trail_rec.max_blocks < 2) trail_rec.max_blocks = 2;
+    const char *keep = trail_env("TRAIL_TRACE_KEEP");
+    trail_rec.policy = POLICY_KEEP_LAST;
+    if (keep && !strcmp(keep, "first")) trail_rec.policy = POLICY_KEEP_FIRST;
+    else if (keep && *keep && strcmp(keep, "last")) trail_setting_warning("TRAIL_TRACE_KEEP", keep, "is not last or first", "last");
+    uint64_t total = free_bytes / 4 < (UINT64_C(4) << 30) ? free_bytes / 4 : UINT64_C(4) << 30;
+    // For every limit, 0 means no limit.
+    trail_rec.keep_files = trail_setting_number("TRAIL_TRACE_KEEP_FILES", 0, 1000000, 1000, 0);
+    if (trail_rec.keep_files == 0) trail_rec.keep_files = UINT64_MAX;
+    trail_rec.keep_total = trail_setting_number("TRAIL_TRACE_KEEP_TOTAL", 0, UINT64_C(1) << 50, total, 1);
+    if (trail_rec.keep_total == 0) trail_rec.keep_total = UINT64_MAX;
+    free(trail_rec.blocks);
+    trail_rec.blocks = trail_rec.max_blocks ? calloc(trail_rec.max_blocks, sizeof *trail_rec.blocks) : NULL;
+}
+
+/// The INFO chunk (exe, pid, host, app, version), prepared so that a crash can open the file.
+void trail_file_prepare_info(void) {
+    char exe[4096] = "", host[256] = "";
+    ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (exe_length > 0) exe[exe_length] = 0;
+    if (gethostname(host, sizeof host) != 0) host[0] = 0;
+    host[sizeof host - 1] = 0;
+    const char *parent = trail_inherited_traceparent();
+    int length = snprintf(trail_rec.trace_info, sizeof trail_rec.trace_info, "exe=%s\npid=%d\nhost=%s\napp=%s\n%s%s%s%s%s%s", exe, (int)getpid(), host,
+                          trail_rec.trace_app[0] ? trail_rec.trace_app : trail_exe_name(), trail_rec.trace_version[0] ? "version=" : "", trail_rec.trace_version,
+                          trail_rec.trace_version[0] ? "\n" : "", parent[0] ? "traceparent=" : "", parent, parent[0] ? "\n" : "");
+    trail_rec.trace_info_length = length < (int)sizeof trail_rec.trace_info - 8 ? (uint32_t)length : (uint32_t)sizeof trail_rec.trace_info - 8;
+    memset(trail_rec.trace_info + trail_rec.trace_info_length, 0, sizeof trail_rec.trace_info - trail_rec.trace_info_length);
+    trail_rec.trace_info_length = (trail_rec.trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned
+}
+
+void trail_recorder_prepare(void) {
+    const char *pattern = trail_env("TRAIL_TRACE_FILE");
+    int fixed = pattern && *pattern;
+    const char *directory = trail_rec.trace_directory[0] ? trail_rec.trace_directory : "trail-traces";
+    if (!trail_expand_pattern(fixed ? pattern : "%e-%t-%p.trace", fixed ? NULL : directory, trail_rec.trace_path, sizeof trail_rec.trace_path)) {
+        trail_setting_warning("TRAIL_TRACE_FILE", pattern ? pattern : "", "gives too long a path", "trail.trace");
+        trail_expand_pattern("trail.trace", NULL, trail_rec.trace_path, sizeof trail_rec.trace_path);
+    }
+    trail_file_prepare_info();
+    choose_limits();
+}
+
