@@ -149,8 +149,13 @@ public struct TraceRecord: Sendable {
 
     /// The record at `offset` of a RECORDS chunk's bytes.
     @inlinable public init(_ raw: UnsafeRawBufferPointer, at offset: Int) {
-        time = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        self.init(raw.baseAddress!, at: offset)
+    }
+
+    /// The record at `offset` from `base` (a run of records held in place).
+    @inlinable @inline(__always) public init(_ base: UnsafeRawPointer, at offset: Int) {
+        time = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
     }
 
     /// Nil for a kind this reader does not know.

@@ -101,7 +101,7 @@ struct CallBuilder {
                     addRecords(chunk.payload, block: chunk.block, &visitor)
                     if chunk.block < chunks.firstBlockInUse { chunks.firstBlockInUse = chunk.block }
                 case .watermark:
-                    if chunk.payload.count >= 8 { release(upTo: chunk.payload.loadUnaligned(as: UInt64.self), &visitor) }
+                    if let watermark = TraceChunks.watermark(chunk.payload) { release(upTo: watermark, &visitor) }
                 case .thread: noteThread(chunk.payload)
                 case .span: noteSpan(chunk.payload)
                 default: break
@@ -136,34 +136,26 @@ struct CallBuilder {
     }
 
     mutating func noteThread(_ payload: UnsafeRawBufferPointer) {
-        guard payload.count >= 32 else { return }
-        let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-        let index = Int(thread(slot: slot, tid: tid))
-        let name = UnsafeRawBufferPointer(rebasing: payload[8 ..< 24]).prefix { $0 != 0 }
-        process.threads[index].name = String(decoding: name, as: UTF8.self)
-        process.threads[index].dropped = max(process.threads[index].dropped, payload.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        guard let chunk = TraceChunks.Thread(payload) else { return }
+        let index = Int(thread(slot: chunk.slot, tid: chunk.tid))
+        process.threads[index].name = chunk.name
+        process.threads[index].dropped = max(process.threads[index].dropped, chunk.dropped)
     }
 
     /// A tracer span's details: a start's, or an end's merged over its start's.
     mutating func noteSpan(_ payload: UnsafeRawBufferPointer) {
-        guard payload.count >= TraceLayout.spanHeaderSize else { return }
-        let token = payload.loadUnaligned(as: UInt64.self)
-        let length = Int(payload.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard length <= payload.count - TraceLayout.spanHeaderSize else { return }
-        let details = SpanDetails(decoding: UnsafeRawBufferPointer(rebasing: payload[TraceLayout.spanHeaderSize ..< TraceLayout.spanHeaderSize + length]))
-        let id = 1 << 63 | token
+        guard let chunk = TraceChunks.Span(payload) else { return }
+        let details = SpanDetails(decoding: chunk.details)
+        let id = 1 << 63 | chunk.token
         process.spanDetails[id] = process.spanDetails[id].map { $0.merged(with: details) } ?? details
     }
 
     mutating func addRecords<V: CallVisitor>(_ payload: UnsafeRawBufferPointer, block: Int, _ visitor: inout V) {
-        guard payload.count >= TraceLayout.recordsHeaderSize else { return }
-        let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-        let position = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-        let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
-        let state = threads[Int(thread(slot: slot, tid: tid))]
-        if state.pending.isEmpty { state.position = position }
-        state.pending.append(RecordRun(base: payload.baseAddress! + TraceLayout.recordsHeaderSize, count: count, block: block))
-        held += count
+        guard let chunk = TraceChunks.Records(payload) else { return }
+        let state = threads[Int(thread(slot: chunk.slot, tid: chunk.tid))]
+        if state.pending.isEmpty { state.position = chunk.position }
+        state.pending.append(RecordRun(base: payload.baseAddress! + TraceLayout.recordsHeaderSize, count: chunk.count, block: block))
+        held += chunk.count
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }
 

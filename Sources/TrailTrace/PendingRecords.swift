@@ -12,9 +12,7 @@ struct RecordRun {
 
     subscript(index: Int) -> TraceRecord {
         @inline(__always) get {
-            let offset = index &* TraceRecord.size
-            return TraceRecord(time: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-                               word: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+            TraceRecord(base, at: index &* TraceRecord.size)
         }
     }
 }

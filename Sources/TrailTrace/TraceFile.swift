@@ -106,12 +106,12 @@ public final class TraceFile {
         var blockHeader = [UInt8](repeating: 0, count: TraceLayout.blockHeaderSize)
         while offset + TraceLayout.blockHeaderSize <= fileSize {
             let read = blockHeader.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-            guard read == TraceLayout.blockHeaderSize, Self.isBlockMagic(blockHeader) else {
+            guard read == TraceLayout.blockHeaderSize, let decoded = blockHeader.withUnsafeBytes({ TraceChunks.BlockHeader($0) }) else {
                 truncated = true
                 break
             }
-            var used = Int(Self.u32(blockHeader, 4))
-            let sequence = Self.u64(blockHeader, 8)
+            var used = decoded.used
+            let sequence = decoded.sequence
             if used > header.blockSize - TraceLayout.blockHeaderSize || offset + TraceLayout.blockHeaderSize + used > fileSize {
                 used = min(header.blockSize - TraceLayout.blockHeaderSize, fileSize - offset - TraceLayout.blockHeaderSize)
                 truncated = true
@@ -134,8 +134,8 @@ public final class TraceFile {
             for block in blocks.reversed() where last == nil {
                 var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
                 while let (type, payload) = chunks.next() {
-                    if type == TraceLayout.Chunk.clock.rawValue, payload.count >= 16 {
-                        last = (payload.loadUnaligned(as: UInt64.self), payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    if type == TraceLayout.Chunk.clock.rawValue, let clock = TraceChunks.Clock(payload) {
+                        last = (clock.ticks, clock.nanoseconds)
                     }
                 }
                 memory.release(at: block.offset, span: block.used)
@@ -235,7 +235,7 @@ public final class TraceFile {
                     case .names: file.addName(payload)
                     case .end:
                         file.complete = true
-                        if payload.count >= 16 { file.endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+                        if let end = TraceChunks.End(payload) { file.endDropped = end.dropped }
                     case .cut: file.addCut(payload)
                     case .records: if payload.count > TraceLayout.recordsHeaderSize { file.hasRecords = true }
                     default: break
@@ -263,39 +263,20 @@ public final class TraceFile {
     }
 
     func addName(_ payload: UnsafeRawBufferPointer) {
-        guard payload.count >= 12 else { return }
-        let site = payload.loadUnaligned(as: UInt64.self)
-        let length = Int(payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard length <= payload.count - 12, names[site] == nil else { return }
-        names[site] = String(decoding: UnsafeRawBufferPointer(rebasing: payload[12 ..< 12 + length]), as: UTF8.self)
+        guard let name = TraceChunks.Name(payload), names[name.site] == nil else { return }
+        names[name.site] = name.text
     }
 
     /// The totals only grow: the largest CUT chunk is the last one written.
     func addCut(_ payload: UnsafeRawBufferPointer) {
-        guard payload.count >= 24, let policy = TraceLayout.Policy(rawValue: payload.loadUnaligned(as: UInt32.self)) else { return }
-        let records = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-        if records >= cut?.records ?? 0 {
-            cut = Cut(policy: policy, records: records, bytes: payload.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-        }
+        guard let chunk = TraceChunks.Cut(payload) else { return }
+        if chunk.records >= cut?.records ?? 0 { cut = Cut(policy: chunk.policy, records: chunk.records, bytes: chunk.bytes) }
     }
 
     func addInfo(_ payload: UnsafeRawBufferPointer) {
         for line in String(decoding: payload, as: UTF8.self).split(separator: "\n") {
             if let equals = line.firstIndex(of: "=") { info[String(line[..<equals])] = String(line[line.index(after: equals)...]) }
         }
-    }
-
-    private static func isBlockMagic(_ bytes: [UInt8]) -> Bool {
-        let magic = TraceLayout.blockMagic
-        return (0 ..< 4).allSatisfy { bytes[$0] == magic.utf8Start[$0] }
-    }
-
-    private static func u32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
-        (0 ..< 4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
-    }
-
-    private static func u64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
-        UInt64(u32(bytes, offset)) | UInt64(u32(bytes, offset + 4)) << 32
     }
 }
 
@@ -320,8 +301,7 @@ struct BlockChunks {
             if offset != filled { whole = false }
             return nil
         }
-        let type = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-        let size = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let (type, size) = TraceChunks.chunkHeader(bytes, at: offset)
         let start = offset + TraceLayout.chunkHeaderSize
         guard start + size <= filled else {
             whole = false

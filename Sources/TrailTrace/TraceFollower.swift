@@ -93,12 +93,9 @@ public final class TraceFollower {
     private func blockHeader(_ slot: Int) -> (used: Int, sequence: UInt64)? {
         var bytes = [UInt8](repeating: 0, count: TraceLayout.blockHeaderSize)
         let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(blockOffset(slot))) }
-        let magic = TraceLayout.blockMagic
-        guard got == bytes.count, (0 ..< 4).allSatisfy({ bytes[$0] == magic.utf8Start[$0] }) else { return nil }
-        let used = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) }
-        let sequence = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
-        guard used <= file.header.blockSize - TraceLayout.blockHeaderSize else { return nil }
-        return (used, sequence)
+        guard got == bytes.count, let header = bytes.withUnsafeBytes({ TraceChunks.BlockHeader($0) }),
+              header.used <= file.header.blockSize - TraceLayout.blockHeaderSize else { return nil }
+        return (header.used, header.sequence)
     }
 
     /// The block with the lowest sequence (above `after`, when given) among those in the file now.
@@ -121,20 +118,17 @@ extension CallBuilder {
     mutating func feed<V: CallVisitor>(type: UInt32, payload: UnsafeRawBufferPointer, _ visitor: inout V) {
         switch TraceLayout.Chunk(rawValue: type) {
         case .records:
-            guard payload.count >= TraceLayout.recordsHeaderSize else { return }
-            let count = (payload.count - TraceLayout.recordsHeaderSize) / TraceRecord.size
-            guard count > 0 else { return }
+            guard let chunk = TraceChunks.Records(payload), chunk.count > 0 else { return }
+            let count = chunk.count
             let copy = UnsafeMutableRawPointer.allocate(byteCount: count * TraceRecord.size, alignment: 16)
             copy.copyMemory(from: payload.baseAddress! + TraceLayout.recordsHeaderSize, byteCount: count * TraceRecord.size)
-            let slot = payload.loadUnaligned(as: UInt32.self), tid = payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-            let position = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            let state = threads[Int(thread(slot: slot, tid: tid))]
-            if state.pending.isEmpty { state.position = position }
+            let state = threads[Int(thread(slot: chunk.slot, tid: chunk.tid))]
+            if state.pending.isEmpty { state.position = chunk.position }
             state.pending.append(RecordRun(base: UnsafeRawPointer(copy), count: count, block: RecordRun.owned))
             held += count
             if held > Self.heldLimit { release(upTo: .max, &visitor) }
         case .watermark:
-            if payload.count >= 8 { release(upTo: payload.loadUnaligned(as: UInt64.self), &visitor) }
+            if let watermark = TraceChunks.watermark(payload) { release(upTo: watermark, &visitor) }
         case .thread: noteThread(payload)
         case .span: noteSpan(payload)
         case .names: file.addName(payload)
@@ -143,14 +137,13 @@ extension CallBuilder {
         case .clock:
             // A cycle counter's rate, from the header's sample to this one.
             let header = file.header
-            guard payload.count >= 16, header.clockKind == TraceLayout.Clock.cycles.rawValue else { return }
-            let ticks = payload.loadUnaligned(as: UInt64.self), nanoseconds = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            if ticks > header.ticks, nanoseconds > header.monotonicNanoseconds {
-                file.nanosecondsPerTick = Double(nanoseconds - header.monotonicNanoseconds) / Double(ticks - header.ticks)
+            guard let clock = TraceChunks.Clock(payload), header.clockKind == TraceLayout.Clock.cycles.rawValue else { return }
+            if clock.ticks > header.ticks, clock.nanoseconds > header.monotonicNanoseconds {
+                file.nanosecondsPerTick = Double(clock.nanoseconds - header.monotonicNanoseconds) / Double(clock.ticks - header.ticks)
             }
         case .end:
             file.complete = true
-            if payload.count >= 16 { file.endDropped = payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+            if let end = TraceChunks.End(payload) { file.endDropped = end.dropped }
         case .none: break
         }
     }
