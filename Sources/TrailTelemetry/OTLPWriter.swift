@@ -130,21 +130,24 @@ public final class OTLPWriter<Item: TelemetryItem> {
         if encoding == .protobuf {
             // Export*ServiceRequest { resource_* = 1 }, Resource* { resource = 1, scope_* = 2 },
             // Scope* { scope = 1, items = 2 }.
-            var out = OTLPProtobuf()
-            out.bytes.reserveCapacity(requestBytes + 256 * sections.count)
+            // Each section's items and its two messages' sizes first, then the request written in place.
             let scope = ProcessResource.scopeProtobuf()
-            for (index, section) in sections.enumerated() {
-                let range = section.start ..< (index + 1 < sections.count ? sections[index + 1].start : itemBytes.count)
-                let scoped = OTLPProtobuf.framedSize(scope.count) + range.count
-                out.header(1, size: OTLPProtobuf.framedSize(section.resource.count) + OTLPProtobuf.framedSize(scoped))
-                out.header(1, size: section.resource.count)
-                out.bytes += section.resource
-                out.header(2, size: scoped)
-                out.header(1, size: scope.count)
-                out.bytes += scope
-                itemBytes.copy(range, to: &out.bytes)
+            let parts = sections.indices.map { index -> (items: Range<Int>, scoped: Int, resourced: Int) in
+                let items = sections[index].start ..< (index + 1 < sections.count ? sections[index + 1].start : itemBytes.count)
+                let scoped = ProtobufSize.framed(scope.count) + items.count
+                return (items, scoped, ProtobufSize.framed(sections[index].resource.count) + ProtobufSize.framed(scoped))
             }
-            body = out.bytes
+            body = [UInt8](protobufSize: parts.reduce(0) { $0 + ProtobufSize.framed($1.resourced) }) { out in
+                for (section, part) in zip(sections, parts) {
+                    out.header(1, size: part.resourced)
+                    out.header(1, size: section.resource.count)
+                    out.raw(section.resource)
+                    out.header(2, size: part.scoped)
+                    out.header(1, size: scope.count)
+                    out.raw(scope)
+                    out.raw(itemBytes.bytes(part.items))
+                }
+            }
             sections = []
             itemBytes.removeAll()
             requestBytes = 0
@@ -196,18 +199,8 @@ public protocol TelemetryItem: Sendable {
     static var signal: TelemetrySignal { get }
     func appendJSON(to bytes: inout [UInt8])
     func appendProtobuf(to bytes: inout [UInt8])
-    /// The protobuf message framed as field `field` (tag, length, message), appended to `buffer`.
+    /// The protobuf message framed as field `field` (tag, length, message), written in place into `buffer`.
     func appendProtobuf(field: UInt64, to buffer: ProtobufBytes)
-}
-
-extension TelemetryItem {
-    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) {
-        var message: [UInt8] = []
-        appendProtobuf(to: &message)
-        var out = ProtobufCursor(at: buffer.extend(by: OTLPProtobuf.framedSize(message.count)))
-        out.header(field, size: message.count)
-        out.raw(message)
-    }
 }
 
 /// OTLP/HTTP's two encodings, by their OTEL_EXPORTER_OTLP_PROTOCOL names.
