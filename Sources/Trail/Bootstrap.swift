@@ -25,7 +25,7 @@ extension Trail {
             var folderReady = true
             if config.destination == .console {
                 do {
-                    try LogFiles.makeDirectory(directory) { FileHandle.standardError.write(Data($0.utf8)) }
+                    try LogFolder.make(directory) { FileHandle.standardError.write(Data($0.utf8)) }
                 } catch {
                     FileHandle.standardError.write(Data("trail: \(error); a crash will not be kept\n".utf8))
                     folderReady = false

@@ -57,7 +57,7 @@ struct LogFiles {
         self.directory = config.directory!
         self.report = report
         self.fallbackFD = fallbackFD
-        try Self.makeDirectory(directory, report: report)
+        try LogFolder.make(directory, report: report)
         var failed: LogSetupError?
         withFolderLock {
             do throws(LogSetupError) {
@@ -169,7 +169,7 @@ struct LogFiles {
         var failed: LogSetupError?
         withFolderLock {
             do throws(LogSetupError) {
-                try Self.makeDirectory(directory, report: { _ in })
+                try LogFolder.make(directory, report: { _ in })
                 try openCurrent(atStart: false)
             } catch {
                 failed = error
@@ -442,27 +442,4 @@ struct LogFiles {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
-
-    /// Creates the folder (0700) and its parents; a folder that others can write to is reported.
-    static func makeDirectory(_ directory: String, report: (String) -> Void) throws(LogSetupError) {
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0, errno != EEXIST {
-                throw LogSetupError(description: "cannot create log folder \(prefix): \(String(cString: strerror(errno)))")
-            }
-        }
-        var info = stat()
-        guard stat(directory, &info) == 0 else {
-            throw LogSetupError(description: "cannot use log folder \(directory): \(String(cString: strerror(errno)))")
-        }
-        if info.st_mode & 0o022 != 0 {
-            report("trail: log folder \(directory) can be written by \(info.st_mode & 0o002 != 0 ? "anyone" : "its group") "
-                + "(mode \(String(info.st_mode & 0o7777, radix: 8))): others can plant files there; chmod go-w it\n")
-        }
-    }
-}
-
-public struct LogSetupError: Error, CustomStringConvertible {
-    public var description: String
 }
