@@ -65,13 +65,17 @@ void trail_setting_warning(const char *name, const char *value, const char *why,
     (void)ignored;
 }
 
-/// Digits with an optional K, M, G or T suffix; 0 when not such a size or too large for 64 bits.
+enum { SIZE_INVALID, SIZE_OK, SIZE_HUGE };
+
+/// Digits with an optional K, M, G or T suffix; one too large for 64 bits is HUGE, a size out of range rather
+/// than a malformed one. A negative number is not a size (a limit of 0 would mean none).
 static int parse_size(const char *text, uint64_t *out) {
-    uint64_t value = 0;
     const char *cursor = text;
-    if (*cursor < '0' || *cursor > '9') return 0;
+    uint64_t value = 0;
+    int huge = 0;
+    if (*cursor < '0' || *cursor > '9') return SIZE_INVALID;
     for (; *cursor >= '0' && *cursor <= '9'; cursor++) {
-        if (value > (UINT64_MAX - 9) / 10) return 0;
+        if (value > (UINT64_MAX - 9) / 10) huge = 1;
         value = value * 10 + (uint64_t)(*cursor - '0');
     }
     int shift = 0;
@@ -81,22 +85,66 @@ static int parse_size(const char *text, uint64_t *out) {
     case 'm': case 'M': shift = 20; cursor++; break;
     case 'g': case 'G': shift = 30; cursor++; break;
     case 't': case 'T': shift = 40; cursor++; break;
-    default: return 0;
+    default: return SIZE_INVALID;
     }
-    if (*cursor || (shift && value > (UINT64_MAX >> shift))) return 0;
+    if (*cursor) return SIZE_INVALID;
+    if (huge || (shift && value > (UINT64_MAX >> shift))) return SIZE_HUGE;
     *out = value << shift;
-    return 1;
+    return SIZE_OK;
+}
+
+void trail_format_size(uint64_t bytes, char *out, size_t size) {
+    static const char suffixes[] = "TGMK";
+    for (int i = 0; i < 4; i++) {
+        int shift = 40 - 10 * i;
+        if (bytes >= (UINT64_C(1) << shift) && bytes % (UINT64_C(1) << shift) == 0) {
+            snprintf(out, size, "%llu%c", (unsigned long long)(bytes >> shift), suffixes[i]);
+            return;
+        }
+    }
+    snprintf(out, size, "%llu", (unsigned long long)bytes);
+}
+
+int trail_size_is_zero(const char *value) {
+    uint64_t number = 1;
+    return parse_size(value, &number) == SIZE_OK && number == 0;
+}
+
+void trail_size_setting(const char *value, uint64_t minimum, uint64_t maximum, uint64_t fallback, struct trail_size_choice *choice) {
+    uint64_t number = 0;
+    int parsed = parse_size(value, &number);
+    choice->why[0] = choice->used[0] = 0;
+    choice->value = number;
+    if (parsed == SIZE_INVALID) {
+        choice->value = fallback;
+        snprintf(choice->why, sizeof choice->why, "is not a size such as 65536, 64K, 10M or 1G");
+    } else if (parsed != SIZE_OK || number < minimum || number > maximum) {
+        choice->value = parsed == SIZE_OK && number < minimum ? minimum : maximum;
+        char low[32], high[32];
+        trail_format_size(minimum, low, sizeof low);
+        trail_format_size(maximum, high, sizeof high);
+        snprintf(choice->why, sizeof choice->why, "is out of range (%s to %s)", low, high);
+    } else {
+        return;
+    }
+    trail_format_size(choice->value, choice->used, sizeof choice->used);
 }
 
 uint64_t trail_setting_number(const char *name, uint64_t minimum, uint64_t maximum, uint64_t fallback, int size) {
     const char *value = trail_env(name);
     if (!value || !*value) return fallback;
+    if (size) {
+        struct trail_size_choice choice;
+        trail_size_setting(value, minimum, maximum, fallback, &choice);
+        if (choice.why[0]) trail_setting_warning(name, value, choice.why, choice.used);
+        return choice.value;
+    }
     uint64_t number = 0;
     char used[32], range[96];
-    int parsed = parse_size(value, &number) && (size || strspn(value, "0123456789") == strlen(value));
+    int parsed = parse_size(value, &number) == SIZE_OK && strspn(value, "0123456789") == strlen(value);
     if (!parsed) {
         snprintf(used, sizeof used, "%llu", (unsigned long long)fallback);
-        trail_setting_warning(name, value, size ? "is not a size such as 65536, 64K or 32M" : "is not a whole number", used);
+        trail_setting_warning(name, value, "is not a whole number", used);
         return fallback;
     }
     if (number < minimum || number > maximum) {

@@ -1,3 +1,5 @@
+internal import CTrailShim
+
 /// `TRAIL_*` variables override the code's configuration. A value that does not parse, is out of range or
 /// would overflow is reported in one line on stderr (before any redirect), naming the variable, the value
 /// and what is used instead; nothing is silently ignored and nothing traps.
@@ -72,21 +74,18 @@ struct SettingReader {
         return number
     }
 
-    /// `65536`, `64K`, `10M`, `1G`, `1T`.
+    /// `65536`, `64K`, `10M`, `1G`, `1T`: parsed, checked and worded by the C side's parser (settings.c), which
+    /// the start-up settings use too.
     func bytes(_ name: String, _ range: ClosedRange<Int>, default fallback: Int, zeroMeansNoLimit: Bool = false) -> Int {
         guard let value = text(name) else { return fallback }
-        if zeroMeansNoLimit, Self.parseBytes(value) == .some(0) { return range.upperBound }
-        guard let number = Self.parseBytes(value) else {
-            reject(name, value, "is not a size such as 65536, 64K, 10M or 1G", using: Self.formatBytes(fallback))
-            return fallback
+        if zeroMeansNoLimit, trail_size_is_zero(value) != 0 { return range.upperBound }
+        var choice = trail_size_choice()
+        trail_size_setting(value, UInt64(max(range.lowerBound, 0)), UInt64(range.upperBound), UInt64(max(fallback, 0)), &choice)
+        let why = withUnsafeBytes(of: choice.why) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if !why.isEmpty {
+            reject(name, value, why, using: withUnsafeBytes(of: choice.used) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
         }
-        guard let exact = number, range.contains(exact) else {
-            let used = (number ?? Int.max) < range.lowerBound ? range.lowerBound : range.upperBound
-            reject(name, value, "is out of range (\(Self.formatBytes(range.lowerBound)) to \(Self.formatBytes(range.upperBound)))",
-                   using: Self.formatBytes(used))
-            return used
-        }
-        return exact
+        return Int(clamping: choice.value)
     }
 
     /// `90`, `90s`, `15m`, `1h`, `1d`: more than 0 and at most a year.
@@ -105,32 +104,5 @@ struct SettingReader {
             return fallback
         }
         return number
-    }
-
-    /// nil: not a size; `.some(nil)`: a size too large for an Int.
-    static func parseBytes(_ text: String) -> Int?? {
-        var digits = Substring(text)
-        var shift = 0
-        switch text.last {
-        case "k", "K": shift = 10
-        case "m", "M": shift = 20
-        case "g", "G": shift = 30
-        case "t", "T": shift = 40
-        default: break
-        }
-        if shift > 0 { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return digits.first == "-" && Int(digits) != nil ? .some(-1) : nil
-        }
-        guard let number = Int(digits) else { return .some(nil) }
-        let (scaled, overflow) = number.multipliedReportingOverflow(by: 1 << shift)
-        return overflow ? .some(nil) : .some(scaled)
-    }
-
-    static func formatBytes(_ bytes: Int) -> String {
-        for (shift, suffix) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
-            return "\(bytes >> shift)\(suffix)"
-        }
-        return "\(bytes)"
     }
 }

@@ -75,6 +75,26 @@ import TrailTestSupport
         #expect(Transcript.read(directory + "/probe.log").contains("after child"))
     }
 
+    /// Sizes have one parser and one wording (settings.c), read by the C start-up (TRAIL_TRACE_*) and by Swift's
+    /// Settings (TRAIL_LOG_*) alike: the same kinds of value get the same kinds of line from either.
+    @Test(arguments: [
+        ("TRAIL_TRACE_BUFFER", "garbage", "TRAIL_TRACE_BUFFER=garbage is not a size such as 65536, 64K, 10M or 1G; using 32M"),
+        ("TRAIL_TRACE_BUFFER", "-5", "TRAIL_TRACE_BUFFER=-5 is not a size such as 65536, 64K, 10M or 1G; using 32M"),
+        ("TRAIL_TRACE_BUFFER", "1K", "TRAIL_TRACE_BUFFER=1K is out of range (16K to 4G); using 16K"),
+        ("TRAIL_TRACE_BUFFER", "99999999999999999999", "TRAIL_TRACE_BUFFER=99999999999999999999 is out of range (16K to 4G); using 4G"),
+        ("TRAIL_TRACE_MAX_SIZE", "12x", "TRAIL_TRACE_MAX_SIZE=12x is not a size such as 65536, 64K, 10M or 1G; using "),
+        ("TRAIL_LOG_MAX_SIZE", "-5", "TRAIL_LOG_MAX_SIZE=-5 is not a size such as 65536, 64K, 10M or 1G; using 10M"),
+    ])
+    func sizesReadInCAndInSwiftSpeakAlike(name: String, value: String, message: String) throws {
+        let directory = Paths.temporaryDirectory("size-setting")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(Self.probe, ["stderr", directory],
+                             environment: [name: value, "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/probe.trace"])
+        #expect(result.status == 0 && result.signal == nil, "\(result.stderr)")
+        let lines = result.stderr.components(separatedBy: "\n").filter { $0.contains(name + "=") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("trail: " + message), "\(result.stderr)")
+    }
+
     @Test func everyFileTrailCreatesIs0600WhateverTheUmask() throws {
         let directory = Paths.temporaryDirectory("umask")
         let trace = directory + "/probe.trace"

@@ -37,6 +37,23 @@ void trail_set_log_hook(trail_log_line_hook _Nullable hook);
 typedef int (*trail_context_trace_hook)(uint64_t *span_id, uint8_t *trace_id);
 void trail_set_context_trace_hook(trail_context_trace_hook _Nullable hook);
 
+// MARK: settings: one parser and one wording for sizes, for the C start-up and Swift's Settings alike
+
+/// What a size setting comes to: the value to use, and when that is not the value given, why and what is used
+/// ("is out of range (64K to 1T)", "64K"); `why` is empty when the value is used as given.
+struct trail_size_choice {
+    uint64_t value;
+    char why[96];
+    char used[32];
+};
+/// `value`: digits with an optional K, M, G or T suffix, in [minimum, maximum]; malformed (negative too) takes
+/// `fallback`, out of range the nearest bound.
+void trail_size_setting(const char *value, uint64_t minimum, uint64_t maximum, uint64_t fallback, struct trail_size_choice *choice);
+/// Whether `value` is a size of 0 ("no limit" for the limits that allow it).
+int trail_size_is_zero(const char *value);
+/// `10M`, `64K`, `1G` when exact, else plain bytes.
+void trail_format_size(uint64_t bytes, char *out, size_t size);
+
 // MARK: record mode
 
 /// Where the trace goes unless TRAIL_TRACE_FILE says otherwise: `<directory>/%e-%t-%p.trace`, with `stem` as
