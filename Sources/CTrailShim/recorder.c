@@ -134,6 +134,15 @@ void trail_recorder_start_forked_writer(void) {
 
 // MARK: life cycle
 
+/// The clocks at the start of recording (and again in a forked child, whose trace starts anew).
+static void note_start(void) {
+    trail_rec.start_ticks = trail_ticks();
+    trail_rec.start_ns = trail_monotonic_ns();
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    trail_rec.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+}
+
 static void stop_at_exit(void) {
     // A signal from here on (a SIGPIPE as stdio flushes into a closed pipe) must not open a second trace.
     __atomic_store_n(&trail_rec.crash_flushed, 1, __ATOMIC_RELEASE);
@@ -245,11 +254,7 @@ static void child_after_fork(void) {
     trail_rec.staged = 0;
     if (trail_rec.named_sites) memset(trail_rec.named_sites, 0, trail_rec.named_capacity * sizeof *trail_rec.named_sites);
     trail_rec.named_count = 0;
-    trail_rec.start_ticks = trail_ticks();
-    trail_rec.start_ns = trail_monotonic_ns();
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    trail_rec.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    note_start();
     trail_recorder_unlock_drain();
 }
 
@@ -259,11 +264,7 @@ void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
 }
 
 int trail_recorder_start(void) {
-    trail_rec.start_ticks = trail_ticks();
-    trail_rec.start_ns = trail_monotonic_ns();
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    trail_rec.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    note_start();
     trail_paths_start();
     uint64_t records = trail_setting_number("TRAIL_TRACE_BUFFER", 1024 * sizeof(struct trail_record),
                                             (UINT64_C(1) << 28) * sizeof(struct trail_record),

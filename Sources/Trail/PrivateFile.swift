@@ -4,6 +4,9 @@ internal import Glibc
 
 /// Replaces `path` with `bytes` through a temporary file and a rename: readers see the old file or the new
 /// one, never a part, and the file is 0600 whatever the umask. False when it could not be written.
+/// Not through TrailFormat's AtomicFile, on purpose: this writes into a log folder others may have planted
+/// files in (crash markers), so it never follows a link and never keeps an existing file's mode, where
+/// AtomicFile, for outputs a user named, follows a link to replace its target and keeps the mode it finds.
 @discardableResult
 func writePrivateFile(_ path: String, _ text: String) -> Bool {
     let temporary = "\(path).\(getpid()).tmp"

@@ -4,7 +4,8 @@ import Glibc
 
 /// A file written whole or not at all: the bytes go to a temporary file beside the target, which is renamed
 /// over it only by `commit`. A reader never sees half a file, and a failed write leaves the old one in place.
-/// Every writer of a named output file goes through this type. A target that is not a regular file
+/// Every writer of a named output file goes through this type (the runtime's files in a log folder go through
+/// Trail's writePrivateFile instead, which never follows a link: its comment says why). A target that is not a regular file
 /// (`/dev/null`, `/dev/stdout`, a FIFO) is written directly; a symbolic link is followed, and stays a link.
 public final class AtomicFile {
     /// The descriptor to write to.
