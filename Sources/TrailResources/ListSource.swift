@@ -36,28 +36,18 @@ extension ResourceList {
         for kind in ResourceKind.allCases {
             text += "\n    enum \(kind.rawValue) {\n"
             for entry in entries.filter({ $0.kind == kind }).sorted(by: { $0.constant < $1.constant }) {
-                text += "        /// \(SourceText.comment(entry.relativePath))\n"
-                text += "        static let \(entry.constant) = File(path: \(SourceText.literal(entry.relativePath)), "
-                    + "name: \(SourceText.literal(entry.baseName)), extension: \(SourceText.literal(entry.fileExtension)))\n"
+                text += "        /// \(SwiftLiteral.comment(entry.relativePath))\n"
+                text += "        static let \(entry.constant) = File(path: \(SwiftLiteral.literal(entry.relativePath)), "
+                    + "name: \(SwiftLiteral.literal(entry.baseName)), extension: \(SwiftLiteral.literal(entry.fileExtension)))\n"
             }
             text += "    }\n"
         }
         // One enum per name, which the XML files' own commands extend.
         let outers = Dictionary(grouping: xmlNamespaces, by: \.outer)
         for outer in outers.keys.sorted() {
-            let files = outers[outer]!.map(\.entry.relativePath).sorted().map(SourceText.comment)
+            let files = outers[outer]!.map(\.entry.relativePath).sorted().map(SwiftLiteral.comment)
             text += "\n    /// Identifiers of \(files.joined(separator: ", ")).\n    enum \(outer) {}\n"
         }
         return text + "}\n"
-    }
-}
-
-enum SourceText {
-    /// A Swift string literal: quotes, backslashes and control characters escaped.
-    static func literal(_ text: String) -> String { String(reflecting: text) }
-
-    /// A path in a `///` comment, on one line.
-    static func comment(_ text: String) -> String {
-        "`" + text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "`"
     }
 }
