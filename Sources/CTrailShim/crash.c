@@ -1,31 +1,23 @@
-// Fatal signals: write a crash block into the log (what, where, the stack, the loaded images, the last traced
-// calls), flush buffered log lines and trace records, record that this run crashed, then hand the signal to
-// the handler installed before (the Swift runtime's backtracer prints its own report into the log) and die of
-// the same signal, so the exit status stays 128+signal. Everything on the signal path is async-signal-safe:
-// no allocation and no locks, only system calls on buffers prepared in advance. Format: Docs/crash-format.md.
+// Fatal signals, the path from the fault to the process's end: have a crash block written (crash_block.c), flush
+// buffered log lines and trace records, record that this run crashed, then hand the signal to the handler
+// installed before (the Swift runtime's backtracer prints its own report into the log) and die of the same
+// signal, so the exit status stays 128+signal. A fault inside this path, or a second crashing thread, ends the
+// process rather than hanging it; `Trail.report`'s blocks wait their turn here too. Everything here is
+// async-signal-safe: no allocation and no locks, only system calls on buffers prepared in advance.
 #include "internal.h"
+#include "crash_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <sched.h>
-#include <setjmp.h>
 #include <time.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <ucontext.h>
 #include <unistd.h>
-
-// Names in the log folder; their Swift twins are CrashMarker.fileExtension and CrashMarker.blockFileExtension.
-#define TRAIL_MARKER_SUFFIX ".crash"
-#define TRAIL_BLOCK_FILE_SUFFIX ".block"
-/// Written instead of a call site's name whose memory is gone (its library unloaded).
-#define TRAIL_SITE_GONE "(unloaded) "
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT };
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
@@ -43,407 +35,6 @@ static int handling;
 static uint32_t handling_tid;
 /// Held while a block is written outside a crash (`Trail.report` from several threads shares the buffer).
 static int report_lock;
-/// Set while this thread runs code that may fault on memory it cannot check first (the unwinder reading a bad
-/// pc): a fault there jumps back instead of ending the report.
-static __thread sigjmp_buf probe_jump;
-static __thread volatile int probing;
-
-void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds);
-
-// MARK: a fixed buffer and formatting without allocation
-
-static char block[1024 * 1024];  // untouched pages cost nothing: 1024 breadcrumbs (2048 records) fit
-static size_t block_used;
-
-static void put_bytes(const char *text, size_t length) {
-    if (block_used + length > sizeof block) length = sizeof block - block_used;
-    memcpy(block + block_used, text, length);
-    block_used += length;
-}
-
-static void put(const char *text) { put_bytes(text, strlen(text)); }
-
-static void put_decimal(int64_t value) {
-    char digits[24];
-    int count = 0;
-    uint64_t magnitude = value < 0 ? (uint64_t)(-(value + 1)) + 1 : (uint64_t)value;
-    do {
-        digits[count++] = (char)('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude);
-    if (value < 0) put("-");
-    while (count) put_bytes(&digits[--count], 1);
-}
-
-/// "0x" and at least `width` hex digits.
-static void put_hex(uint64_t value, int width) {
-    char digits[16];
-    size_t count = trail_format_hex(value, digits);
-    put("0x");
-    for (size_t pad = count; pad < (size_t)width; pad++) put("0");
-    put_bytes(digits, count);
-}
-
-/// Microseconds with three decimals, e.g. "-12.345us".
-static void put_micros(int64_t nanoseconds) {
-    if (nanoseconds < 0) {
-        put("-");
-        nanoseconds = -nanoseconds;
-    }
-    put_decimal(nanoseconds / 1000);
-    put(".");
-    int64_t fraction = nanoseconds % 1000;
-    char digits[3] = { (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10), (char)('0' + fraction % 10) };
-    put_bytes(digits, 3);
-    put("us");
-}
-
-static void write_all(int fd, const char *data, size_t length) {
-    while (length > 0) {
-        ssize_t written = write(fd, data, length);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) return;
-        data += written;
-        length -= (size_t)written;
-    }
-}
-
-// MARK: configuration, prepared at install
-
-static char app_line[512] = "";          // "name version"
-static int breadcrumb_count = 32;
-
-
-// MARK: the block
-
-_Static_assert(SIGILL == 4 && SIGTRAP == 5 && SIGABRT == 6 && SIGBUS == 7 && SIGFPE == 8 && SIGSEGV == 11,
-               "trail_signal_name spells Linux's signal numbers");
-
-static const char *signal_name(int signal) {
-    const char *name = trail_signal_name(signal);
-    return name ? name : "SIG?";
-}
-
-static const char *code_name(int signal, int code) {
-    switch (code) {
-    case SI_USER: return "SI_USER";
-    case SI_TKILL: return "SI_TKILL";
-    case SI_QUEUE: return "SI_QUEUE";
-    default: break;
-    }
-    switch (signal) {
-    case SIGSEGV: return code == SEGV_MAPERR ? "SEGV_MAPERR" : code == SEGV_ACCERR ? "SEGV_ACCERR" : "SEGV_?";
-    case SIGBUS: return code == BUS_ADRALN ? "BUS_ADRALN" : code == BUS_ADRERR ? "BUS_ADRERR" : code == BUS_OBJERR ? "BUS_OBJERR" : "BUS_?";
-    case SIGILL: return code == ILL_ILLOPC ? "ILL_ILLOPC" : code == ILL_ILLOPN ? "ILL_ILLOPN" : code == ILL_PRVOPC ? "ILL_PRVOPC" : "ILL_?";
-    case SIGFPE: return code == FPE_INTDIV ? "FPE_INTDIV" : code == FPE_INTOVF ? "FPE_INTOVF" : "FPE_?";
-    case SIGTRAP: return code == TRAP_BRKPT ? "TRAP_BRKPT" : code == TRAP_TRACE ? "TRAP_TRACE" : "TRAP_?";
-    default: return "?";
-    }
-}
-
-static void put_time(void) {
-    char stamp[32];
-    trail_format_timestamp(stamp);
-    put_bytes(stamp, 27);
-}
-
-/// Frames from the unwinder (which knows signal frames and code without frame pointers), starting at the
-/// interrupted instruction; failing that, a frame-pointer walk from the signal context.
-static void put_frames(const ucontext_t *context, int skip) {
-    void *frames[160];
-    volatile int count = 0;
-    // The unwinder reads the code at the pc to recognise signal frames: a call through a bad pointer faults
-    // it again. Then the frame-pointer walk below is all there is.
-    if (sigsetjmp(probe_jump, 1) == 0) {
-        probing = 1;
-        count = backtrace(frames, 160);
-    }
-    probing = 0;
-    uint64_t pc = 0, fp = 0, sp = 0;
-#if defined(__x86_64__)
-    if (context) {
-        pc = (uint64_t)context->uc_mcontext.gregs[REG_RIP];
-        fp = (uint64_t)context->uc_mcontext.gregs[REG_RBP];
-        sp = (uint64_t)context->uc_mcontext.gregs[REG_RSP];
-    }
-#elif defined(__aarch64__)
-    if (context) {
-        pc = context->uc_mcontext.pc;
-        fp = context->uc_mcontext.regs[29];
-        sp = 0;  // the return address is in x30, not on the stack
-        if (msync((void *)(uintptr_t)(pc & ~(uint64_t)4095), 4096, MS_ASYNC) != 0 && context->uc_mcontext.regs[30]) {
-            put(TRAIL_LINE_FRAME "0 ");
-            put_hex(pc, 16);
-            put(" " TRAIL_FRAME_PC "\n" TRAIL_LINE_FRAME "1 ");
-            put_hex(context->uc_mcontext.regs[30], 16);
-            put(" " TRAIL_FRAME_RA "\n");
-            return;
-        }
-    }
-#endif
-    int start = -1;
-    if (pc) {
-        for (int index = 0; index < count; index++) {
-            if ((uint64_t)(uintptr_t)frames[index] == pc) {
-                start = index;
-                break;
-            }
-        }
-    } else {
-        start = skip < count ? skip : 0;
-    }
-    if (start >= 0) {
-        for (int index = start, number = 0; index < count; index++, number++) {
-            put(TRAIL_LINE_FRAME);
-            put_decimal(number);
-            put(" ");
-            put_hex((uint64_t)(uintptr_t)frames[index], 16);
-            put(number == 0 && pc ? " " TRAIL_FRAME_PC "\n" : " " TRAIL_FRAME_RA "\n");
-        }
-        return;
-    }
-    // The unwinder did not find the signal frame: walk frame pointers (Swift keeps them).
-    put(TRAIL_LINE_FRAME "0 ");
-    put_hex(pc, 16);
-    put(" " TRAIL_FRAME_PC "\n");
-    int number = 1;
-    // A call through a bad pointer: the pc is no code, and the caller's return address is on top of the stack.
-    uint64_t top = 0;
-    if (sp && msync((void *)(uintptr_t)(pc & ~(uint64_t)4095), 4096, MS_ASYNC) != 0
-        && trail_copy_readable(&top, (uintptr_t)sp, sizeof top) == sizeof top) {
-        put(TRAIL_LINE_FRAME "1 ");
-        put_hex(top, 16);
-        put(" " TRAIL_FRAME_RA "\n");
-        number = 2;
-    }
-    for (; fp && number < 128; number++) {
-        // Copied, not read: a corrupt chain may point at memory that is gone or not readable (a guard page).
-        uint64_t record[2];
-        if (trail_copy_readable(record, (uintptr_t)fp, sizeof record) != sizeof record) break;
-        uint64_t next = record[0], ra = record[1];
-        if (!ra || next <= fp) break;
-        put(TRAIL_LINE_FRAME);
-        put_decimal(number);
-        put(" ");
-        put_hex(ra, 16);
-        put(" " TRAIL_FRAME_RA "\n");
-        fp = next;
-    }
-}
-
-/// A call site's name, copied without touching it: the string may live in a library unloaded since.
-static void put_site(uint64_t address) {
-    char name[512];
-    size_t got = trail_copy_readable(name, (uintptr_t)address, sizeof name);
-    const char *end = got ? memchr(name, 0, got) : NULL;
-    if (got == 0) {
-        put(TRAIL_SITE_GONE);
-        put_hex(address, 1);
-        return;
-    }
-    put_bytes(name, end ? (size_t)(end - name) : got);
-}
-
-static void put_breadcrumbs(void) {
-    struct trail_thread *thread = &trail_thread_state;
-    int mode = trail_current_mode();
-    put(TRAIL_FIELD_TRACE);
-    put(mode == TRAIL_MODE_RECORD ? TRAIL_TRACE_RECORD "\n" : mode == TRAIL_MODE_LOG ? TRAIL_TRACE_LOG "\n" : TRAIL_TRACE_OFF "\n");
-    struct trail_ring *ring = thread->ring;
-    if (mode == TRAIL_MODE_RECORD && ring) {
-        uint64_t ticks0, nanos0;
-        trail_recorder_clock(&ticks0, &nanos0);
-        uint64_t ticks_now = trail_ticks(), nanos_now = trail_monotonic_ns();
-        double rate = ticks_now > ticks0 && nanos_now > nanos0 ? (double)(nanos_now - nanos0) / (double)(ticks_now - ticks0) : 1.0;
-        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-        uint64_t first = head > (uint64_t)breadcrumb_count * 2 ? head - (uint64_t)breadcrumb_count * 2 : 0;
-        if (head - first > ring->mask) first = head - ring->mask;
-        for (uint64_t index = first; index < head; index++) {
-            struct trail_record *record = &ring->records[index & ring->mask];
-            uint32_t kind = (uint32_t)(record->word >> WORD_KIND_SHIFT);
-            const char *label = kind == KIND_ENTER ? TRAIL_EVENT_ENTER : kind == KIND_EXIT ? TRAIL_EVENT_EXIT
-                : kind == KIND_ASYNC_ENTER ? TRAIL_EVENT_ASYNC_ENTER : kind == KIND_ASYNC_EXIT ? TRAIL_EVENT_ASYNC_EXIT : NULL;
-            if (!label) continue;
-            put(TRAIL_LINE_CRUMB);
-            put_micros(-(int64_t)((double)(ticks_now - record->time) * rate));
-            put(" ");
-            put(label);
-            put(" ");
-            put_site(record->word & WORD_ADDRESS_MASK);
-            put("\n");
-        }
-    }
-    // The calls still open on this thread, outermost first: the trace's own view of the stack.
-    uint32_t depth = thread->depth < thread->capacity ? thread->depth : thread->capacity;
-    uint32_t first = depth > 64 ? depth - 64 : 0;
-    for (uint32_t index = first; index < depth && thread->frames; index++) {
-        put(TRAIL_LINE_OPEN);
-        put_decimal(index);
-        put(" ");
-        put_site(thread->frames[index].word & WORD_ADDRESS_MASK);
-        put("\n");
-    }
-}
-
-/// Writes all of `data` and returns where its first byte landed in the file: after the first write, with
-/// O_APPEND, the position is the end of that write, whatever other processes appended meanwhile. -1 when
-/// nothing was written or `fd` is not a file.
-static off_t write_all_at(int fd, const char *data, size_t length) {
-    off_t offset = -1;
-    while (length > 0) {
-        ssize_t written = write(fd, data, length);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) break;
-        if (offset < 0) {
-            off_t end = lseek(fd, 0, SEEK_CUR);
-            offset = end >= written ? end - written : -1;
-        }
-        data += written;
-        length -= (size_t)written;
-    }
-    return offset;
-}
-
-static char marker_stem[4000] = "";      // "<folder>/<app>": markers are "<stem>.<pid>.crash"
-static char block_file_path[4096] = "";  // the console mode's block file, once created
-
-/// "<stem>.<pid><suffix>" into `out`.
-static void stem_path(char *out, size_t capacity, const char *suffix) {
-    size_t stem_length = strlen(marker_stem), suffix_length = strlen(suffix);
-    char digits[24];
-    int count = 0;
-    for (uint64_t pid = (uint64_t)getpid(); pid || count == 0; pid /= 10) digits[count++] = (char)('0' + pid % 10);
-    if (stem_length + 1 + (size_t)count + suffix_length + 1 > capacity) {
-        out[0] = 0;
-        return;
-    }
-    memcpy(out, marker_stem, stem_length);
-    size_t used = stem_length;
-    out[used++] = '.';
-    while (count) out[used++] = digits[--count];
-    memcpy(out + used, suffix, suffix_length + 1);
-}
-
-/// A new private file in the log folder: O_EXCL, no link followed, never blocking on a FIFO. A leftover of
-/// an earlier process with the same pid is removed first.
-static int create_private(const char *path) {
-    for (int attempt = 0; attempt < 2; attempt++) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST) return fd;
-        unlink(path);
-    }
-    return -1;
-}
-
-/// Writes a block to the log (or stderr). `kind` is TRAIL_BLOCK_CRASH or TRAIL_BLOCK_ERROR. Returns the block's offset in the
-/// log file, or -1 when written elsewhere. A crash without a log file (console mode) goes to stderr and, so
-/// that it is kept, to a file of its own in the log folder (`keep`): `block_file_path` then names it.
-static off_t write_block(const char *kind, int signal, const siginfo_t *info, const ucontext_t *context,
-                         const char *reason, int skip, int keep) {
-    block_used = 0;
-    put(TRAIL_BLOCK_MARKER_OPEN);
-    put(kind);
-    put(TRAIL_BLOCK_BEGIN "\n" TRAIL_FIELD_TIME);
-    put_time();
-    put("\n");
-    if (app_line[0]) {
-        put(TRAIL_FIELD_APP);
-        put(app_line);
-        put("\n");
-    }
-    put(TRAIL_FIELD_PID);
-    put_decimal(getpid());
-    put("\n" TRAIL_FIELD_EXE);
-    put(trail_exe_path);
-    put("\n");
-    if (signal) {
-        put(TRAIL_FIELD_SIGNAL);
-        put_decimal(signal);
-        put(" ");
-        put(signal_name(signal));
-        if (info) {
-            put(" " TRAIL_SIGNAL_CODE " ");
-            put_decimal(info->si_code);
-            put(" ");
-            put(code_name(signal, info->si_code));
-            put(" " TRAIL_SIGNAL_ADDRESS " ");
-            put_hex((uint64_t)(uintptr_t)info->si_addr, 1);
-        }
-        put("\n");
-    }
-    if (reason) {
-        put(TRAIL_FIELD_REASON);
-        const char *last = reason + strlen(reason);
-        while (last > reason && (last[-1] == '\n' || last[-1] == ' ')) last--;
-        for (const char *cursor = reason; cursor < last && block_used < sizeof block / 2; cursor++) {
-            put_bytes(*cursor == '\n' ? " " : cursor, 1);
-        }
-        put("\n");
-    }
-    char name[17] = "";
-    prctl(PR_GET_NAME, name);
-    put(TRAIL_FIELD_THREAD);
-    put_decimal(trail_current_tid());
-    put(" ");
-    put(name);
-    put("\n");
-    put_frames(context, skip);
-    trail_images_put(put_bytes);
-    put_breadcrumbs();
-    put(TRAIL_BLOCK_MARKER_OPEN);
-    put(kind);
-    put(TRAIL_BLOCK_END "\n");
-
-    int fd = trail_log_fd();
-    if (fd >= 0) return write_all_at(fd, block, block_used);
-    write_all(2, block, block_used);
-    if (!keep || !marker_stem[0]) return -1;
-    stem_path(block_file_path, sizeof block_file_path, TRAIL_BLOCK_FILE_SUFFIX);
-    int file = block_file_path[0] ? create_private(block_file_path) : -1;
-    if (file < 0) {
-        block_file_path[0] = 0;
-        return -1;
-    }
-    off_t offset = write_all_at(file, block, block_used);
-    close(file);
-    if (offset < 0) block_file_path[0] = 0;
-    return offset;
-}
-
-/// "log=<path>\noffset=<n>\n..." so that the next launch can find the block. Each crashed process keeps its
-/// own, `<stem>.<pid>.crash`, so that instances sharing a folder keep each other's, and the newest crash is
-/// also `<stem>.crash`. Written to a new temporary file (nothing planted at a name can block or redirect it),
-/// linked to the per-process name and renamed over the newest's.
-static void write_marker(off_t offset, int signal, const char *log_path) {
-    if (!marker_stem[0] || offset < 0) return;
-    if (block_file_path[0]) log_path = block_file_path;
-    char own_path[4096], temporary[4096], newest_path[4096];
-    stem_path(own_path, sizeof own_path, TRAIL_MARKER_SUFFIX);
-    stem_path(temporary, sizeof temporary, TRAIL_MARKER_SUFFIX ".tmp");
-    size_t stem_length = strlen(marker_stem);
-    if (!own_path[0] || !temporary[0] || stem_length + sizeof TRAIL_MARKER_SUFFIX > sizeof newest_path) return;
-    memcpy(newest_path, marker_stem, stem_length);
-    memcpy(newest_path + stem_length, TRAIL_MARKER_SUFFIX, sizeof TRAIL_MARKER_SUFFIX);
-    int fd = create_private(temporary);
-    if (fd < 0) return;
-    block_used = 0;
-    put(TRAIL_MARKER_LOG);
-    put(log_path);
-    put("\n" TRAIL_MARKER_OFFSET);
-    put_decimal(offset);
-    put("\n" TRAIL_MARKER_SIGNAL);
-    put_decimal(signal);
-    put("\n" TRAIL_MARKER_PID);
-    put_decimal(getpid());
-    put("\n" TRAIL_MARKER_TIME);
-    put_time();
-    put("\n");
-    write_all(fd, block, block_used);
-    close(fd);
-    // A leftover of an earlier process with this pid (or anything planted there) gives way.
-    if (link(temporary, own_path) != 0 && errno == EEXIST && unlink(own_path) == 0) link(temporary, own_path);
-    if (rename(temporary, newest_path) != 0) unlink(temporary);
-}
 
 static char log_path[4096] = "";
 /// The Swift runtime's fatal-message slot, from `swift_getFatalErrorMessageBuffer` at install.
@@ -517,7 +108,7 @@ static int offer_to_foreign_handler(int index, int signal, siginfo_t *info, void
 }
 
 static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
-    if (probing) siglongjmp(probe_jump, 1);
+    trail_crash_probe_return();
     int index = 0;
     while (index < (int)FATAL_COUNT && fatal_signals[index] != signal) index++;
     if (!__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
@@ -548,8 +139,8 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     // The Swift runtime keeps its fatal message ("file:line: Fatal error: ...") for crash reporters: the block
     // carries it, so the reason stays with the block however the log rotated after the runtime printed it.
     const char *runtime_message = fatal_message ? __atomic_load_n(fatal_message, __ATOMIC_ACQUIRE) : NULL;
-    off_t offset = write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0, 1);
-    write_marker(offset, signal, log_path);
+    off_t offset = trail_crash_write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0, 1);
+    trail_crash_write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
     // starts (the Swift backtracer's) do not inherit a blocked fault signal and die of their own faults.
@@ -585,15 +176,9 @@ static void classify_previous(int index) {
     foreign[index] = 1;
 }
 
-/// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
-__attribute__((constructor)) static void trail_read_crash_settings(void) {
-    breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 1024, (uint64_t)breadcrumb_count, 0);
-}
-
 int trail_crash_install(const char *app, const char *marker_stem_path) {
     if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return 0;
-    snprintf(app_line, sizeof app_line, "%s", app ? app : "");
-    snprintf(marker_stem, sizeof marker_stem, "%s", marker_stem_path ? marker_stem_path : "");
+    trail_crash_block_configure(app, marker_stem_path);
     ssize_t length = readlink("/proc/self/exe", trail_exe_path, sizeof trail_exe_path - 1);
     trail_exe_path[length > 0 ? length : 0] = 0;
     trail_crash_refresh_images();
@@ -639,9 +224,10 @@ void trail_crash_report(const char *reason, int fatal) {
     }
     // The caller flushed the log's buffers (with their lock): the block follows the lines logged before it.
     if (fatal) trail_log_crash_begin();
-    off_t offset = write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2, fatal);
+    off_t offset =
+        trail_crash_write_block(fatal ? TRAIL_BLOCK_CRASH : TRAIL_BLOCK_ERROR, 0, NULL, NULL, reason, 2, fatal);
     if (fatal) {
-        write_marker(offset, 0, log_path);
+        trail_crash_write_marker(offset, 0, log_path);
         trail_trace_crash_flush();
     }
     __atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);

@@ -1,5 +1,5 @@
 /// The literal text of a crash block (Docs/crash-format.md): its markers, line prefixes and field keys. The
-/// runtime's C writer (crash.c, images.c) spells the same in Sources/CTrailShim/trail_format.h;
+/// runtime's C writer (crash_block.c, images.c) spells the same in Sources/CTrailShim/trail_format.h;
 /// TrailFormatTests checks that the two agree.
 ///
 /// ```
