@@ -62,6 +62,9 @@ demo: deps
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@{ $(SWIFT) build --product trail 2>&1; echo $$? > $(DEMO)/build-status; } | grep -Ev '$(STATIC_LINK_NOTES)'; \
 	  exit $$(cat $(DEMO)/build-status)
+	@# SwiftPM keeps a package's plan in description.json and may miss a file added to a path dependency (this
+	@# repository) since: dropping it makes the build plan again, and costs nothing else.
+	rm -f $(SAMPLE)/.build/trail/*/debug/description.json
 	cd $(SAMPLE) && TRAIL=1 $(SWIFT) build --scratch-path .build/trail
 	@echo "== TRAIL_TRACE=1: a line per call"
 	TRAIL_TRACE=1 $(SAMPLE_BIN) --store $(DEMO)/items.json demo

@@ -7,6 +7,7 @@ the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [
 """
 import argparse
 import json
+import glob
 import os
 import shutil
 import statistics
@@ -114,8 +115,16 @@ def rewriter(rounds):
 # MARK: trace cost
 
 
+def forget_plans(sample):
+    """SwiftPM may miss a file added to a path dependency (this repository) in a kept scratch folder: the saved
+    plans go, so the next build plans again."""
+    for plan in glob.glob(os.path.join(sample, ".build", "*", "*", "*", "description.json")):
+        os.remove(plan)
+
+
 def build_fib():
     sample = os.path.join(ROOT, "Samples", "Fib")
+    forget_plans(sample)
     run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "plain")])
     run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "trail")],
         env={"TRAIL": "1"})
@@ -481,6 +490,7 @@ def swift_log(rounds, lines, rotate, fresh, directory):
     Sample's bench-log, release). The floor is swift-log's API alone: a handler that takes each line and drops it."""
     log(f"## swift-log through TrailLogHandler: the same {lines} lines, against Trail's Logger")
     sample = os.path.join(ROOT, "Samples", "Server")
+    forget_plans(sample)
     scratch = os.path.join(sample, ".build", "release")
     run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
     server = os.path.join(scratch, "release", "Server")
@@ -499,6 +509,7 @@ def spans(rounds, count=200_000):
     no-op tracer (the API's own floor): the Server Sample's bench-spans, release, which prints ns per span."""
     log(f"## swift-distributed-tracing spans through TrailTracer: {count} withSpan calls, two attributes each")
     sample = os.path.join(ROOT, "Samples", "Server")
+    forget_plans(sample)
     scratch = os.path.join(sample, ".build", "release")
     run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
     server = os.path.join(scratch, "release", "Server")
@@ -590,6 +601,7 @@ def frames_of(text):
 def symbolizer(rounds):
     log("## Symbolizer: CrashLab built with TRAIL=1, debug and -O -g")
     sample = os.path.join(ROOT, "Samples", "CrashLab")
+    forget_plans(sample)
     run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "trail")], env={"TRAIL": "1"})
     run(["swift", "build", "--package-path", sample, "--scratch-path", os.path.join(sample, ".build", "release-g"),
          "-c", "release", "-Xswiftc", "-g"], env={"TRAIL": "1", "TRAIL_RELEASE": "1"})
