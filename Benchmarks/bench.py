@@ -485,15 +485,20 @@ def logger(rounds):
     latency(rounds)
 
 
-def swift_log(rounds, lines, rotate, fresh, directory):
-    """swift-log's Logger onto TrailLogHandler, against Trail's own Logger writing the same lines (the Server
-    Sample's bench-log, release). The floor is swift-log's API alone: a handler that takes each line and drops it."""
-    log(f"## swift-log through TrailLogHandler: the same {lines} lines, against Trail's Logger")
+def build_server_release():
+    """The Server Sample, release: the logger and span benchmarks' program."""
     sample = os.path.join(ROOT, "Samples", "Server")
     forget_plans(sample)
     scratch = os.path.join(sample, ".build", "release")
     run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
-    server = os.path.join(scratch, "release", "Server")
+    return os.path.join(scratch, "release", "Server")
+
+
+def swift_log(rounds, lines, rotate, fresh, directory):
+    """swift-log's Logger onto TrailLogHandler, against Trail's own Logger writing the same lines (the Server
+    Sample's bench-log, release). The floor is swift-log's API alone: a handler that takes each line and drops it."""
+    log(f"## swift-log through TrailLogHandler: the same {lines} lines, against Trail's Logger")
+    server = build_server_release()
     for threads in (1, 8):
         medians = compare({api: ([server, "bench-log", directory, str(threads), str(lines), str(rotate), api], None, fresh)
                            for api in ("trail", "swift-log", "swift-log-floor")}, rounds)
@@ -508,11 +513,7 @@ def spans(rounds, count=200_000):
     """A withSpan with two attributes through TrailTracer, recording and not, against swift-distributed-tracing's
     no-op tracer (the API's own floor): the Server Sample's bench-spans, release, which prints ns per span."""
     log(f"## swift-distributed-tracing spans through TrailTracer: {count} withSpan calls, two attributes each")
-    sample = os.path.join(ROOT, "Samples", "Server")
-    forget_plans(sample)
-    scratch = os.path.join(sample, ".build", "release")
-    run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
-    server = os.path.join(scratch, "release", "Server")
+    server = build_server_release()
     with tempfile.TemporaryDirectory(dir=WORK) as traces:
         cases = {"no-op tracer (floor)": ("noop", {}), "TrailTracer, not recording": ("trail", {}),
                  "TrailTracer, TRAIL_TRACE=record": ("trail", {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": traces + "/%p.trace"})}

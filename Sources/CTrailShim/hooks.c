@@ -324,18 +324,16 @@ static void exit_async(trail_span span, const void *details, uint32_t length, in
     if (!(span.word & SPAN_RECORDED)) return;
     struct trail_thread *thread = &trail_thread_state;
     const char *site = (const char *)(uintptr_t)(span.word & WORD_ADDRESS_MASK);
+    struct trail_ring *ring;
     if (trail_mode_value == TRAIL_MODE_LOG) {
         uint32_t before = task_depth(current_task(), -1);
         trail_log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1, span.start);
-        if (is_span) trail_context_count(-1);
-        return;
+    } else if (trail_mode_value == TRAIL_MODE_RECORD && (ring = ring_of(thread))) {
+        if (is_span) trail_span_details_queue(span.start, TRAIL_SPAN_PHASE_END, details, length);
+        trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
+        trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
     }
-    if (is_span) trail_context_count(-1);
-    struct trail_ring *ring = trail_mode_value == TRAIL_MODE_RECORD ? ring_of(thread) : NULL;
-    if (!ring) return;
-    if (is_span) trail_span_details_queue(span.start, TRAIL_SPAN_PHASE_END, details, length);
-    trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
-    trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
+    if (is_span) trail_context_count(-1);  // after the line: the context still names its trace
 }
 
 trail_span trail_enter_async(const char *site) {

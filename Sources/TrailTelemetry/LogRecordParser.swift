@@ -9,6 +9,8 @@ public struct LogRecordParser {
     let emit: (ProcessResource, LogRecord) throws -> Void
     public var counts = LogExport.Counts()
     var pid: Int?
+    /// The resource of the current file and pid, made when either changes.
+    var resource: ProcessResource?
     var app = "app"
     var lastTime: UInt64 = 0
     /// The crash block being gathered (its kind, nil outside one) and its lines (CrashLog finds the edges).
@@ -28,6 +30,7 @@ public struct LogRecordParser {
     public mutating func beginFile(_ path: String) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         app = name.hasSuffix(".log") ? LogLines.rotationOrder(name).stem : name
+        resource = nil
     }
 
     /// One line, without its newline.
@@ -60,10 +63,11 @@ public struct LogRecordParser {
     }
 
     mutating func add(_ record: LogRecord, pid recordPid: Int? = nil) throws {
-        pid = recordPid ?? pid
+        if let recordPid, recordPid != pid { (pid, resource) = (recordPid, nil) }
         if record.timeUnixNano != 0 { lastTime = record.timeUnixNano }
         counts.records += 1
-        try emit(ProcessResource(serviceName: export.serviceName ?? app, pid: pid, extra: export.resourceAttributes), record)
+        if resource == nil { resource = ProcessResource(serviceName: export.serviceName ?? app, pid: pid, extra: export.resourceAttributes) }
+        try emit(resource!, record)
     }
 
     /// False when the line is not one of the logger's JSON lines.

@@ -178,9 +178,14 @@ struct LogFollow {
         printError("trail export: \(sent) log records sent\(lostFiles > 0 ? ", \(lostFiles) rotated files lost unread" : ""); cursor saved in \(cursorPath)")
     }
 
-    /// "device:inode" -> path of every regular `*.log` file under the roots, oldest rotation first per app.
-    func list() -> [(key: String, path: String)] {
-        var found: [(key: String, path: String)] = []
+    /// The regular `*.log` files under the roots, oldest rotation first per app, each with its "device:inode".
+    struct Listing {
+        var files: [(key: String, path: String)] = []
+        var pathOf: [String: String] = [:]
+    }
+
+    func list() -> Listing {
+        var found = Listing()
         for root in roots {
             guard let names = try? LogLines.files(root.folder) else { continue }
             for path in names {
@@ -188,7 +193,9 @@ struct LogFollow {
                 if let stem = root.stem, LogLines.rotationOrder(name).stem != stem { continue }
                 var info = stat()
                 guard stat(path, &info) == 0 else { continue }
-                found.append(("\(info.st_dev):\(info.st_ino)", path))
+                let key = "\(info.st_dev):\(info.st_ino)"
+                found.files.append((key, path))
+                found.pathOf[key] = path
             }
         }
         return found
@@ -196,9 +203,9 @@ struct LogFollow {
 
     /// Opens files not followed yet, once their first line is whole (it tells a reused inode from the file the
     /// cursor knew), and resumes each where the cursor says.
-    mutating func discover(_ listed: [(key: String, path: String)]) {
-        noteLostFiles(listed)
-        for (key, path) in listed where files[key] == nil && skipped[key] != path {
+    mutating func discover(_ listed: Listing) {
+        noteLostFiles(listed.files)
+        for (key, path) in listed.files where files[key] == nil && skipped[key] != path {
             // Never through a link, and never a FIFO or device swapped in since the listing (it could block or
             // ship what the folder's owner should not see).
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
@@ -245,7 +252,7 @@ struct LogFollow {
     }
 
     /// Reads what was written since; a file that was rotated (or deleted) and stayed at its end for 2 s is done.
-    mutating func poll(_ file: FollowedLog, key: String, listed: [(key: String, path: String)], buffer: inout [UInt8]) throws -> Int {
+    mutating func poll(_ file: FollowedLog, key: String, listed: Listing, buffer: inout [UInt8]) throws -> Int {
         var info = stat()
         if fstat(file.descriptor, &info) == 0, UInt64(info.st_size) < file.offset {
             printError("trail export: \(file.name) was cut back to \(info.st_size) bytes (copytruncate?); reading it again from its start")
@@ -258,7 +265,7 @@ struct LogFollow {
         if count > 0 {
             try buffer.withUnsafeBytes { try file.take(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-        let path = listed.first { $0.key == key }?.path
+        let path = listed.pathOf[key]
         if let path { file.name = path }
         let live = path.map { LogLines.rotationOrder(($0 as NSString).lastPathComponent).number == Int.max } ?? false
         if live {
@@ -272,7 +279,7 @@ struct LogFollow {
     }
 
     /// Sends every gathered record, then records in the cursor what each file's delivery reached.
-    mutating func flush(_ listed: [(key: String, path: String)]) throws {
+    mutating func flush(_ listed: Listing) throws {
         lastFlush = monotonicSeconds()
         let writer = OTLPWriter<LogRecord>(sink: destination.sink, batchSize: destination.batch)
         for key in order {
@@ -292,9 +299,10 @@ struct LogFollow {
             file.gathered.count = 0
             entries[file.name] = FollowCursor.Entry(identity: file.identity, position: file.committed, done: file.done)
         }
-        // Files gone from the folders are forgotten once done; those still there keep their entries.
-        let present = Set(listed.map(\.path))
-        for (path, entry) in cursor.entries where entries[path] == nil && present.contains(path) && !entries.values.contains(where: { $0.identity == entry.identity }) {
+        // Files gone from the folders are forgotten; those still there and not followed (sent whole, or not
+        // readable yet) keep their entries, unless a followed file is the same one under its new name.
+        let present = Set(listed.pathOf.values), followed = Set(entries.values.map(\.identity))
+        for (path, entry) in cursor.entries where entries[path] == nil && present.contains(path) && !followed.contains(entry.identity) {
             entries[path] = entry
         }
         cursor.entries = entries
