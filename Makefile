@@ -3,7 +3,7 @@ SWIFT ?= swift
 SAMPLE := Samples/ItemStore
 SAMPLE_BIN := $(SAMPLE)/.build/trail/debug/ItemStore
 
-.PHONY: all build test demo bench soak deps bench-deps clean install uninstall offline-packages
+.PHONY: all build test lint format demo bench soak deps bench-deps clean install uninstall offline-packages
 
 all: build
 
@@ -46,7 +46,16 @@ bench-deps: deps
 build: deps
 	$(SWIFT) build
 
-test: deps
+# The toolchain's swift-format with .swift-format (120 columns). The rewriter's fixtures are left out on purpose:
+# their odd shapes are what the tests feed it. `make format` rewrites the same files in place.
+LINTED = find Sources Plugins Samples Tests \( -name .build -o -name Fixtures \) -prune -o -name '*.swift' -print0
+lint:
+	@$(LINTED) | xargs -0 $(SWIFT) format lint --strict --parallel
+	@echo "lint: clean"
+format:
+	@$(LINTED) | xargs -0 $(SWIFT) format format -i --parallel
+
+test: lint deps
 	$(call need-pip,opentelemetry-proto,opentelemetry.proto.collector.logs.v1.logs_service_pb2)
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

@@ -23,15 +23,19 @@ struct TrailCommand: CommandPlugin {
         let options = Array(extractor.remainingArguments.dropFirst())
         let trail = try context.tool(named: "trail-rewrite").url
         if verb == "setup" {
-            return try run(trail, ["setup", "--package", context.package.directoryURL.path]
-                + names.flatMap { ["--target", $0] } + options, failure: "trail setup failed")
+            return try run(
+                trail,
+                ["setup", "--package", context.package.directoryURL.path]
+                    + names.flatMap { ["--target", $0] } + options, failure: "trail setup failed")
         }
         let targets = try names.isEmpty ? context.package.targets : context.package.targets(named: names)
         for case let target as SourceModuleTarget in targets where target.name != "Trail" {
             let files = target.sourceFiles(withSuffix: "swift").map(\.url.path)
             guard !files.isEmpty else { continue }
             let module = verb == "instrument" ? ["--module", target.moduleName] : []
-            try run(trail, [verb, "--in-place"] + module + options + files, failure: "trail \(verb) failed for target \(target.name)")
+            try run(
+                trail, [verb, "--in-place"] + module + options + files,
+                failure: "trail \(verb) failed for target \(target.name)")
         }
     }
 

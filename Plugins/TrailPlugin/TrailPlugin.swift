@@ -29,21 +29,24 @@ struct TrailPlugin: BuildToolPlugin {
             environment: features,
             inputFiles: files.map(\.url),
             outputFiles: [declarations])
-        return [scan] + files.map { file in
-            let relative = String(file.url.path.dropFirst(target.directoryURL.path.count + 1))
-            // `main.swift` must keep its name to hold top-level code; other copies get flat, unique names.
-            let copy = relative.hasSuffix("main.swift") && !relative.contains("/")
-                ? output.appendingPathComponent("main/main.swift")
-                : output.appendingPathComponent(relative.replacingOccurrences(of: "/", with: "+")
-                    .replacingOccurrences(of: ".swift", with: ".trail.swift"))
-            return .buildCommand(
-                displayName: "Trail instrumenting \(relative)",
-                executable: trail,
-                arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
-                    + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
-                environment: features,
-                inputFiles: [file.url, declarations],
-                outputFiles: [copy])
-        }
+        return [scan]
+            + files.map { file in
+                let relative = String(file.url.path.dropFirst(target.directoryURL.path.count + 1))
+                // `main.swift` must keep its name to hold top-level code; other copies get flat, unique names.
+                let copy =
+                    relative.hasSuffix("main.swift") && !relative.contains("/")
+                    ? output.appendingPathComponent("main/main.swift")
+                    : output.appendingPathComponent(
+                        relative.replacingOccurrences(of: "/", with: "+")
+                            .replacingOccurrences(of: ".swift", with: ".trail.swift"))
+                return .buildCommand(
+                    displayName: "Trail instrumenting \(relative)",
+                    executable: trail,
+                    arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
+                        + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
+                    environment: features,
+                    inputFiles: [file.url, declarations],
+                    outputFiles: [copy])
+            }
     }
 }

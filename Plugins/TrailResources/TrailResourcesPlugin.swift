@@ -38,15 +38,17 @@ struct TrailResourcesPlugin: BuildToolPlugin {
             inputFiles: folders,
             outputFiles: [list])
         let xmlFiles = resources.filter { xmlExtensions.contains($0.pathExtension.lowercased()) }
-        return [listCommand] + xmlFiles.map { file in
-            let relative = String(file.path.dropFirst(root.count + 1))
-            let generated = output.appendingPathComponent("TrailResources+" + relative.replacingOccurrences(of: "/", with: "+") + ".swift")
-            return .buildCommand(
-                displayName: "Trail resources in \(relative)",
-                executable: trail,
-                arguments: ["--xml", "--root", root, "--output", generated.path] + attributes + [file.path],
-                inputFiles: [file],
-                outputFiles: [generated])
-        }
+        return [listCommand]
+            + xmlFiles.map { file in
+                let relative = String(file.path.dropFirst(root.count + 1))
+                let generated = output.appendingPathComponent(
+                    "TrailResources+" + relative.replacingOccurrences(of: "/", with: "+") + ".swift")
+                return .buildCommand(
+                    displayName: "Trail resources in \(relative)",
+                    executable: trail,
+                    arguments: ["--xml", "--root", root, "--output", generated.path] + attributes + [file.path],
+                    inputFiles: [file],
+                    outputFiles: [generated])
+            }
     }
 }

@@ -13,6 +13,6 @@ let package = Package(
             dependencies: traced ? [.product(name: "Trail", package: "swift-trail")] : [],
             sources: traced ? ["_Trail.swift"] : nil,
             plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []
-        ),
+        )
     ]
 )

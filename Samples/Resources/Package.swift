@@ -10,6 +10,6 @@ let package = Package(
             resources: [.process("Resources")],
             // Constants for every file under Resources/, and for the identifiers in the XML layouts.
             plugins: [.plugin(name: "TrailResources", package: "swift-trail")]
-        ),
+        )
     ]
 )

@@ -18,7 +18,10 @@ let package = Package(
         // through swift-distributed-tracing, knowing nothing of Trail.
         .target(
             name: "MiniHTTP",
-            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Tracing", package: "swift-distributed-tracing")]
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
                 + (traced ? [.product(name: "Trail", package: "swift-trail")] : []),
             sources: traced ? ["_Trail.swift"] : nil,
             plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []

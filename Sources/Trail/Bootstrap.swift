@@ -1,9 +1,10 @@
+internal import CTrailShim
+internal import Foundation
+internal import TrailFormat
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import Foundation
-internal import CTrailShim
-internal import TrailFormat
 
 extension Trail {
     private static let bootstrapLock = NSLock()
@@ -38,8 +39,9 @@ extension Trail {
             // The tracer's log-mode lines go through the logger, and the trace file sits beside the log.
             trail_set_log_hook { line, length, messageLength, traceID, spanID in
                 // The C side only calls with a line.
-                LogSink.shared.writeTraceLine(UnsafeRawBufferPointer(start: line, count: length), messageLength: messageLength,
-                                              traceID: traceID, spanID: spanID)
+                LogSink.shared.writeTraceLine(
+                    UnsafeRawBufferPointer(start: line, count: length), messageLength: messageLength,
+                    traceID: traceID, spanID: spanID)
             }
             trail_trace_set_app(config.appName, config.appVersion ?? "")
             if config.destination != .console { trail_trace_set_directory(directory, config.appName) }
@@ -47,9 +49,10 @@ extension Trail {
             let rotated = current == nil ? nil : LogSink.shared.previousFile
             CrashHandler.remember(CrashHandler.adoptPreviousCrash(markers, current: wasCurrent, rotatedTo: rotated))
             if config.crashHandler {
-                CrashHandler.install(app: "\(config.appName) \(config.appVersion ?? "-")",
-                                     markerStem: folderReady ? CrashHandler.markerStem(directory: directory, app: config.appName) : nil,
-                                     logFile: current)
+                CrashHandler.install(
+                    app: "\(config.appName) \(config.appVersion ?? "-")",
+                    markerStem: folderReady ? CrashHandler.markerStem(directory: directory, app: config.appName) : nil,
+                    logFile: current)
             }
             return current
         }

@@ -1,7 +1,8 @@
+internal import Foundation
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import Foundation
 
 extension Trail {
     /// How the runtime logs. Environment variables, when set, override what the code says, so operators
@@ -107,9 +108,13 @@ extension Trail.Configuration {
             return folder
         }
         var template = Array("\(folder)-XXXXXX".utf8CString)
-        let fresh = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil ? String(cString: $0.baseAddress!) : nil }
-        FileHandle.standardError.write(Data(("trail: \(folder) is not a folder of this user's own that only it can write; "
-            + "logging to \(fresh ?? folder) instead\n").utf8))
+        let fresh = template.withUnsafeMutableBufferPointer {
+            mkdtemp($0.baseAddress!) != nil ? String(cString: $0.baseAddress!) : nil
+        }
+        FileHandle.standardError.write(
+            Data(
+                ("trail: \(folder) is not a folder of this user's own that only it can write; "
+                    + "logging to \(fresh ?? folder) instead\n").utf8))
         return fresh ?? folder
     }
 }

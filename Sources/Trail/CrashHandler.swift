@@ -1,9 +1,10 @@
+internal import CTrailShim
+internal import Foundation
+internal import TrailFormat
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import Foundation
-internal import CTrailShim
-internal import TrailFormat
 
 extension Trail {
     /// The crash the previous run of this program ended with, found by `bootstrap`: the seed of a "sorry, we
@@ -52,8 +53,10 @@ extension Trail {
 
     /// Logs an error with its context and the current stack, as a block `trail symbolize` can read. A fatal
     /// one is recorded as this run's crash and ends the process with status `fatalReportStatus`.
-    public static func report(_ error: any Error, fatal: Bool = false, context: String? = nil,
-                              file: StaticString = #fileID, line: UInt = #line) {
+    public static func report(
+        _ error: any Error, fatal: Bool = false, context: String? = nil,
+        file: StaticString = #fileID, line: UInt = #line
+    ) {
         var reason = "\(type(of: error)): \(error)"
         if let context { reason += " (\(context))" }
         let logger = Logger(label: "trail")
@@ -79,7 +82,8 @@ enum CrashHandler {
     /// (a FIFO planted at a marker's name is passed over).
     static func findMarkers(directory: String, app: String) -> [(path: String, marker: CrashMarker)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let found = names.filter { CrashMarker.isMarkerName($0, app: app) }.compactMap { name -> (String, CrashMarker)? in
+        let found = names.filter { CrashMarker.isMarkerName($0, app: app) }.compactMap {
+            name -> (String, CrashMarker)? in
             let path = "\(directory)/\(name)"
             return readMarker(path).map { (path, $0) }
         }
@@ -96,7 +100,8 @@ enum CrashHandler {
         var bytes = [UInt8](repeating: 0, count: 16 << 10)
         let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard count > 0, let marker = CrashMarker(parsing: String(decoding: bytes[..<count], as: UTF8.self)),
-              marker.offset != nil else { return nil }
+            marker.offset != nil
+        else { return nil }
         return marker
     }
 
@@ -112,8 +117,10 @@ enum CrashHandler {
     /// Called by bootstrap once the log is open. Markers that named the log file that was current (`current`),
     /// now rotated to `rotatedTo`, are pointed at it; the newest crash whose block is found is this launch's
     /// previous crash. The others stay for `trail report --crash` and for later launches.
-    static func adoptPreviousCrash(_ markers: [(path: String, marker: CrashMarker)], current: String?,
-                                   rotatedTo: String?) -> Trail.PreviousCrash? {
+    static func adoptPreviousCrash(
+        _ markers: [(path: String, marker: CrashMarker)], current: String?,
+        rotatedTo: String?
+    ) -> Trail.PreviousCrash? {
         var adopted: Trail.PreviousCrash?
         for (path, found) in markers {
             var moved = found
@@ -121,12 +128,15 @@ enum CrashHandler {
                 moved.log = rotatedTo
                 writePrivateFile(path, moved.text)
             }
-            guard adopted == nil, let offset = found.offset, let block = readBlock(moved.log, offset: offset) else { continue }
+            guard adopted == nil, let offset = found.offset, let block = readBlock(moved.log, offset: offset) else {
+                continue
+            }
             // The newest crash has two markers, the same text: the process's own is the one to name.
             let same = markers.filter { $0.marker.pid == found.pid && $0.marker.time == found.time }.map(\.path)
             let own = same.first { $0.hasSuffix(".\(found.pid ?? 0)\(CrashMarker.fileExtension)") } ?? path
-            adopted = Trail.PreviousCrash(logFile: moved.log, offset: offset, signal: found.signal, time: found.time ?? "",
-                                          pid: found.pid ?? 0, block: block, markerFile: own, markerFiles: same)
+            adopted = Trail.PreviousCrash(
+                logFile: moved.log, offset: offset, signal: found.signal, time: found.time ?? "",
+                pid: found.pid ?? 0, block: block, markerFile: own, markerFiles: same)
         }
         return adopted
     }

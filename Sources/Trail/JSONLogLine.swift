@@ -14,8 +14,10 @@ internal import CTrailShim
 /// stays as it was written: readers take a line that does not start with `{` as raw text.
 extension LogSink {
     @inline(__always)
-    func writeJSON(level: Logger.Level, label: String, metadata: Logger.Metadata, source: Source,
-                   message: (inout LineBuilder, _ escapesText: Bool) -> Void) {
+    func writeJSON(
+        level: Logger.Level, label: String, metadata: Logger.Metadata, source: Source,
+        message: (inout LineBuilder, _ escapesText: Bool) -> Void
+    ) {
         assembleJSON(level, urgent: level >= flushLevel) { line in
             line.append(#","label":"#)
             line.appendJSONString { $0.append(label) }
@@ -46,7 +48,9 @@ extension LogSink {
     }
 
     /// The tracer's log-mode lines, as messages of the label `trace`, with the call's ids as keys.
-    func writeTraceLineJSON(_ bytes: UnsafeRawBufferPointer, messageLength: Int, traceID: UnsafePointer<UInt8>?, spanID: UInt64) {
+    func writeTraceLineJSON(
+        _ bytes: UnsafeRawBufferPointer, messageLength: Int, traceID: UnsafePointer<UInt8>?, spanID: UInt64
+    ) {
         let text = UnsafeRawBufferPointer(rebasing: bytes.prefix(messageLength))
         assembleJSON(.trace, urgent: false, span: traceID.map { ($0, spanID) }) { line in
             line.append(#","label":"trace","message":"#)
@@ -55,8 +59,10 @@ extension LogSink {
     }
 
     @inline(__always)
-    private func assembleJSON(_ level: Logger.Level, urgent: Bool, span: (UnsafePointer<UInt8>, UInt64)? = nil,
-                              _ body: (inout LineBuilder) -> Void) {
+    private func assembleJSON(
+        _ level: Logger.Level, urgent: Bool, span: (UnsafePointer<UInt8>, UInt64)? = nil,
+        _ body: (inout LineBuilder) -> Void
+    ) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var line = LineBuilder(scratch)
             line.reserveJSONTimestamp()

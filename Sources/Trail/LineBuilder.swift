@@ -1,8 +1,9 @@
+internal import CTrailShim
+internal import TrailFormat
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import CTrailShim
-internal import TrailFormat
 
 /// A line assembled in caller-provided scratch memory, moving to the heap only if it outgrows it.
 struct LineBuilder {
@@ -14,14 +15,16 @@ struct LineBuilder {
 
     /// The timestamp goes first; formatted in place by the C shim's per-thread cache.
     mutating func reserveTimestamp() {
-        count = trail_format_timestamp(UnsafeMutableRawPointer(scratch.baseAddress!).assumingMemoryBound(to: CChar.self))
+        count = trail_format_timestamp(
+            UnsafeMutableRawPointer(scratch.baseAddress!).assumingMemoryBound(to: CChar.self))
     }
 
     /// `{"time":"<RFC 3339 with nanoseconds>"`: a JSON line's start.
     mutating func reserveJSONTimestamp() {
         let opening: StaticString = #"{"time":""#
         append(opening)
-        count += trail_format_timestamp_ns(UnsafeMutableRawPointer(scratch.baseAddress! + count).assumingMemoryBound(to: CChar.self))
+        count += trail_format_timestamp_ns(
+            UnsafeMutableRawPointer(scratch.baseAddress! + count).assumingMemoryBound(to: CChar.self))
         append("\"")
     }
 
@@ -98,7 +101,12 @@ struct LineBuilder {
     /// control bytes (ESC, NUL, ...) become `\xHH`, so that a log shown in a terminal cannot drive it.
     mutating func escapeControls(from start: Int) {
         func isControl(_ byte: UInt8) -> Bool { (byte < 32 && byte != 9) || byte == 127 }
-        guard withBytes({ Self.mayHaveControls(UnsafeRawBufferPointer(rebasing: $0[start...])) && $0[start...].contains(where: isControl) }) else { return }
+        guard
+            withBytes({
+                Self.mayHaveControls(UnsafeRawBufferPointer(rebasing: $0[start...]))
+                    && $0[start...].contains(where: isControl)
+            })
+        else { return }
         var escaped: [UInt8] = []
         let digits = Array("0123456789abcdef".utf8)
         withBytes { bytes in
@@ -125,7 +133,8 @@ struct LineBuilder {
     @inline(__always)
     static func mayHaveControls(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return false }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         var offset = 0
         while offset + 8 <= bytes.count {
             let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)

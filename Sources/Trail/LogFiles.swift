@@ -1,8 +1,9 @@
+internal import CTrailShim
+internal import TrailFormat
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import CTrailShim
-internal import TrailFormat
 
 /// The rotating set of log files, shared by every process that logs as the same app into the same folder.
 /// `app.log` is written (`O_APPEND`, so writers never overwrite each other); at rotation it is renamed
@@ -114,7 +115,9 @@ struct LogFiles {
         if fstat(fd, &info) == 0 { size = Int(info.st_size) }
     }
 
-    private mutating func writeAll(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, buffer index: Int32) -> Bool {
+    private mutating func writeAll(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, buffer index: Int32)
+        -> Bool
+    {
         var offset = start
         while offset < end {
             let count = trail_log_write(fd, bytes.baseAddress! + offset, end - offset, index, offset)
@@ -136,7 +139,9 @@ struct LogFiles {
     private mutating func fail(_ reason: String) {
         guard failure == nil else { return }
         failure = reason
-        report("trail: cannot write log file \(currentPath): \(reason); log lines go to stderr until it can be written again\n")
+        report(
+            "trail: cannot write log file \(currentPath): \(reason); log lines go to stderr until it can be written again\n"
+        )
     }
 
     private mutating func recovered() {
@@ -163,7 +168,10 @@ struct LogFiles {
     mutating func followCurrentFile() {
         var current = stat()
         if fd >= 0, lstat(currentPath, &current) == 0,
-           UInt(current.st_dev) == identity.device, UInt(current.st_ino) == identity.inode { return }
+            UInt(current.st_dev) == identity.device, UInt(current.st_ino) == identity.inode
+        {
+            return
+        }
         var held = stat()
         let deleted = fd >= 0 && fstat(fd, &held) == 0 && held.st_nlink == 0
         var failed: LogSetupError?
@@ -218,7 +226,8 @@ struct LogFiles {
     private mutating func createCurrent() throws(LogSetupError) {
         var opened: Int32 = -1
         for _ in 0 ..< 3 {
-            opened = Glibc.open(currentPath, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+            opened = Glibc.open(
+                currentPath, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
             guard opened < 0, errno == EEXIST else { break }
             var info = stat()
             guard lstat(currentPath, &info) == 0 else { continue }
@@ -273,7 +282,8 @@ struct LogFiles {
         withFolderLock {
             do throws(LogSetupError) {
                 var current = stat()
-                let stillOurs = lstat(currentPath, &current) == 0
+                let stillOurs =
+                    lstat(currentPath, &current) == 0
                     && UInt(current.st_dev) == identity.device && UInt(current.st_ino) == identity.inode
                 if stillOurs {
                     refreshSize()
@@ -282,8 +292,9 @@ struct LogFiles {
                         // Nothing moved (an append-only folder): the file grows on rather than lose lines, and
                         // rotation is tried again in a second, not at every write.
                         if rotationHeldUntil == 0 {
-                            report("trail: cannot rotate log file \(currentPath): \(String(cString: strerror(errno))); "
-                                + "it grows past TRAIL_LOG_MAX_SIZE until it can\n")
+                            report(
+                                "trail: cannot rotate log file \(currentPath): \(String(cString: strerror(errno))); "
+                                    + "it grows past TRAIL_LOG_MAX_SIZE until it can\n")
                         }
                         rotationHeldUntil = now() + 1
                         return
@@ -353,7 +364,8 @@ struct LogFiles {
     }
 
     private func overQuota(incoming: Int, keepNewest: Bool) -> Bool {
-        rotated.count > (keepNewest ? 1 : 0) && (rotated.count > config.maxFiles || rotatedTotal + size + incoming > config.maxTotalSize)
+        rotated.count > (keepNewest ? 1 : 0)
+            && (rotated.count > config.maxFiles || rotatedTotal + size + incoming > config.maxTotalSize)
     }
 
     /// Under the folder lock: the folder is read again only when someone else changed it since this process last
@@ -361,8 +373,10 @@ struct LogFiles {
     /// or the number after the newest this process knows is taken (directory times are coarse, and two changes
     /// within one tick leave the same time).
     private mutating func refreshFolderView() {
-        var info = stat(), next = stat()
-        let moved = stat(directory, &info) != 0
+        var info = stat()
+        var next = stat()
+        let moved =
+            stat(directory, &info) != 0
             || info.st_mtim.tv_sec != folderStamp.tv_sec || info.st_mtim.tv_nsec != folderStamp.tv_nsec
         guard moved || lstat(path((rotated.last?.sequence ?? 0) + 1), &next) == 0 else { return }
         findRotatedFiles()
@@ -383,8 +397,12 @@ struct LogFiles {
         rotated.removeAll(keepingCapacity: true)
         rotatedTotal = 0
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let parsed = LogFileName.parse(name), parsed.stem == stem, let sequence = parsed.sequence else { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let parsed = LogFileName.parse(name), parsed.stem == stem, let sequence = parsed.sequence else {
+                continue
+            }
             var size = known[sequence] ?? -1
             if size < 0 {
                 var info = stat()
@@ -418,20 +436,26 @@ struct LogFiles {
     /// Something Trail did not make sits where a log file goes: say what, and take it out of the way (unlinking
     /// a link, FIFO or hard link touches only this name, never what it points at).
     private func removeForeignFile(_ path: String, _ info: stat) throws(LogSetupError) {
-        let kind = switch info.st_mode & S_IFMT {
-        case S_IFLNK: "a symbolic link"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFSOCK: "a socket"
-        case S_IFDIR: "a folder"
-        default: info.st_nlink > 1 ? "a file with \(info.st_nlink) hard links" : info.st_uid != geteuid()
-            ? "a file owned by uid \(info.st_uid)" : nil
-        }
+        let kind =
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK: "a symbolic link"
+            case S_IFIFO: "a FIFO"
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFSOCK: "a socket"
+            case S_IFDIR: "a folder"
+            default:
+                info.st_nlink > 1
+                    ? "a file with \(info.st_nlink) hard links"
+                    : info.st_uid != geteuid()
+                        ? "a file owned by uid \(info.st_uid)" : nil
+            }
         guard let kind else {  // our own file: an empty one goes, one with lines stays
             if info.st_size == 0 { unlink(path) }
             return
         }
-        report("trail: \(path) is \(kind), not a log file Trail made; it is left alone and a fresh log file is used instead\n")
+        report(
+            "trail: \(path) is \(kind), not a log file Trail made; it is left alone and a fresh log file is used instead\n"
+        )
         guard unlink(path) == 0 || errno == ENOENT else {
             throw LogSetupError(description: "cannot replace \(path) (\(kind)): \(String(cString: strerror(errno)))")
         }

@@ -10,7 +10,8 @@ enum LogFolder {
         for component in directory.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0, errno != EEXIST {
-                throw LogSetupError(description: "cannot create log folder \(prefix): \(String(cString: strerror(errno)))")
+                throw LogSetupError(
+                    description: "cannot create log folder \(prefix): \(String(cString: strerror(errno)))")
             }
         }
         var info = stat()
@@ -18,8 +19,10 @@ enum LogFolder {
             throw LogSetupError(description: "cannot use log folder \(directory): \(String(cString: strerror(errno)))")
         }
         if info.st_mode & 0o022 != 0 {
-            report("trail: log folder \(directory) can be written by \(info.st_mode & 0o002 != 0 ? "anyone" : "its group") "
-                + "(mode \(String(info.st_mode & 0o7777, radix: 8))): others can plant files there; chmod go-w it\n")
+            report(
+                "trail: log folder \(directory) can be written by \(info.st_mode & 0o002 != 0 ? "anyone" : "its group") "
+                    + "(mode \(String(info.st_mode & 0o7777, radix: 8))): others can plant files there; chmod go-w it\n"
+            )
         }
     }
 }

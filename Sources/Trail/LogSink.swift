@@ -1,9 +1,10 @@
+internal import CTrailShim
+internal import Foundation
+internal import TrailFormat
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import Foundation
-internal import CTrailShim
-internal import TrailFormat
 
 /// Where log lines go. Until `Trail.bootstrap`, straight to stderr. After it, to the console, or to a
 /// rotating file. fd 2 then becomes a pipe that a thread drains into that file, so `print` to stderr, C's
@@ -36,7 +37,7 @@ public final class LogSink: @unchecked Sendable {
     private var flushRequested = false
     private var flusherStarted = false
 
-    private let fileLock = NSLock()             // guards the file; whoever holds it writes and rotates
+    private let fileLock = NSLock()  // guards the file; whoever holds it writes and rotates
     private var files: LogFiles?
     private var durable = false
     private(set) var flushLevel: Logger.Level = .error
@@ -100,7 +101,8 @@ public final class LogSink: @unchecked Sendable {
             dup2(file, 2)
             return
         }
-        let readEnd = ends[0], writeEnd = ends[1]
+        let readEnd = ends[0]
+        let writeEnd = ends[1]
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
         dup2(writeEnd, 2)  // fd 2 itself is inherited by children (dup2 leaves it open across exec)
@@ -154,7 +156,7 @@ public final class LogSink: @unchecked Sendable {
             }
             pipePending = end - lineEnd
         }
-        if (partialLines || ended), pipePending > 0 {
+        if partialLines || ended, pipePending > 0 {
             // The line is ended here, so that the next record (a JSON object) starts a line of its own.
             if pipePending == pipeBuffer.count {
                 files?.write(UnsafeRawBufferPointer(pipeBuffer), buffer: -1)
@@ -172,8 +174,9 @@ public final class LogSink: @unchecked Sendable {
     /// The child of a `fork()` must find no lock held by a thread that did not follow it, and must not write the
     /// parent's buffered lines (the parent does). Its own lines go to the file at once, a line per write.
     private static func installForkHandlers() {
-        pthread_atfork({ LogSink.shared.beforeFork() }, { LogSink.shared.afterFork(child: false) },
-                       { LogSink.shared.afterFork(child: true) })
+        pthread_atfork(
+            { LogSink.shared.beforeFork() }, { LogSink.shared.afterFork(child: false) },
+            { LogSink.shared.afterFork(child: true) })
     }
 
     private func beforeFork() {
@@ -230,10 +233,15 @@ public final class LogSink: @unchecked Sendable {
 
     /// Writes one line for another logging API (TrailLogging's swift-log handler), with the same format, file,
     /// rotation and bounds as Trail's `Logger`. `module` is swift-log's `source`.
-    public func write(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
-                      module: String?, file: String, function: String, line: UInt) {
+    public func write(
+        level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
+        module: String?, file: String, function: String, line: UInt
+    ) {
         // The text goes straight into the line: a Message would allocate to hold it.
-        write(level: level, label: label, metadata: metadata, source: Source(file: file, function: function, line: line, module: module)) {
+        write(
+            level: level, label: label, metadata: metadata,
+            source: Source(file: file, function: function, line: line, module: module)
+        ) {
             line, escapesText in
             let start = line.length
             line.append(message)
@@ -251,10 +259,15 @@ public final class LogSink: @unchecked Sendable {
 
     /// `message` writes the message's text into the line, escaping control bytes when asked (text lines).
     @inline(__always)
-    func write(level: Logger.Level, label: String, metadata: Logger.Metadata, source: Source,
-               message: (inout LineBuilder, _ escapesText: Bool) -> Void) {
-        if lineFormat == .json { return writeJSON(level: level, label: label, metadata: metadata, source: source, message: message) }
-        let file = source.file, line = source.line
+    func write(
+        level: Logger.Level, label: String, metadata: Logger.Metadata, source: Source,
+        message: (inout LineBuilder, _ escapesText: Bool) -> Void
+    ) {
+        if lineFormat == .json {
+            return writeJSON(level: level, label: label, metadata: metadata, source: source, message: message)
+        }
+        let file = source.file
+        let line = source.line
         assemble(level, urgent: level >= flushLevel) { text in
             // Labels, keys and a swift-log call's file are any strings too: escaped as values are.
             let labelStart = text.length
@@ -288,8 +301,12 @@ public final class LogSink: @unchecked Sendable {
 
     /// A log-mode line of the tracer, ending in its ids and a newline; the first `messageLength` bytes come before
     /// the ids, which JSON lines give as keys.
-    func writeTraceLine(_ bytes: UnsafeRawBufferPointer, messageLength: Int, traceID: UnsafePointer<UInt8>?, spanID: UInt64) {
-        if lineFormat == .json { return writeTraceLineJSON(bytes, messageLength: messageLength, traceID: traceID, spanID: spanID) }
+    func writeTraceLine(
+        _ bytes: UnsafeRawBufferPointer, messageLength: Int, traceID: UnsafePointer<UInt8>?, spanID: UInt64
+    ) {
+        if lineFormat == .json {
+            return writeTraceLineJSON(bytes, messageLength: messageLength, traceID: traceID, spanID: spanID)
+        }
         assemble(.trace, urgent: false) { text in text.append(bytes) }
     }
 
@@ -389,7 +406,9 @@ public final class LogSink: @unchecked Sendable {
             var lastImageCheck = Date()
             while true {
                 self.condition.lock()
-                if !self.flushRequested { _ = self.condition.wait(until: Date(timeIntervalSinceNow: self.flushInterval)) }
+                if !self.flushRequested {
+                    _ = self.condition.wait(until: Date(timeIntervalSinceNow: self.flushInterval))
+                }
                 self.condition.unlock()
                 self.flush()
                 // Libraries loaded since start-up must be in a crash block's image map.

@@ -32,21 +32,28 @@ public struct Logger: Sendable {
     }
 
     @inlinable
-    public func log(level: Level, _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                    file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func log(
+        level: Level, _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         guard level >= logLevel else { return }
         emit(level: level, message: message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @usableFromInline
-    func emit(level: Level, message: Message, metadata extra: Metadata?, file: StaticString, function: StaticString, line: UInt) {
-        emit(level: level, message: message, metadata: extra, source: LogSink.Source(file: file, function: function, line: line))
+    func emit(
+        level: Level, message: Message, metadata extra: Metadata?, file: StaticString, function: StaticString,
+        line: UInt
+    ) {
+        emit(
+            level: level, message: message, metadata: extra,
+            source: LogSink.Source(file: file, function: function, line: line))
     }
 
     /// The logger's metadata, then the provider's, then the call's: a later one wins a key, as in swift-log.
     func emit(level: Level, message: Message, metadata extra: Metadata?, source: LogSink.Source) {
         let provided = metadataProvider?.get()
-        guard (extra?.isEmpty ?? true), (provided?.isEmpty ?? true) else {
+        guard extra?.isEmpty ?? true, provided?.isEmpty ?? true else {
             var merged = metadata
             if let provided { merged.merge(provided) { $1 } }
             if let extra { merged.merge(extra) { $1 } }
@@ -56,44 +63,58 @@ public struct Logger: Sendable {
     }
 
     @inlinable
-    public func trace(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                      file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func trace(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .trace, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @inlinable
-    public func debug(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                      file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func debug(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .debug, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @inlinable
-    public func info(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                     file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func info(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .info, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @inlinable
-    public func notice(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                       file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func notice(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .notice, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @inlinable
-    public func warning(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func warning(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .warning, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @inlinable
-    public func error(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                      file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func error(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .error, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 
     @inlinable
-    public func critical(_ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
-                         file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line) {
+    public func critical(
+        _ message: @autoclosure () -> Message, metadata: @autoclosure () -> Metadata? = nil,
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line
+    ) {
         log(level: .critical, message(), metadata: metadata(), file: file, function: function, line: line)
     }
 }
@@ -143,7 +164,8 @@ extension Logger {
 
     @frozen
     public enum MetadataValue: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral,
-        ExpressibleByStringInterpolation, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+        ExpressibleByStringInterpolation, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+    {
         case string(String)
         case stringConvertible(any CustomStringConvertible & Sendable)
         case dictionary(Metadata)
@@ -159,7 +181,8 @@ extension Logger {
             switch self {
             case .string(let text): text
             case .stringConvertible(let value): value.description
-            case .dictionary(let values): "[" + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"
+            case .dictionary(let values):
+                "[" + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"
             case .array(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
             }
         }

@@ -3,8 +3,12 @@ extension Logger {
     /// line, so a message like `"served \(count) items in \(micros) us"` allocates nothing; other interpolated
     /// values become text.
     @frozen
-    public struct Message: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, CustomStringConvertible, Sendable {
-        @usableFromInline typealias Literals = (StaticString, StaticString, StaticString, StaticString, StaticString, StaticString)
+    public struct Message: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, CustomStringConvertible,
+        Sendable
+    {
+        @usableFromInline typealias Literals = (
+            StaticString, StaticString, StaticString, StaticString, StaticString, StaticString
+        )
         @usableFromInline static let literalCapacity = 6
         @usableFromInline static let integerCapacity = 4
 
@@ -44,7 +48,9 @@ extension Logger {
             @inlinable public mutating func appendInterpolation(_ value: Int32) { message.appendInteger(Int(value)) }
             @inlinable public mutating func appendInterpolation(_ value: UInt32) { message.appendInteger(Int(value)) }
             public mutating func appendInterpolation(_ value: String) { message.appendText(value) }
-            public mutating func appendInterpolation<Value>(_ value: Value) { message.appendText(String(describing: value)) }
+            public mutating func appendInterpolation<Value>(_ value: Value) {
+                message.appendText(String(describing: value))
+            }
         }
 
         @inlinable init(pieces: Void) {}
@@ -100,27 +106,31 @@ extension Logger {
 
         /// Appends each piece's UTF-8 bytes to `line`, integers in decimal, in order.
         func write(into line: inout LineBuilder, escapesText: Bool = true) {
-            var literal = 0, integer = 0, text = 0
+            var literal = 0
+            var integer = 0
+            var text = 0
             for index in 0 ..< Int(count) {
                 switch (kinds >> (2 * UInt64(index))) & 3 {
                 case 1:
-                    let value: StaticString = switch literal {
-                    case 0: literals.0
-                    case 1: literals.1
-                    case 2: literals.2
-                    case 3: literals.3
-                    case 4: literals.4
-                    default: literals.5
-                    }
+                    let value: StaticString =
+                        switch literal {
+                        case 0: literals.0
+                        case 1: literals.1
+                        case 2: literals.2
+                        case 3: literals.3
+                        case 4: literals.4
+                        default: literals.5
+                        }
                     literal += 1
                     line.append(value.utf8Start, value.utf8CodeUnitCount)
                 case 2:
-                    let value = switch integer {
-                    case 0: integers.0
-                    case 1: integers.1
-                    case 2: integers.2
-                    default: integers.3
-                    }
+                    let value =
+                        switch integer {
+                        case 0: integers.0
+                        case 1: integers.1
+                        case 2: integers.2
+                        default: integers.3
+                        }
                     integer += 1
                     line.append(value)
                 default:
@@ -162,7 +172,8 @@ func formatDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
     // Two digits per division: half the divisions, the pair copied from a table. The table is a literal, not a
     // global: a global is set up on first use under a once-lock, and a child forked while another thread was
     // setting it up spun on that lock forever (the soak found it).
-    let decimalPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    let decimalPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
     return decimalPairs.withUTF8Buffer { pairs in
         while magnitude >= 100 {
             let pair = Int(magnitude % 100) * 2

@@ -58,8 +58,10 @@ extension Trail {
     }
 
     /// The async form: the calls of `body`'s task and of the child tasks it starts.
-    public static func withTraceContext<T>(traceparent: String, isolation: isolated (any Actor)? = #isolation,
-                                           _ body: () async throws -> T) async rethrows -> T {
+    public static func withTraceContext<T>(
+        traceparent: String, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
+    ) async rethrows -> T {
         guard let (context, handle) = begin(traceparent) else { return try await body() }
         defer { if handle.word != 0 { trail_span_end(handle, nil, 0) } }
         return try await $remoteContext.withValue(context, operation: body, isolation: isolation)
@@ -86,7 +88,9 @@ extension Trail {
     /// (that call's own when it was made inside), and its trace. False outside one.
     static func contextSpan(_ traceID: UnsafeMutablePointer<UInt8>, _ spanID: inout UInt64) -> Bool {
         let named: (traceID: [UInt8], spanID: UInt64)? =
-            if let context = remoteContext { (context.traceID, context.span(call: spanID)) } else { LogSpanContext.current?(spanID) }
+            if let context = remoteContext { (context.traceID, context.span(call: spanID)) } else {
+                LogSpanContext.current?(spanID)
+            }
         guard let named, named.traceID.count == 16 else { return false }
         for index in 0 ..< 16 { traceID[index] = named.traceID[index] }
         spanID = named.spanID
@@ -111,7 +115,9 @@ extension Trail {
             details.kind = .context
             details.remoteParent = SpanDetails.Remote(traceID: traceID, spanID: spanID, sampled: sampled)
             let site = UnsafeRawPointer(contextSite.utf8Start).assumingMemoryBound(to: CChar.self)
-            handle = details.encoded().withUnsafeBufferPointer { trail_span_start(site, $0.baseAddress, UInt32($0.count), 1) }
+            handle = details.encoded().withUnsafeBufferPointer {
+                trail_span_start(site, $0.baseAddress, UInt32($0.count), 1)
+            }
         }
         var context = RemoteContext(traceID: traceID, spanID: spanID, sampled: sampled, flowParent: inCall ? call : 0)
         context.ownID = trail_span_handle_id(handle)
@@ -137,9 +143,11 @@ extension Trail {
             default: nil
             }
         }
-        guard text.count >= 55, text[2] == 45, text[35] == 45, text[52] == 45, let version = hex(0 ..< 2)?.first, version != 0xff,
-              version != 0 || text.count == 55, text.count == 55 || text[55] == 45,
-              let trace = hex(3 ..< 35), trace.contains(where: { $0 != 0 }), let span = hex(36 ..< 52), let flags = hex(53 ..< 55)
+        guard text.count >= 55, text[2] == 45, text[35] == 45, text[52] == 45, let version = hex(0 ..< 2)?.first,
+            version != 0xff,
+            version != 0 || text.count == 55, text.count == 55 || text[55] == 45,
+            let trace = hex(3 ..< 35), trace.contains(where: { $0 != 0 }), let span = hex(36 ..< 52),
+            let flags = hex(53 ..< 55)
         else { return nil }
         let spanID = span.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return spanID == 0 ? nil : (trace, spanID, flags[0] & 1 != 0)

@@ -10,7 +10,9 @@ public struct OptionSpec: Sendable {
         OptionSpec(names: names, value: nil, help: help)
     }
 
-    public static func value(_ names: String..., placeholder: String, help: String, repeatable: Bool = false) -> OptionSpec {
+    public static func value(_ names: String..., placeholder: String, help: String, repeatable: Bool = false)
+        -> OptionSpec
+    {
         OptionSpec(names: names, value: placeholder, help: help, repeatable: repeatable)
     }
 }
@@ -27,9 +29,11 @@ public struct Verb: Sendable {
     public var needs: [String: [String]]
     public var run: @Sendable (ParsedArguments) throws -> Int32
 
-    public init(name: String, summary: String, usage: String, details: String = "", options: [OptionSpec],
-                conflicts: [[String]] = [], needs: [String: [String]] = [:],
-                run: @escaping @Sendable (ParsedArguments) throws -> Int32) {
+    public init(
+        name: String, summary: String, usage: String, details: String = "", options: [OptionSpec],
+        conflicts: [[String]] = [], needs: [String: [String]] = [:],
+        run: @escaping @Sendable (ParsedArguments) throws -> Int32
+    ) {
         self.name = name
         self.summary = summary
         self.usage = usage
@@ -48,7 +52,8 @@ public struct Verb: Sendable {
         let labels = all.map { option in option.names.joined(separator: ", ") + (option.value.map { " \($0)" } ?? "") }
         let width = min(28, labels.map(\.count).max() ?? 0)
         for (option, label) in zip(all, labels) {
-            let padded = label.count >= width ? label + "  " : label + String(repeating: " ", count: width - label.count + 2)
+            let padded =
+                label.count >= width ? label + "  " : label + String(repeating: " ", count: width - label.count + 2)
             text += "  \(padded)\(option.help)\n"
         }
         return text
@@ -118,13 +123,15 @@ extension Verb {
                 continue
             }
             // `--name=value` and `--name value` are both accepted.
-            var name = argument, inline: String?
+            var name = argument
+            var inline: String?
             if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.names.contains(name) }) else {
-                throw UsageError(description: "unknown option '\(name)' for 'trail \(self.name)' (see 'trail \(self.name) --help')")
+                throw UsageError(
+                    description: "unknown option '\(name)' for 'trail \(self.name)' (see 'trail \(self.name) --help')")
             }
             let key = key(spec)
             guard spec.value != nil else {
@@ -140,8 +147,9 @@ extension Verb {
                 index += 1
                 // `--obj --json ./App`: the value was forgotten, and the next option would be swallowed.
                 if value == "-h" || value == "--help" || options.contains(where: { $0.names.contains(value) }) {
-                    throw UsageError(description: "option '\(name)' needs a value (\(spec.value!)), not the option '\(value)'; "
-                        + "write \(name)=\(value) for a value that is spelled like one")
+                    throw UsageError(
+                        description: "option '\(name)' needs a value (\(spec.value!)), not the option '\(value)'; "
+                            + "write \(name)=\(value) for a value that is spelled like one")
                 }
             } else {
                 throw UsageError(description: "option '\(name)' needs a value (\(spec.value!))")
@@ -156,12 +164,16 @@ extension Verb {
         for group in conflicts {
             let present = group.filter(given)
             if present.count > 1 {
-                throw UsageError(description: present.map { "--" + $0 }.joined(separator: " and ") + " cannot be given together")
+                throw UsageError(
+                    description: present.map { "--" + $0 }.joined(separator: " and ") + " cannot be given together")
             }
         }
-        for (option, partners) in needs.sorted(by: { $0.key < $1.key }) where given(option) && !partners.contains(where: given) {
-            throw UsageError(description: "--\(option) means something only with " + partners.map { "--" + $0 }.joined(separator: " or ")
-                + "; without it, it would be ignored")
+        for (option, partners) in needs.sorted(by: { $0.key < $1.key })
+        where given(option) && !partners.contains(where: given) {
+            throw UsageError(
+                description: "--\(option) means something only with "
+                    + partners.map { "--" + $0 }.joined(separator: " or ")
+                    + "; without it, it would be ignored")
         }
         return parsed
     }

@@ -18,22 +18,26 @@ public struct ForwardedVerb: Sendable {
 /// their summaries from here.
 public enum ForwardedVerbs {
     public static let instrument = ForwardedVerb(
-        name: "instrument", summary: "Insert an entry/exit trace call into every function.", executable: "trail-rewrite")
+        name: "instrument", summary: "Insert an entry/exit trace call into every function.", executable: "trail-rewrite"
+    )
     public static let strip = ForwardedVerb(
         name: "strip", summary: "Remove what 'trail instrument' inserted.", executable: "trail-rewrite")
     public static let scan = ForwardedVerb(
         name: "scan",
-        summary: "List the Never functions, result builders and builder requirements declared in files, for 'instrument --declarations'.",
+        summary:
+            "List the Never functions, result builders and builder requirements declared in files, for 'instrument --declarations'.",
         executable: "trail-rewrite")
     public static let setup = ForwardedVerb(
         name: "setup", summary: "Give a package's manifest the TRAIL=1 pattern, so 'TRAIL=1 swift build' traces it.",
         executable: "trail-rewrite")
     public static let resources = ForwardedVerb(
-        name: "resources", summary: "Write Swift constants for a target's resource files, or for the identifiers in one XML file.",
+        name: "resources",
+        summary: "Write Swift constants for a target's resource files, or for the identifiers in one XML file.",
         executable: "trail-resources", onlyVerb: true)
 
     public static let test = ForwardedVerb(
-        name: "test", summary: "Trace a package's tests with nothing to edit: a traced copy, built and run, then a summary.",
+        name: "test",
+        summary: "Trace a package's tests with nothing to edit: a traced copy, built and run, then a summary.",
         executable: "trail-rewrite")
     public static let run = ForwardedVerb(
         name: "run", summary: "Trace one executable product of a package with nothing to edit, then replay its calls.",
@@ -48,7 +52,9 @@ public func forward(_ verb: ForwardedVerb, arguments: [String]) -> Int32 {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard length > 0 else {
-        printError("trail \(verb.name): cannot find this program's folder (/proc/self/exe): \(String(cString: strerror(errno)))")
+        printError(
+            "trail \(verb.name): cannot find this program's folder (/proc/self/exe): \(String(cString: strerror(errno)))"
+        )
         return 1
     }
     let own = String(decoding: buffer[0 ..< length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -57,7 +63,8 @@ public func forward(_ verb: ForwardedVerb, arguments: [String]) -> Int32 {
     let argv = ([path] + (verb.onlyVerb ? [] : [verb.name]) + arguments).map { strdup($0) } + [nil]
     execv(path, argv)
     let reason = String(cString: strerror(errno))
-    printError("""
+    printError(
+        """
         trail \(verb.name): cannot run \(path): \(reason). '\(verb.name)' lives in \(verb.executable), which is \
         built beside trail: run 'swift build --product \(verb.executable)' (a plain 'swift build' builds it too).
         """)

@@ -6,7 +6,8 @@ import Glibc
 /// `-3`... when that is taken. `mkdir` decides, so two runs in the same second never share one. The parent is
 /// made if missing. The path, or a message naming the folder and the reason.
 public func makeFreshFolder(in parent: String, prefix: String = "") -> Result<String, VerbFailure> {
-    var now = time(nil), parts = tm()
+    var now = time(nil)
+    var parts = tm()
     localtime_r(&now, &parts)
     var buffer = [CChar](repeating: 0, count: 32)
     let length = strftime(&buffer, buffer.count, "%Y%m%d-%H%M%S", &parts)
@@ -14,9 +15,12 @@ public func makeFreshFolder(in parent: String, prefix: String = "") -> Result<St
     if mkdir(parent, 0o755) != 0, errno != EEXIST {
         return .failure(.input("\(parent): cannot make the trace folder: \(String(cString: strerror(errno)))"))
     }
-    var path = parent + "/" + prefix + stamp, suffix = 1
+    var path = parent + "/" + prefix + stamp
+    var suffix = 1
     while mkdir(path, 0o755) != 0 {
-        guard errno == EEXIST else { return .failure(.input("\(path): cannot make the trace folder: \(String(cString: strerror(errno)))")) }
+        guard errno == EEXIST else {
+            return .failure(.input("\(path): cannot make the trace folder: \(String(cString: strerror(errno)))"))
+        }
         suffix += 1
         path = parent + "/" + prefix + stamp + "-\(suffix)"
     }

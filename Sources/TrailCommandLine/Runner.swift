@@ -85,8 +85,9 @@ public func printOut(_ text: String) { writeAll(1, text) }
 
 public func printError(_ text: String) { writeAll(2, text.hasSuffix("\n") ? text : text + "\n") }
 
-
 extension String {
     /// The string and spaces up to `width` characters, for aligned columns of help text.
-    public func padded(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    public func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
 }

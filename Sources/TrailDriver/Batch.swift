@@ -1,8 +1,9 @@
+import Foundation
+import TrailRewriter
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import TrailRewriter
 
 public enum BatchOperation: Sendable {
     case instrument(InstrumentSettings)
@@ -37,8 +38,10 @@ public struct BatchOptions: Sendable {
     /// Files processed at once unless told: the number of cores.
     public static var defaultJobs: Int { ProcessInfo.processInfo.activeProcessorCount }
 
-    public init(destination: Destination, jobs: Int = BatchOptions.defaultJobs,
-                lineDirective: Bool = false, debugOnly: Bool = false, progress: Bool = false) {
+    public init(
+        destination: Destination, jobs: Int = BatchOptions.defaultJobs,
+        lineDirective: Bool = false, debugOnly: Bool = false, progress: Bool = false
+    ) {
         self.destination = destination
         self.jobs = max(1, jobs)
         self.lineDirective = lineDirective
@@ -57,8 +60,10 @@ public struct BatchReport: Sendable {
 
 /// Rewrites many files on all cores. Results are reported in input order, whatever order they finish in.
 public enum Batch {
-    public static func run(_ files: [SourceFile], _ operation: BatchOperation, _ options: BatchOptions,
-                           standardOutput: (String) -> Void, standardError: @escaping @Sendable (String) -> Void) -> BatchReport {
+    public static func run(
+        _ files: [SourceFile], _ operation: BatchOperation, _ options: BatchOptions,
+        standardOutput: (String) -> Void, standardError: @escaping @Sendable (String) -> Void
+    ) -> BatchReport {
         let results = ResultSlots<FileResult>(count: files.count)
         let progress = options.progress ? Progress(total: files.count, write: standardError) : nil
 
@@ -104,22 +109,26 @@ public enum Batch {
         var note: String?
     }
 
-    private static func process(_ file: SourceFile, _ operation: BatchOperation, _ options: BatchOptions) -> FileResult {
+    private static func process(_ file: SourceFile, _ operation: BatchOperation, _ options: BatchOptions) -> FileResult
+    {
         do throws(SourceError) {
             let original = try FileIO.read(file.path)
             let outcome: RewriteOutcome
             switch operation {
             case .instrument(let settings):
-                outcome = try settings.instrument(original, path: file.path, module: file.module,
-                                                  lineDirectiveFile: options.lineDirective ? directiveFile(for: file, destination: options.destination) : nil)
+                outcome = try settings.instrument(
+                    original, path: file.path, module: file.module,
+                    lineDirectiveFile: options.lineDirective
+                        ? directiveFile(for: file, destination: options.destination) : nil)
             case .strip:
                 outcome = try Rewriter.strip(original, path: file.path)
             }
             var result = original
             if case .changed(let bytes, _) = outcome { result = bytes }
             if options.lineDirective {
-                result = buildCopy(naming: directiveFile(for: file, destination: options.destination), original: original,
-                                   result: result, debugOnly: options.debugOnly)
+                result = buildCopy(
+                    naming: directiveFile(for: file, destination: options.destination), original: original,
+                    result: result, debugOnly: options.debugOnly)
             }
 
             switch options.destination {
@@ -143,11 +152,16 @@ public enum Batch {
             // A build copy of a file that cannot be rewritten is the file itself, and the build goes on: the
             // compiler then parses it with the target's own settings (a syntax the parser here does not know),
             // or reports the problem at the original file and line, as it would without tracing.
-            if options.lineDirective, let target = copyTarget(file, options.destination), let original = try? FileIO.read(file.path),
-               (try? FileIO.makeParents(of: target)) != nil,
-               (try? FileIO.writeAtomically(buildCopy(naming: directiveFile(for: file, destination: options.destination),
-                                                                          original: original, result: original, debugOnly: false), to: target)) != nil {
-                let note = "\(error.path):\(error.line):\(error.column): note: compiled without tracing: \(error.message)"
+            if options.lineDirective, let target = copyTarget(file, options.destination),
+                let original = try? FileIO.read(file.path),
+                (try? FileIO.makeParents(of: target)) != nil,
+                (try? FileIO.writeAtomically(
+                    buildCopy(
+                        naming: directiveFile(for: file, destination: options.destination),
+                        original: original, result: original, debugOnly: false), to: target)) != nil
+            {
+                let note =
+                    "\(error.path):\(error.line):\(error.column): note: compiled without tracing: \(error.message)"
                 return FileResult(outcome: .success(.skipped(error.description)), output: nil, note: note)
             }
             return FileResult(outcome: .failure(error), output: nil)

@@ -20,28 +20,35 @@ extension Declarations {
     /// target; a file of comments compiles to nothing. Readers skip kinds they do not know.
     public var text: String {
         let kept = relevant
-        let refines = kept.refinements.keys.sorted().flatMap { name in kept.refinements[name]!.sorted().map { "// refines \(name) \($0)\n" } }
-        return Self.header + (kept.neverReturning.sorted().map { "// never \($0)\n" }
+        let refines = kept.refinements.keys.sorted().flatMap { name in
+            kept.refinements[name]!.sorted().map { "// refines \(name) \($0)\n" }
+        }
+        return Self.header
+            + (kept.neverReturning.sorted().map { "// never \($0)\n" }
             + kept.resultBuilders.sorted().map { "// builder \($0)\n" }
             + kept.requirements.sorted().map { "// requirement \($0.protocolName) \($0.name) \($0.attribute)\n" }
             + refines).joined()
     }
 
-    static let header = "// Written by `trail scan`: what the target declares that changes how its files are rewritten.\n"
+    static let header =
+        "// Written by `trail scan`: what the target declares that changes how its files are rewritten.\n"
 
     /// Reads `text`; a line that is not a comment is an error naming the file and line.
     public init(text: String, path: String) throws(SourceError) {
         self.init()
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where !line.isEmpty {
             guard line.hasPrefix("//") else {
-                throw SourceError(path: path, line: number + 1, column: 1, message: "expected a comment such as '// never NAME'")
+                throw SourceError(
+                    path: path, line: number + 1, column: 1, message: "expected a comment such as '// never NAME'")
             }
             let parts = line.dropFirst(2).split(separator: " ")
             let words = parts.map(String.init)
             switch (words.first, words.count) {
             case ("never", 2): neverReturning.insert(words[1])
             case ("builder", 2): resultBuilders.insert(words[1])
-            case ("requirement", 4): requirements.insert(Requirement(protocolName: words[1], name: words[2], attribute: words[3]))
+            case ("requirement", 4):
+                requirements.insert(Requirement(protocolName: words[1], name: words[2], attribute: words[3]))
             case ("refines", 3): refinements[words[1], default: []].insert(words[2])
             default: continue
             }

@@ -3,7 +3,8 @@
 /// edits) are aligned by their longest common subsequence of lines.
 public enum UnifiedDiff {
     public static func make(old: [UInt8], new: [UInt8], path: String, context: Int = 3) -> String {
-        let a = lines(old), b = lines(new)
+        let a = lines(old)
+        let b = lines(new)
         let steps = a.count == b.count ? paired(a, b) : a.count * b.count <= 4_000_000 ? aligned(a, b) : whole(a, b)
         let changed = steps.indices.filter { steps[$0].kind != .same }
         guard !changed.isEmpty else { return "" }
@@ -14,9 +15,11 @@ public enum UnifiedDiff {
             var last = index
             while last + 1 < changed.count, changed[last + 1] - changed[last] <= 2 * context { last += 1 }
             let hunk = steps[max(0, changed[index] - context) ..< min(steps.count, changed[last] + context + 1)]
-            let oldCount = hunk.filter { $0.kind != .added }.count, newCount = hunk.filter { $0.kind != .removed }.count
+            let oldCount = hunk.filter { $0.kind != .added }.count
+            let newCount = hunk.filter { $0.kind != .removed }.count
             let first = hunk.first!
-            out += "@@ -\(first.old + (oldCount == 0 ? 0 : 1)),\(oldCount) +\(first.new + (newCount == 0 ? 0 : 1)),\(newCount) @@\n"
+            out +=
+                "@@ -\(first.old + (oldCount == 0 ? 0 : 1)),\(oldCount) +\(first.new + (newCount == 0 ? 0 : 1)),\(newCount) @@\n"
             for step in hunk {
                 switch step.kind {
                 case .same: out += " " + a[step.old] + "\n"
@@ -35,7 +38,8 @@ public enum UnifiedDiff {
 
     /// Texts of equal length, line by line: a run of changed lines is removed, then added.
     private static func paired(_ a: [String], _ b: [String]) -> [Step] {
-        var steps: [Step] = [], line = 0
+        var steps: [Step] = []
+        var line = 0
         while line < a.count {
             if a[line] == b[line] {
                 steps.append((.same, line, line))
@@ -52,17 +56,22 @@ public enum UnifiedDiff {
 
     /// Lines kept, removed and added, from the longest common subsequence of lines.
     private static func aligned(_ a: [String], _ b: [String]) -> [Step] {
-        let n = a.count, m = b.count, width = m + 1
+        let n = a.count
+        let m = b.count
+        let width = m + 1
         // common[i * width + j]: the longest common subsequence of a[i...] and b[j...].
         var common = [Int32](repeating: 0, count: (n + 1) * width)
         for i in stride(from: n - 1, through: 0, by: -1) {
             for j in stride(from: m - 1, through: 0, by: -1) {
-                common[i * width + j] = a[i] == b[j] ? common[(i + 1) * width + j + 1] + 1
+                common[i * width + j] =
+                    a[i] == b[j]
+                    ? common[(i + 1) * width + j + 1] + 1
                     : max(common[(i + 1) * width + j], common[i * width + j + 1])
             }
         }
         var steps: [Step] = []
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < n || j < m {
             if i < n, j < m, a[i] == b[j] {
                 steps.append((.same, i, j))

@@ -1,8 +1,9 @@
+import TrailFormat
+import TrailRewriter
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
-import TrailRewriter
 
 /// Whole-file reads and crash-safe writes with plain system calls: a write goes to a temporary file in the
 /// same folder, which is renamed over the target only once complete, so no file is ever half-written.

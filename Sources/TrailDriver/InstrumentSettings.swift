@@ -15,7 +15,10 @@ public struct InstrumentSettings: Sendable {
     /// runs and rewrites only changed files): the batch does not scan its files again.
     public var declarationsComplete = false
 
-    public init(closures: Bool = false, inlinable: Bool = false, declared: [Declarations] = [], experimentalFeatures: [String] = []) {
+    public init(
+        closures: Bool = false, inlinable: Bool = false, declared: [Declarations] = [],
+        experimentalFeatures: [String] = []
+    ) {
         self.closures = closures
         self.inlinable = inlinable
         self.declared = declared
@@ -27,19 +30,26 @@ public struct InstrumentSettings: Sendable {
     public static let featuresVariable = "TRAIL_EXPERIMENTAL_FEATURES"
 
     /// The features named in `environment`, and those of `names` the parser does not know.
-    public static func features(named names: [String], environment: [String: String]) -> (features: [String], unknown: [String]) {
-        let listed = (environment[featuresVariable] ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+    public static func features(named names: [String], environment: [String: String]) -> (
+        features: [String], unknown: [String]
+    ) {
+        let listed = (environment[featuresVariable] ?? "").split(separator: ",").map {
+            String($0).trimmingCharacters(in: .whitespaces)
+        }
         let all = names + listed.filter { !$0.isEmpty }
         return (all, all.filter { !Rewriter.isExperimentalFeature($0) })
     }
 
     /// Instruments one file of `module`, which `SourceFiles` decided. The Trail runtime is skipped.
     /// `lineDirectiveFile`: the file a build copy's `#sourceLocation` names, to keep columns (see `InstrumentOptions`).
-    public func instrument(_ source: [UInt8], path: String, module: String, lineDirectiveFile: String? = nil) throws(SourceError) -> RewriteOutcome {
+    public func instrument(_ source: [UInt8], path: String, module: String, lineDirectiveFile: String? = nil)
+        throws(SourceError) -> RewriteOutcome
+    {
         if SourceFiles.isRuntime(module) { return .skipped("the Trail runtime is never instrumented") }
         let text = try SourceText(source, path: path, experimentalFeatures: experimentalFeatures)
-        var options = InstrumentOptions(module: module, declarations: Declarations(merging: declared + [text.declarations]),
-                                        closures: closures, inlinable: inlinable, experimentalFeatures: experimentalFeatures)
+        var options = InstrumentOptions(
+            module: module, declarations: Declarations(merging: declared + [text.declarations]),
+            closures: closures, inlinable: inlinable, experimentalFeatures: experimentalFeatures)
         options.lineDirectiveFile = lineDirectiveFile
         return try Rewriter.instrument(text, options: options)
     }

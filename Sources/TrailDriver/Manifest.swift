@@ -37,10 +37,15 @@ struct Manifest {
         converter = SourceLocationConverter(fileName: path, tree: tree)
         guard !tree.hasError else { throw refusal(tree, "Package.swift does not parse") }
         if let first = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-            .split(separator: ":").last?.split(separator: ".").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-           first.count >= 1, (first[0], first.count > 1 ? first[1] : 0) < (5, 6) {
-            throw refusal(tree, "Context.environment needs swift-tools-version 5.6 or later; raise the first line to "
-                + "`// swift-tools-version:5.9` (if the package builds with it), then run setup again")
+            .split(separator: ":").last?.split(separator: ".").compactMap({
+                Int($0.trimmingCharacters(in: .whitespaces))
+            }),
+            first.count >= 1, (first[0], first.count > 1 ? first[1] : 0) < (5, 6)
+        {
+            throw refusal(
+                tree,
+                "Context.environment needs swift-tools-version 5.6 or later; raise the first line to "
+                    + "`// swift-tools-version:5.9` (if the package builds with it), then run setup again")
         }
         var lastImport: ImportDeclSyntax?
         for item in tree.statements {
@@ -50,7 +55,8 @@ struct Manifest {
                     let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
                     if name == "traced" { traced = variable }
                     if name == "package", let call = binding.initializer?.value.as(FunctionCallExprSyntax.self),
-                       call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Package" {
+                        call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Package"
+                    {
                         package = call
                     }
                 }
@@ -63,28 +69,35 @@ struct Manifest {
         references.walk(tree)
         tracedUses = references.traced
         packageCalls = references.packages
-        if let replaced = references.targetsReplacedByCode { throw refusal(replaced, "targets are replaced or changed by code") }
+        if let replaced = references.targetsReplacedByCode {
+            throw refusal(replaced, "targets are replaced or changed by code")
+        }
         if let added = references.targetsAddedByCode, !undo {
             // Targets appended in code (often under `#if os(macOS)`) keep their own form: the literal ones are set up.
             let location = added.startLocation(converter: converter, afterLeadingTrivia: true)
-            notes.append("\(path):\(location.line):\(location.column): note: targets added by code here are not set up; "
-                + "give them the pattern by hand to trace them")
+            notes.append(
+                "\(path):\(location.line):\(location.column): note: targets added by code here are not set up; "
+                    + "give them the pattern by hand to trace them")
         }
-        if let traced, traced.bindings.first?.initializer?.value.tokenText != Self.tokens(#"Context.environment["TRAIL"] == "1""#) {
+        if let traced,
+            traced.bindings.first?.initializer?.value.tokenText != Self.tokens(#"Context.environment["TRAIL"] == "1""#)
+        {
             throw refusal(traced, "`traced` is not `Context.environment[\"TRAIL\"] == \"1\"`")
         }
         if !undo {
             identity = try findTrail()
         }
-        let array = try packageArray("targets", missing: "Package(...) has no `targets:`",
-                                     notLiteral: "`targets:` is not an array literal: the targets are built by code")
+        let array = try packageArray(
+            "targets", missing: "Package(...) has no `targets:`",
+            notLiteral: "`targets:` is not an array literal: the targets are built by code")
         if let added = references.targetsAddedByCode, array.elements.isEmpty {
             throw refusal(added, "targets are added by code, and none is written out")
         }
         for element in array.elements {
             guard let call = element.expression.as(FunctionCallExprSyntax.self),
-                  let member = call.calledExpression.as(MemberAccessExprSyntax.self),
-                  member.base == nil || member.base?.tokenText == "Target" else {
+                let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+                member.base == nil || member.base?.tokenText == "Target"
+            else {
                 throw refusal(element, "a target that is not a `.target(...)` literal: built by code")
             }
             let kind = member.declName.baseName.text
@@ -98,8 +111,13 @@ struct Manifest {
                 }
                 folder = self.folder + "/" + relative
             } else {
-                let roots = kind == "testTarget" ? ["Tests", "Sources", "Source", "src", "srcs"] : ["Sources", "Source", "src", "srcs"]
-                folder = roots.map { self.folder + "/" + $0 + "/" + name }.first { FileManager.default.fileExists(atPath: $0) }
+                let roots =
+                    kind == "testTarget"
+                    ? ["Tests", "Sources", "Source", "src", "srcs"] : ["Sources", "Source", "src", "srcs"]
+                folder =
+                    roots.map { self.folder + "/" + $0 + "/" + name }.first {
+                        FileManager.default.fileExists(atPath: $0)
+                    }
                     ?? self.folder + "/" + roots[0] + "/" + name
             }
             targets.append(ManifestTarget(name: name, kind: kind, call: call, folder: folder))
@@ -140,13 +158,18 @@ struct Manifest {
     /// library, where top-level code is an error. (An `.executableTarget` is one whatever its sources.)
     static func tracedSources(_ target: ManifestTarget) -> String {
         let keepsMain = target.kind == "target" && FileManager.default.fileExists(atPath: target.folder + "/main.swift")
-        return keepsMain ? #"traced ? ["\#(PackageSetup.placeholder)", "main.swift"] : nil"# : #"traced ? ["\#(PackageSetup.placeholder)"] : nil"#
+        return keepsMain
+            ? #"traced ? ["\#(PackageSetup.placeholder)", "main.swift"] : nil"#
+            : #"traced ? ["\#(PackageSetup.placeholder)"] : nil"#
     }
 
     static func isSetUpSources(_ text: String?) -> Bool {
-        text == tokens(#"traced ? ["_Trail.swift"] : nil"#) || text == tokens(#"traced ? ["_Trail.swift", "main.swift"] : nil"#)
+        text == tokens(#"traced ? ["_Trail.swift"] : nil"#)
+            || text == tokens(#"traced ? ["_Trail.swift", "main.swift"] : nil"#)
     }
-    var pluginsPattern: String { Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package: "\#(identity)")] : []"#) }
+    var pluginsPattern: String {
+        Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package: "\#(identity)")] : []"#)
+    }
 
     func isSetUp(_ target: ManifestTarget) -> Bool {
         Self.isSetUpSources(target.argument("sources")?.expression.tokenText)
@@ -165,8 +188,11 @@ struct Manifest {
             throw refusal(target.call, "target '\(target.name)' has an unlabeled argument or a trailing closure")
         }
         let separator = Self.separator(arguments.map(Syntax.init))
-        func end(_ argument: LabeledExprSyntax) -> Int { argument.expression.endPositionBeforeTrailingTrivia.utf8Offset }
-        var edits: [Edit] = [], added: [String] = []
+        func end(_ argument: LabeledExprSyntax) -> Int {
+            argument.expression.endPositionBeforeTrailingTrivia.utf8Offset
+        }
+        var edits: [Edit] = []
+        var added: [String] = []
         // Only traced builds depend on the runtime: an untraced build neither builds nor links it.
         let conditional = tracedProduct
         if let dependencies = target.argument("dependencies") {
@@ -174,7 +200,8 @@ struct Manifest {
                 throw refusal(dependencies, "target '\(target.name)': `dependencies:` is not an array literal")
             }
             if !array.elements.contains(where: Self.isTrailProduct) {
-                edits.append(Edit(offset: array.endPositionBeforeTrailingTrivia.utf8Offset, text: " + (\(conditional))"))
+                edits.append(
+                    Edit(offset: array.endPositionBeforeTrailingTrivia.utf8Offset, text: " + (\(conditional))"))
                 added.append("dependency")
             }
         } else {
@@ -184,7 +211,10 @@ struct Manifest {
         let before = ["name", "dependencies", "path", "exclude"]
         let anchor = arguments.last { before.contains($0.label?.text ?? "") } ?? arguments[0]
         edits.append(Edit(offset: end(anchor), text: ",\(separator)sources: \(Self.tracedSources(target))"))
-        edits.append(Edit(offset: end(arguments.last!), text: ",\(separator)plugins: traced ? [.plugin(name: \"TrailPlugin\", package: \"\(identity)\")] : []"))
+        edits.append(
+            Edit(
+                offset: end(arguments.last!),
+                text: ",\(separator)plugins: traced ? [.plugin(name: \"TrailPlugin\", package: \"\(identity)\")] : []"))
         return (edits, added + ["sources", "plugins"])
     }
 
@@ -196,24 +226,33 @@ struct Manifest {
                 throw refusal(target.call, "target '\(target.name)' has no `\(label):` argument, which setup added")
             }
             let start = arguments[index - 1].expression.endPositionBeforeTrailingTrivia.utf8Offset
-            return Edit(offset: start, length: arguments[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
+            return Edit(
+                offset: start, length: arguments[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
         }
         guard Self.isSetUpSources(target.argument("sources")?.expression.tokenText),
-              let plugins = target.argument("plugins")?.expression.tokenText,
-              plugins.hasPrefix(Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package:"#)) else {
-            throw refusal(target.call, "target '\(target.name)' changed since 'trail setup': its `sources:` or `plugins:` is not setup's")
+            let plugins = target.argument("plugins")?.expression.tokenText,
+            plugins.hasPrefix(Self.tokens(#"traced ? [.plugin(name: "TrailPlugin", package:"#))
+        else {
+            throw refusal(
+                target.call,
+                "target '\(target.name)' changed since 'trail setup': its `sources:` or `plugins:` is not setup's")
         }
         var edits = [try removal("sources"), try removal("plugins")]
         if record.contains("dependencies") || record.contains("dependency") {
             guard let dependencies = target.argument("dependencies") else {
-                throw refusal(target.call, "target '\(target.name)' has no `dependencies:` argument, which setup added to")
+                throw refusal(
+                    target.call, "target '\(target.name)' has no `dependencies:` argument, which setup added to")
             }
-            if record.contains("dependencies"), Self.sameProduct(dependencies.expression.tokenText, Self.tokens(tracedProduct)) {
+            if record.contains("dependencies"),
+                Self.sameProduct(dependencies.expression.tokenText, Self.tokens(tracedProduct))
+            {
                 edits.append(try removal("dependencies"))
             } else if let sequence = dependencies.expression.as(SequenceExprSyntax.self) {
                 edits.append(try conditionalRemoval(sequence, target: target, whole: record.contains("dependencies")))
             } else if let array = dependencies.expression.as(ArrayExprSyntax.self) {
-                edits.append(try unconditionalRemoval(array, target: target, whole: record.contains("dependencies"), removal: removal))
+                edits.append(
+                    try unconditionalRemoval(
+                        array, target: target, whole: record.contains("dependencies"), removal: removal))
             } else {
                 throw refusal(dependencies, "target '\(target.name)': `dependencies:` changed since 'trail setup'")
             }
@@ -237,10 +276,13 @@ struct Manifest {
     }
 
     /// Removes ` + (traced ? [...] : [])` after the target's own dependency array.
-    func conditionalRemoval(_ sequence: SequenceExprSyntax, target: ManifestTarget, whole: Bool) throws(SourceError) -> Edit {
+    func conditionalRemoval(_ sequence: SequenceExprSyntax, target: ManifestTarget, whole: Bool) throws(SourceError)
+        -> Edit
+    {
         let elements = Array(sequence.elements)
         guard !whole, elements.count == 3, let array = elements[0].as(ArrayExprSyntax.self),
-              elements[1].tokenText == "+", Self.sameProduct(elements[2].tokenText, Self.tokens("(\(tracedProduct))")) else {
+            elements[1].tokenText == "+", Self.sameProduct(elements[2].tokenText, Self.tokens("(\(tracedProduct))"))
+        else {
             throw refusal(sequence, "target '\(target.name)': `dependencies:` changed since 'trail setup'")
         }
         let start = array.endPositionBeforeTrailingTrivia.utf8Offset
@@ -248,14 +290,18 @@ struct Manifest {
     }
 
     /// Removes the Trail product that earlier versions of setup added to the array itself.
-    func unconditionalRemoval(_ array: ArrayExprSyntax, target: ManifestTarget, whole: Bool,
-                              removal: (String) throws(SourceError) -> Edit) throws(SourceError) -> Edit {
+    func unconditionalRemoval(
+        _ array: ArrayExprSyntax, target: ManifestTarget, whole: Bool,
+        removal: (String) throws(SourceError) -> Edit
+    ) throws(SourceError) -> Edit {
         guard let index = array.elements.firstIndex(where: Self.isTrailProduct) else {
-            throw refusal(target.call, "target '\(target.name)' has no Trail product in `dependencies:`, which setup added")
+            throw refusal(
+                target.call, "target '\(target.name)' has no Trail product in `dependencies:`, which setup added")
         }
         if whole {
             guard array.elements.count == 1 else {
-                throw refusal(array, "target '\(target.name)': `dependencies:` gained other elements since 'trail setup'")
+                throw refusal(
+                    array, "target '\(target.name)': `dependencies:` gained other elements since 'trail setup'")
             }
             return try removal("dependencies")
         }
@@ -271,7 +317,8 @@ struct Manifest {
         }
         let previous = array.elements[array.elements.index(index, offsetBy: -1)]
         let start = previous.expression.endPositionBeforeTrailingTrivia.utf8Offset
-        return Edit(offset: start, length: array.elements[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
+        return Edit(
+            offset: start, length: array.elements[index].expression.endPositionBeforeTrailingTrivia.utf8Offset - start)
     }
 
     /// The swift-trail package, in `dependencies:` or added in code: named swift-trail, at a URL or path ending
@@ -285,12 +332,14 @@ struct Manifest {
             func value(_ label: String) -> String? { call.argument(label).flatMap { Self.literal($0.expression) } }
             let name = value("name")
             let location = value("url") ?? value("path")
-            var last = location.map { ($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString }?.lastPathComponent ?? ""
+            var last =
+                location.map { ($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString }?.lastPathComponent ?? ""
             if last.hasSuffix(".git") { last = String(last.dropLast(4)) }
             var isTrail = name == "swift-trail" || last.lowercased() == "swift-trail"
             if !isTrail, let local = value("path") {
                 let manifest = local.hasPrefix("/") ? local + "/Package.swift" : folder + "/" + local + "/Package.swift"
-                isTrail = (try? String(contentsOfFile: manifest, encoding: .utf8))?.contains(#"name: "swift-trail""#) == true
+                isTrail =
+                    (try? String(contentsOfFile: manifest, encoding: .utf8))?.contains(#"name: "swift-trail""#) == true
             }
             if isTrail { return name ?? last }
         }
@@ -311,8 +360,9 @@ struct Manifest {
 
     static func isTrailProduct(_ element: ArrayElementSyntax) -> Bool {
         guard let call = element.expression.as(FunctionCallExprSyntax.self),
-              call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "product",
-              let name = call.argument("name") else { return false }
+            call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "product",
+            let name = call.argument("name")
+        else { return false }
         return literal(name.expression) == "Trail"
     }
 
@@ -341,8 +391,9 @@ struct Manifest {
 
     func refusal(_ node: some SyntaxProtocol, _ reason: String) -> SourceError {
         let location = node.startLocation(converter: converter, afterLeadingTrivia: true)
-        return SourceError(path: path, line: location.line, column: location.column,
-                           message: "cannot edit safely: \(reason)" + PackageSetup.byHand(identity, undo: undo))
+        return SourceError(
+            path: path, line: location.line, column: location.column,
+            message: "cannot edit safely: \(reason)" + PackageSetup.byHand(identity, undo: undo))
     }
 }
 
@@ -356,7 +407,8 @@ private final class References: SyntaxVisitor {
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
         if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.base == nil,
-           member.declName.baseName.text == "package" {
+            member.declName.baseName.text == "package"
+        {
             packages.append(node)
         }
         return .visitChildren
@@ -378,7 +430,9 @@ private final class References: SyntaxVisitor {
             } else if Self.isMutated(node), targetsReplacedByCode == nil {
                 targetsReplacedByCode = Syntax(node)
             }
-        } else if (name == "sources" || name == "plugins") && node.base != nil && Self.isAssigned(node), targetsReplacedByCode == nil {
+        } else if (name == "sources" || name == "plugins") && node.base != nil && Self.isAssigned(node),
+            targetsReplacedByCode == nil
+        {
             targetsReplacedByCode = Syntax(node)
         }
         return .visitChildren
@@ -389,7 +443,8 @@ private final class References: SyntaxVisitor {
         if let method = node.parent?.as(MemberAccessExprSyntax.self)?.declName.baseName.text {
             return method == "append" || method == "insert"
         }
-        guard let list = node.parent?.as(ExprListSyntax.self), let index = list.firstIndex(where: { $0.id == node.id }) else {
+        guard let list = node.parent?.as(ExprListSyntax.self), let index = list.firstIndex(where: { $0.id == node.id })
+        else {
             return false
         }
         let next = list.index(after: index)
@@ -400,14 +455,16 @@ private final class References: SyntaxVisitor {
     private static func isMutated(_ node: MemberAccessExprSyntax) -> Bool {
         if let parent = node.parent?.as(MemberAccessExprSyntax.self) {
             let method = parent.declName.baseName.text
-            return ["append", "insert", "replaceSubrange", "swapAt", "sort", "reverse"].contains(method) || method.hasPrefix("remove")
+            return ["append", "insert", "replaceSubrange", "swapAt", "sort", "reverse"].contains(method)
+                || method.hasPrefix("remove")
         }
         return isAssigned(node)
     }
 
     /// The left side of `=` or a compound assignment (`+=`).
     private static func isAssigned(_ node: MemberAccessExprSyntax) -> Bool {
-        guard let list = node.parent?.as(ExprListSyntax.self), let index = list.firstIndex(where: { $0.id == node.id }) else {
+        guard let list = node.parent?.as(ExprListSyntax.self), let index = list.firstIndex(where: { $0.id == node.id })
+        else {
             return false
         }
         let next = list.index(after: index)

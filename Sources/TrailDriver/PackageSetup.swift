@@ -10,7 +10,8 @@ import TrailRewriter
 public enum PackageSetup {
     public static let placeholder = "_Trail.swift"
     static let tracedDeclaration = #"let traced = Context.environment["TRAIL"] == "1""#
-    static let tracedInsertion = "\n\n// Added by `trail setup`: `TRAIL=1 swift build --scratch-path .build/trail` traces this package.\n"
+    static let tracedInsertion =
+        "\n\n// Added by `trail setup`: `TRAIL=1 swift build --scratch-path .build/trail` traces this package.\n"
         + tracedDeclaration
     /// The placeholder's last line says what setup added to the target's arguments, for `--undo`.
     static let recordPrefix = "// trail setup added: "
@@ -36,12 +37,15 @@ public enum PackageSetup {
             var out = UnifiedDiff.make(old: original, new: edited, path: manifest)
             for file in created {
                 let lines = file.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                out += "--- /dev/null\n+++ b/\(file.path)\n@@ -0,0 +1,\(lines.count) @@\n" + lines.map { "+\($0)\n" }.joined()
+                out +=
+                    "--- /dev/null\n+++ b/\(file.path)\n@@ -0,0 +1,\(lines.count) @@\n"
+                    + lines.map { "+\($0)\n" }.joined()
             }
             for path in removed {
                 let text = String(decoding: (try? FileIO.read(path)) ?? [], as: UTF8.self)
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                out += "--- a/\(path)\n+++ /dev/null\n@@ -1,\(lines.count) +0,0 @@\n" + lines.map { "-\($0)\n" }.joined()
+                out +=
+                    "--- a/\(path)\n+++ /dev/null\n@@ -1,\(lines.count) +0,0 @@\n" + lines.map { "-\($0)\n" }.joined()
             }
             return out
         }
@@ -70,7 +74,9 @@ public enum PackageSetup {
             let placeholder = target.folder + "/" + placeholder
             if undo {
                 guard let record = Self.record(at: placeholder) else {
-                    guard names.isEmpty else { throw manifest.refusal(target.call, "target '\(target.name)' was not set up by 'trail setup'") }
+                    guard names.isEmpty else {
+                        throw manifest.refusal(target.call, "target '\(target.name)' was not set up by 'trail setup'")
+                    }
                     continue
                 }
                 edits += try manifest.removals(target, record: record)
@@ -95,7 +101,9 @@ public enum PackageSetup {
         if !undo, rest.traced == nil {
             text = Edit.apply([Edit(offset: rest.afterImports, text: tracedInsertion)], to: text)
         } else if undo, rest.tracedUses == 0, text.count >= rest.afterImports + tracedInsertion.utf8.count,
-                  Array(text[rest.afterImports ..< rest.afterImports + tracedInsertion.utf8.count]) == Array(tracedInsertion.utf8) {
+            Array(text[rest.afterImports ..< rest.afterImports + tracedInsertion.utf8.count])
+                == Array(tracedInsertion.utf8)
+        {
             text.removeSubrange(rest.afterImports ..< rest.afterImports + tracedInsertion.utf8.count)
         }
         plan.edited = text

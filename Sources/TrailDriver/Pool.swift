@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// One slot per input, written by whichever worker handles that input.
 final class ResultSlots<Value>: @unchecked Sendable {

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// `[12/340] Sources/App/File.swift` on one terminal line, redrawn at most ten times a second.
 final class Progress: @unchecked Sendable {

@@ -37,13 +37,18 @@ enum RuntimePackage {
         try FileIO.makeParents(of: folder + "/Sources/x")
         try FileIO.writeIfChanged(Array(manifest.utf8), to: folder + "/Package.swift")
         for target in targets {
-            let link = folder + "/Sources/" + target, destination = trail + "/Sources/" + target
+            let link = folder + "/Sources/" + target
+            let destination = trail + "/Sources/" + target
             guard access(destination, F_OK) == 0 else {
                 throw SourceError(path: trail, message: "no Sources/\(target) here: not a swift-trail checkout")
             }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink(link, &buffer, buffer.count - 1)
-            if length > 0, String(decoding: buffer[0 ..< length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == destination { continue }
+            if length > 0,
+                String(decoding: buffer[0 ..< length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == destination
+            {
+                continue
+            }
             // A new link beside the old, then renamed over it: a concurrent run never sees the folder missing.
             let temporary = link + ".\(getpid()).tmp"
             unlink(temporary)

@@ -32,7 +32,8 @@ public struct ShadowPackage {
         let absolute = package.hasPrefix("/") ? package : FileManager.default.currentDirectoryPath + "/" + package
         original = (absolute as NSString).standardizingPath
         guard FileManager.default.fileExists(atPath: original + "/Package.swift") else {
-            throw SourceError(path: original, message: "no Package.swift here; give the package folder with --package DIR")
+            throw SourceError(
+                path: original, message: "no Package.swift here; give the package folder with --package DIR")
         }
         root = original + "/.build/trail-shadow"
         copy = root + "/package"
@@ -78,11 +79,15 @@ public struct ShadowPackage {
     public func lock(waiting: () -> Void) throws(SourceError) {
         try FileIO.makeParents(of: root + "/lock")
         let descriptor = open(root + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw SourceError(path: root + "/lock", message: "cannot open: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw SourceError(path: root + "/lock", message: "cannot open: \(String(cString: strerror(errno)))")
+        }
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
         waiting()
         while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw SourceError(path: root + "/lock", message: "cannot lock: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw SourceError(path: root + "/lock", message: "cannot lock: \(String(cString: strerror(errno)))")
+            }
         }
     }
 
@@ -90,7 +95,9 @@ public struct ShadowPackage {
     /// on the first run, else the files just copied, with what the modules declare kept between runs.
     public func instrument(_ changes: Changes) throws(SourceError) -> BatchReport {
         let all = try sources(changes)
-        guard !all.isEmpty else { throw SourceError(path: original, message: "no Swift sources in the package's targets") }
+        guard !all.isEmpty else {
+            throw SourceError(path: original, message: "no Swift sources in the package's targets")
+        }
         let cache = root + "/" + Self.declarationsFile
         var settings = InstrumentSettings()
         let files: [SourceFile]
@@ -101,13 +108,16 @@ public struct ShadowPackage {
             let copied = Set(changes.copied.map { copy + "/" + $0 })
             files = all.filter { copied.contains($0.path) }
             let known = (try? Declarations(listAt: cache)) ?? Declarations()
-            settings.declared = [Declarations(merging: [known, Declarations.scan(files.map(\.path), jobs: BatchOptions.defaultJobs)])]
+            settings.declared = [
+                Declarations(merging: [known, Declarations.scan(files.map(\.path), jobs: BatchOptions.defaultJobs)])
+            ]
         }
         settings.declarationsComplete = true
         try settings.declared[0].write(to: cache)
         guard !files.isEmpty else { return BatchReport() }
-        return Batch.run(files, .instrument(settings), BatchOptions(destination: .inPlace), standardOutput: { _ in },
-                         standardError: { text in FileHandle.standardError.write(Data(text.utf8)) })
+        return Batch.run(
+            files, .instrument(settings), BatchOptions(destination: .inPlace), standardOutput: { _ in },
+            standardError: { text in FileHandle.standardError.write(Data(text.utf8)) })
     }
 
     /// The package's Swift sources and their modules, from `swift package describe` (a second or so) when the
@@ -149,9 +159,12 @@ public struct ShadowPackage {
 
     // MARK: files
 
-    private func mirror(relative: String, kept: inout Set<String>, previous: [String: String], current: inout [String: String],
-                        copied: inout [String]) throws(SourceError) {
-        let source = original + relative, destination = copy + relative
+    private func mirror(
+        relative: String, kept: inout Set<String>, previous: [String: String], current: inout [String: String],
+        copied: inout [String]
+    ) throws(SourceError) {
+        let source = original + relative
+        let destination = copy + relative
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: source) } catch {
             throw SourceError(path: source, message: "cannot read folder")
@@ -166,18 +179,26 @@ public struct ShadowPackage {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 if mkdir(destination + "/" + name, 0o755) != 0, errno != EEXIST {
-                    throw SourceError(path: destination + "/" + name, message: "cannot create folder: \(String(cString: strerror(errno)))")
+                    throw SourceError(
+                        path: destination + "/" + name,
+                        message: "cannot create folder: \(String(cString: strerror(errno)))")
                 }
                 try mirror(relative: path, kept: &kept, previous: previous, current: &current, copied: &copied)
             case S_IFREG:
                 let key = String(path.dropFirst())
                 let stamp = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
                 current[key] = stamp
-                if previous[key] == stamp, access(destination + "/" + name, F_OK) == 0, key != "Package.resolved" { continue }
+                if previous[key] == stamp, access(destination + "/" + name, F_OK) == 0, key != "Package.resolved" {
+                    continue
+                }
                 // SwiftPM rewrites the copy's pins as it resolves: they are compared by content, not by time.
                 if key == "Package.resolved", let pins = try? FileIO.read(source + "/" + name),
-                   (try? FileIO.read(destination + "/" + name)) == pins { continue }
-                try FileIO.writeAtomically(try FileIO.read(source + "/" + name), to: destination + "/" + name, mode: info.st_mode & 0o777)
+                    (try? FileIO.read(destination + "/" + name)) == pins
+                {
+                    continue
+                }
+                try FileIO.writeAtomically(
+                    try FileIO.read(source + "/" + name), to: destination + "/" + name, mode: info.st_mode & 0o777)
                 copied.append(key)
             case S_IFLNK:
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -198,7 +219,8 @@ public struct ShadowPackage {
     /// Removes what the original no longer has.
     private func removeStale(relative: String, kept: Set<String>) throws(SourceError) {
         let folder = copy + relative
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !Self.skipped.contains(name) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where !Self.skipped.contains(name) {
             let path = String((relative + "/" + name).dropFirst())
             if kept.contains(path) {
                 var info = stat()
@@ -228,11 +250,13 @@ public struct ShadowPackage {
         }
         let state = Array(("\(dependency)\n".utf8)) + source
         if let previous = try? FileIO.read(root + "/" + Self.manifestState), previous == state,
-           FileManager.default.fileExists(atPath: copy + "/Package.swift") {
+            FileManager.default.fileExists(atPath: copy + "/Package.swift")
+        {
             return nil
         }
         let path = copy + "/Package.swift"
-        let withDependency = try Self.withTrailDependency(source, path: path, packageFolder: original, trail: dependency)
+        let withDependency = try Self.withTrailDependency(
+            source, path: path, packageFolder: original, trail: dependency)
         try FileIO.writeIfChanged(try Self.withTrailProduct(withDependency, path: path), to: path)
         return state
     }
@@ -242,15 +266,28 @@ public struct ShadowPackage {
         let manifest = try Manifest(bytes, path: path, undo: true)
         let product = ".product(name: \"Trail\", package: \"swift-trail\")"
         var edits: [Edit] = []
-        for target in manifest.targets where ["target", "executableTarget", "testTarget"].contains(target.kind)
-            && target.name != "Trail" && Manifest.hasSwift(target.folder) {
+        for target in manifest.targets
+        where ["target", "executableTarget", "testTarget"].contains(target.kind)
+            && target.name != "Trail" && Manifest.hasSwift(target.folder)
+        {
             if let dependencies = target.argument("dependencies") {
-                if let array = dependencies.expression.as(ArrayExprSyntax.self), array.elements.contains(where: Manifest.isTrailProduct) { continue }
+                if let array = dependencies.expression.as(ArrayExprSyntax.self),
+                    array.elements.contains(where: Manifest.isTrailProduct)
+                {
+                    continue
+                }
                 // Any array expression: `(deps) + [Trail]` keeps what it was, however it is written.
-                edits.append(Edit(offset: dependencies.expression.positionAfterSkippingLeadingTrivia.utf8Offset, text: "("))
-                edits.append(Edit(offset: dependencies.expression.endPositionBeforeTrailingTrivia.utf8Offset, text: ") + [\(product)]"))
+                edits.append(
+                    Edit(offset: dependencies.expression.positionAfterSkippingLeadingTrivia.utf8Offset, text: "("))
+                edits.append(
+                    Edit(
+                        offset: dependencies.expression.endPositionBeforeTrailingTrivia.utf8Offset,
+                        text: ") + [\(product)]"))
             } else if let name = target.argument("name") {
-                edits.append(Edit(offset: name.expression.endPositionBeforeTrailingTrivia.utf8Offset, text: ", dependencies: [\(product)]"))
+                edits.append(
+                    Edit(
+                        offset: name.expression.endPositionBeforeTrailingTrivia.utf8Offset,
+                        text: ", dependencies: [\(product)]"))
             }
         }
         return Edit.apply(edits, to: bytes)
@@ -258,7 +295,9 @@ public struct ShadowPackage {
 
     /// The manifest with relative `path:` dependencies made absolute (the copy lives elsewhere) and, unless it
     /// has one, `.package(name: "swift-trail", path: trail)` among its dependencies.
-    static func withTrailDependency(_ bytes: [UInt8], path: String, packageFolder: String, trail: String) throws(SourceError) -> [UInt8] {
+    static func withTrailDependency(_ bytes: [UInt8], path: String, packageFolder: String, trail: String)
+        throws(SourceError) -> [UInt8]
+    {
         let tree = Parser.parse(source: String(decoding: bytes, as: UTF8.self))
         guard !tree.hasError else { throw SourceError(path: path, message: "Package.swift does not parse") }
         let finder = PackageCallFinder(viewMode: .sourceAccurate)
@@ -272,11 +311,16 @@ public struct ShadowPackage {
                 if let first = call.arguments.first, let last = call.arguments.last {
                     let start = first.positionAfterSkippingLeadingTrivia.utf8Offset
                     let end = last.endPositionBeforeTrailingTrivia.utf8Offset
-                    edits.append(Edit(offset: start, length: end - start, text: "name: \"swift-trail\", path: \(String(reflecting: trail))"))
+                    edits.append(
+                        Edit(
+                            offset: start, length: end - start,
+                            text: "name: \"swift-trail\", path: \(String(reflecting: trail))"))
                 }
                 continue
             }
-            if let argument = call.argument("path"), let relative = Manifest.literal(argument.expression), !relative.hasPrefix("/") {
+            if let argument = call.argument("path"), let relative = Manifest.literal(argument.expression),
+                !relative.hasPrefix("/")
+            {
                 let absolute = ((packageFolder + "/" + relative) as NSString).standardizingPath
                 let start = argument.expression.positionAfterSkippingLeadingTrivia.utf8Offset
                 let end = argument.expression.endPositionBeforeTrailingTrivia.utf8Offset
@@ -290,12 +334,16 @@ public struct ShadowPackage {
             }
             if let dependencies = package.argument("dependencies") {
                 guard let array = dependencies.expression.as(ArrayExprSyntax.self) else {
-                    throw SourceError(path: path, message: "`dependencies:` is not an array literal; add swift-trail to it by hand")
+                    throw SourceError(
+                        path: path, message: "`dependencies:` is not an array literal; add swift-trail to it by hand")
                 }
                 let offset = array.leftSquare.endPositionBeforeTrailingTrivia.utf8Offset
                 edits.append(Edit(offset: offset, text: element + (array.elements.isEmpty ? "" : ", ")))
             } else if let targets = package.argument("targets") {
-                edits.append(Edit(offset: targets.positionAfterSkippingLeadingTrivia.utf8Offset, text: "dependencies: [\(element)], "))
+                edits.append(
+                    Edit(
+                        offset: targets.positionAfterSkippingLeadingTrivia.utf8Offset,
+                        text: "dependencies: [\(element)], "))
             } else {
                 throw SourceError(path: path, message: "Package(...) has no `targets:`")
             }
@@ -318,7 +366,8 @@ extension ShadowPackage {
     fileprivate static func isTrail(_ call: FunctionCallExprSyntax) -> Bool {
         let name = call.argument("name").flatMap { Manifest.literal($0.expression) }
         let location = (call.argument("url") ?? call.argument("path")).flatMap { Manifest.literal($0.expression) }
-        var last = location.map { (($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString).lastPathComponent } ?? ""
+        var last =
+            location.map { (($0.hasSuffix("/") ? String($0.dropLast()) : $0) as NSString).lastPathComponent } ?? ""
         if last.hasSuffix(".git") { last = String(last.dropLast(4)) }
         return name == "swift-trail" || last.lowercased() == "swift-trail"
     }
@@ -330,9 +379,13 @@ private final class PackageCallFinder: SyntaxVisitor {
     var dependencies: [FunctionCallExprSyntax] = []
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-        if node.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Package", package == nil { package = node }
-        if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "package",
-           member.base == nil || member.base?.trimmedDescription == "Package.Dependency" {
+        if node.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Package", package == nil {
+            package = node
+        }
+        if let member = node.calledExpression.as(MemberAccessExprSyntax.self),
+            member.declName.baseName.text == "package",
+            member.base == nil || member.base?.trimmedDescription == "Package.Dependency"
+        {
             dependencies.append(node)
         }
         return .visitChildren

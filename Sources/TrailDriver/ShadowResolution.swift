@@ -19,17 +19,23 @@ extension ShadowPackage {
     public func seedResolution() throws(SourceError) -> Bool {
         let scratch = original + "/.build"
         guard let state = try? FileIO.read(scratch + "/workspace-state.json"),
-              access(scratch + "/repositories", F_OK) == 0 else { return false }
+            access(scratch + "/repositories", F_OK) == 0
+        else { return false }
         let seeded = root + "/" + Self.seededState
-        if let previous = try? FileIO.read(seeded), previous == state, access(self.scratch + "/repositories", F_OK) == 0 {
+        if let previous = try? FileIO.read(seeded), previous == state, access(self.scratch + "/repositories", F_OK) == 0
+        {
             return true
         }
         try FileIO.makeParents(of: self.scratch + "/x")
         for name in Self.resolvedState {
             try? FileManager.default.removeItem(atPath: self.scratch + "/" + name)
             guard access(scratch + "/" + name, F_OK) == 0 else { continue }
-            do { try FileManager.default.copyItem(atPath: scratch + "/" + name, toPath: self.scratch + "/" + name) } catch {
-                throw SourceError(path: scratch + "/" + name, message: "cannot copy the resolved dependencies: \(error.localizedDescription)")
+            do {
+                try FileManager.default.copyItem(atPath: scratch + "/" + name, toPath: self.scratch + "/" + name)
+            } catch {
+                throw SourceError(
+                    path: scratch + "/" + name,
+                    message: "cannot copy the resolved dependencies: \(error.localizedDescription)")
             }
         }
         try FileIO.writeAtomically(state, to: seeded)

@@ -1,8 +1,9 @@
+import Foundation
+import TrailRewriter
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import TrailRewriter
 
 /// One input file: where it is, how it is shown, and where it sits below the path it was found from.
 public struct SourceFile: Sendable {
@@ -17,7 +18,9 @@ public enum SourceFiles {
     /// Each file's module is `module` when given, else the one its package target or its folder names: the one
     /// place a file's module is decided.
     /// `scratch`: where `swift package describe` keeps its state (a package's own `.build` when nil).
-    public static func collect(_ paths: [String], excludes: [String], module: String?, scratch: String? = nil) throws(SourceError) -> [SourceFile] {
+    public static func collect(_ paths: [String], excludes: [String], module: String?, scratch: String? = nil)
+        throws(SourceError) -> [SourceFile]
+    {
         var files: [SourceFile] = []
         func add(_ path: String, _ relativePath: String, found: @autoclosure () -> String) {
             files.append(SourceFile(path: path, relativePath: relativePath, module: module ?? found()))
@@ -65,7 +68,9 @@ public enum SourceFiles {
         let isPackage = names.contains("Package.swift")
         if isPackage, !relative.isEmpty { return }
         for name in names where !name.hasPrefix(".") {
-            if isPackage, name == "Plugins" || name.hasPrefix("Package.swift") || name.hasPrefix("Package@swift") { continue }
+            if isPackage, name == "Plugins" || name.hasPrefix("Package.swift") || name.hasPrefix("Package@swift") {
+                continue
+            }
             let path = directory + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
             if isExcluded(rel, name: name, excludes) { continue }
@@ -117,14 +122,17 @@ struct PackageTargets {
     var sources: [String]
 
     static func describe(_ directory: String, scratch: String? = nil) -> [PackageTargets]? {
-        guard let targets = PackageDescription.read(directory, scratch: scratch)?["targets"] as? [[String: Any]] else { return nil }
+        guard let targets = PackageDescription.read(directory, scratch: scratch)?["targets"] as? [[String: Any]] else {
+            return nil
+        }
         let traceable: Set<String> = ["library", "executable", "test", "macro"]
         return targets.compactMap { target in
             guard target["module_type"] as? String == "SwiftTarget",
-                  let type = target["type"] as? String, traceable.contains(type),
-                  let module = target["c99name"] as? String, !SourceFiles.isRuntime(module),
-                  let path = target["path"] as? String,
-                  let sources = target["sources"] as? [String] else { return nil }
+                let type = target["type"] as? String, traceable.contains(type),
+                let module = target["c99name"] as? String, !SourceFiles.isRuntime(module),
+                let path = target["path"] as? String,
+                let sources = target["sources"] as? [String]
+            else { return nil }
             return PackageTargets(module: module, path: path, sources: sources)
         }
     }
@@ -136,7 +144,8 @@ public enum PackageDescription {
         guard FileManager.default.fileExists(atPath: directory + "/Package.swift") else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", directory] + (scratch.map { ["--scratch-path", $0] } ?? [])
+        process.arguments =
+            ["swift", "package", "--package-path", directory] + (scratch.map { ["--scratch-path", $0] } ?? [])
             + ["describe", "--type", "json"]
         let output = Pipe()
         process.standardOutput = output
@@ -151,6 +160,8 @@ public enum PackageDescription {
     /// The package's executable products, by name; nil when it cannot be described.
     public static func executableProducts(_ directory: String, scratch: String? = nil) -> [String]? {
         guard let products = read(directory, scratch: scratch)?["products"] as? [[String: Any]] else { return nil }
-        return products.filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap { $0["name"] as? String }
+        return products.filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap {
+            $0["name"] as? String
+        }
     }
 }

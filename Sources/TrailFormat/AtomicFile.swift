@@ -104,7 +104,9 @@ public final class AtomicFile {
     /// `replace`, unless the file already holds `bytes`: generated sources and rerun build commands then keep
     /// their modification time, and the compiler has nothing to redo. Returns whether it wrote.
     @discardableResult
-    public static func replaceIfChanged(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(AtomicFileError) -> Bool {
+    public static func replaceIfChanged(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644)
+        throws(AtomicFileError) -> Bool
+    {
         if holds(path, bytes) { return false }
         try replace(path, with: bytes, mode: mode)
         return true
@@ -113,14 +115,18 @@ public final class AtomicFile {
     /// Whether the regular file at `path` holds exactly `bytes`.
     private static func holds(_ path: String, _ bytes: [UInt8]) -> Bool {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) == bytes.count else { return false }
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) == bytes.count else {
+            return false
+        }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var existing = [UInt8](repeating: 0, count: bytes.count + 1)
         var filled = 0
         while filled < existing.count {
-            let count = existing.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            let count = existing.withUnsafeMutableBytes {
+                read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             filled += count

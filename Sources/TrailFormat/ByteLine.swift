@@ -9,8 +9,12 @@ struct ByteLine {
     var last: UInt8? { range.isEmpty ? nil : bytes[range.upperBound - 1] }
     var string: String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
 
-    func dropFirst(_ count: Int = 1) -> ByteLine { ByteLine(bytes: bytes, range: min(range.lowerBound + count, range.upperBound) ..< range.upperBound) }
-    func prefix(_ count: Int) -> ByteLine { ByteLine(bytes: bytes, range: range.lowerBound ..< min(range.lowerBound + count, range.upperBound)) }
+    func dropFirst(_ count: Int = 1) -> ByteLine {
+        ByteLine(bytes: bytes, range: min(range.lowerBound + count, range.upperBound) ..< range.upperBound)
+    }
+    func prefix(_ count: Int) -> ByteLine {
+        ByteLine(bytes: bytes, range: range.lowerBound ..< min(range.lowerBound + count, range.upperBound))
+    }
 
     func equals(_ text: StaticString) -> Bool { range.count == text.utf8CodeUnitCount && hasPrefix(text) }
     func equals(_ text: String) -> Bool { range.count == text.utf8.count && bytes[range].elementsEqual(text.utf8) }

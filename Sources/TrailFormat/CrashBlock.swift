@@ -2,7 +2,10 @@
 /// `CrashBlockSyntax`), read back by `CrashLog` from text that may hold anything else around it, other
 /// threads' lines inside it, or be cut short.
 public struct CrashBlock: Sendable {
-    public enum Kind: String, Sendable { case crash = "CRASH", error = "ERROR" }
+    public enum Kind: String, Sendable {
+        case crash = "CRASH"
+        case error = "ERROR"
+    }
 
     public struct Frame: Sendable {
         public var index: Int
@@ -60,9 +63,14 @@ public struct CrashBlock: Sendable {
         guard let text = fields["signal"] else { return nil }
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count >= 2, let number = Int(parts[0]) else { return nil }
-        var code: String?, address: String?
-        if let index = parts.firstIndex(of: CrashBlockSyntax.signalCode.description), index + 2 < parts.count { code = parts[index + 2] }
-        if let index = parts.firstIndex(of: CrashBlockSyntax.signalAddress.description), index + 1 < parts.count { address = parts[index + 1] }
+        var code: String?
+        var address: String?
+        if let index = parts.firstIndex(of: CrashBlockSyntax.signalCode.description), index + 2 < parts.count {
+            code = parts[index + 2]
+        }
+        if let index = parts.firstIndex(of: CrashBlockSyntax.signalAddress.description), index + 1 < parts.count {
+            address = parts[index + 1]
+        }
         return (number, parts[1], code, address)
     }
 

@@ -19,7 +19,9 @@ public enum CrashLog {
         var block = CrashBlock(kind: .crash, version: CrashBlockSyntax.version, line: 0)
         var open = false
         func cutShort(_ reason: String) {
-            problems.append(Problem(line: block.line, message: "\(block.kind.rawValue.lowercased()) block is cut short (\(reason))"))
+            problems.append(
+                Problem(line: block.line, message: "\(block.kind.rawValue.lowercased()) block is cut short (\(reason))")
+            )
             block.complete = false
             blocks.append(block)
         }
@@ -37,7 +39,12 @@ public enum CrashLog {
                 block = CrashBlock(kind: kind, version: version, line: number)
                 open = version == CrashBlockSyntax.version
                 if !open {
-                    problems.append(Problem(line: number, message: "block format v\(version) is not supported (this trail reads v\(CrashBlockSyntax.version)); skipped"))
+                    problems.append(
+                        Problem(
+                            line: number,
+                            message:
+                                "block format v\(version) is not supported (this trail reads v\(CrashBlockSyntax.version)); skipped"
+                        ))
                 }
                 continue
             }
@@ -66,16 +73,21 @@ public enum CrashLog {
 
     /// `=== TRAIL CRASH BEGIN v1 ===` -> (.crash, 1).
     static func beginMarker(_ line: ByteLine) -> (CrashBlock.Kind, Int)? {
-        guard line.hasPrefix(CrashBlockSyntax.markerOpen), line.hasSuffix(CrashBlockSyntax.markerClose) else { return nil }
+        guard line.hasPrefix(CrashBlockSyntax.markerOpen), line.hasSuffix(CrashBlockSyntax.markerClose) else {
+            return nil
+        }
         let words = line.words(max: 7)
-        guard words.count == 6, words[3].equals(CrashBlockSyntax.beginWord), let kind = CrashBlock.Kind(rawValue: words[2].string),
-              words[4].first == 118, let version = words[4].dropFirst().decimal else { return nil }  // v1
+        guard words.count == 6, words[3].equals(CrashBlockSyntax.beginWord),
+            let kind = CrashBlock.Kind(rawValue: words[2].string),
+            words[4].first == 118, let version = words[4].dropFirst().decimal
+        else { return nil }  // v1
         return (kind, version)
     }
 
     /// `=== TRAIL CRASH END ===` for a crash block.
     static func isEndMarker(_ line: ByteLine, _ kind: CrashBlock.Kind) -> Bool {
-        let open = CrashBlockSyntax.markerOpen.utf8CodeUnitCount, kindLength = kind.rawValue.utf8.count
+        let open = CrashBlockSyntax.markerOpen.utf8CodeUnitCount
+        let kindLength = kind.rawValue.utf8.count
         return line.range.count == open + kindLength + CrashBlockSyntax.endTail.utf8CodeUnitCount
             && line.hasPrefix(CrashBlockSyntax.markerOpen) && line.hasSuffix(CrashBlockSyntax.endTail)
             && line.dropFirst(open).prefix(kindLength).equals(kind.rawValue)
@@ -85,16 +97,24 @@ public enum CrashLog {
     static func read(_ line: ByteLine, into block: inout CrashBlock) -> Bool {
         if line.hasPrefix(CrashBlockSyntax.frame) {
             let words = line.words(max: 5)
-            guard words.count >= 3, let index = words[1].decimal, let address = words[2].hexadecimal else { return false }
-            block.frames.append(.init(index: index, address: address,
-                                      isReturnAddress: words.count > 3 && words[3].equals(CrashBlockSyntax.returnAddress)))
+            guard words.count >= 3, let index = words[1].decimal, let address = words[2].hexadecimal else {
+                return false
+            }
+            block.frames.append(
+                .init(
+                    index: index, address: address,
+                    isReturnAddress: words.count > 3 && words[3].equals(CrashBlockSyntax.returnAddress)))
             return true
         }
         if line.hasPrefix(CrashBlockSyntax.image) {
             let words = line.words(max: 5)
-            guard words.count == 5, let base = words[1].hexadecimal, let end = words[2].hexadecimal else { return false }
-            block.images.append(.init(base: base, end: end, buildID: words[3].equals(CrashBlockSyntax.noBuildID) ? nil : words[3].string,
-                                      path: words[4].string))
+            guard words.count == 5, let base = words[1].hexadecimal, let end = words[2].hexadecimal else {
+                return false
+            }
+            block.images.append(
+                .init(
+                    base: base, end: end, buildID: words[3].equals(CrashBlockSyntax.noBuildID) ? nil : words[3].string,
+                    path: words[4].string))
             return true
         }
         if line.hasPrefix(CrashBlockSyntax.crumb) {

@@ -22,13 +22,23 @@ public enum JSONString {
     public static func appendEscaped<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
         for byte in bytes {
             switch byte {
-            case 34, 92: out.append(92); out.append(byte)      // \" \\
-            case 10: out.append(92); out.append(110)           // \n
-            case 13: out.append(92); out.append(114)           // \r
-            case 9: out.append(92); out.append(116)            // \t
-            case 0 ..< 32:                                     // \u00XX
+            case 34, 92:
+                out.append(92)
+                out.append(byte)  // \" \\
+            case 10:
+                out.append(92)
+                out.append(110)  // \n
+            case 13:
+                out.append(92)
+                out.append(114)  // \r
+            case 9:
+                out.append(92)
+                out.append(116)  // \t
+            case 0 ..< 32:  // \u00XX
                 let digits: StaticString = "0123456789abcdef"
-                out.append(contentsOf: [92, 117, 48, 48, digits.utf8Start[Int(byte >> 4)], digits.utf8Start[Int(byte & 15)]])
+                out.append(contentsOf: [
+                    92, 117, 48, 48, digits.utf8Start[Int(byte >> 4)], digits.utf8Start[Int(byte & 15)],
+                ])
             default: out.append(byte)
             }
         }

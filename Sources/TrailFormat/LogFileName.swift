@@ -12,8 +12,11 @@ public enum LogFileName {
     public static func parse(_ name: String) -> (stem: String, sequence: Int?)? {
         guard name.hasSuffix(".log"), name.utf8.count > 4 else { return nil }
         let stem = name.dropLast(4)
-        if let dot = stem.lastIndex(of: "."), case let digits = stem[stem.index(after: dot)...], (1 ... 18).contains(digits.utf8.count),
-           digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let sequence = Int(digits), sequence > 0, dot > stem.startIndex {
+        if let dot = stem.lastIndex(of: "."), case let digits = stem[stem.index(after: dot)...],
+            (1 ... 18).contains(digits.utf8.count),
+            digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let sequence = Int(digits), sequence > 0,
+            dot > stem.startIndex
+        {
             return (String(stem[..<dot]), sequence)
         }
         return (String(stem), nil)

@@ -6,12 +6,23 @@ public struct SpanDetails: Sendable, Equatable {
     /// OTLP's SpanKind numbers; 0 is a trace context (`Trail.withTraceContext`): not a span of its own, its
     /// calls go under its remote parent.
     public enum Kind: UInt8, Sendable {
-        case context = 0, `internal` = 1, server = 2, client = 3, producer = 4, consumer = 5
+        case context = 0
+        case `internal` = 1
+        case server = 2
+        case client = 3
+        case producer = 4
+        case consumer = 5
     }
 
     public enum Value: Sendable, Equatable {
-        case string(String), int(Int64), double(Double), bool(Bool)
-        case strings([String]), ints([Int64]), doubles([Double]), bools([Bool])
+        case string(String)
+        case int(Int64)
+        case double(Double)
+        case bool(Bool)
+        case strings([String])
+        case ints([Int64])
+        case doubles([Double])
+        case bools([Bool])
     }
 
     public struct Attribute: Sendable, Equatable {
@@ -73,29 +84,49 @@ public struct SpanDetails: Sendable, Equatable {
     public init() {}
 
     enum Tag: UInt8 {
-        case name = 1, kind, remoteParent, localParent, attribute, event, link, status
+        case name = 1
+        case kind, remoteParent, localParent, attribute, event, link, status
     }
 
     enum ValueType: UInt8 {
-        case string = 1, int, double, bool, strings, ints, doubles, bools
+        case string = 1
+        case int, double, bool, strings, ints, doubles, bools
     }
 
     // MARK: writing
 
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
-        if let name { out.append(Tag.name.rawValue); Self.put(name, &out) }
-        if let kind { out.append(Tag.kind.rawValue); out.append(kind.rawValue) }
-        if let remoteParent { out.append(Tag.remoteParent.rawValue); Self.put(remoteParent, &out) }
-        if let localParent { out.append(Tag.localParent.rawValue); Self.put(localParent, &out) }
-        for attribute in attributes { out.append(Tag.attribute.rawValue); Self.put(attribute, &out) }
+        if let name {
+            out.append(Tag.name.rawValue)
+            Self.put(name, &out)
+        }
+        if let kind {
+            out.append(Tag.kind.rawValue)
+            out.append(kind.rawValue)
+        }
+        if let remoteParent {
+            out.append(Tag.remoteParent.rawValue)
+            Self.put(remoteParent, &out)
+        }
+        if let localParent {
+            out.append(Tag.localParent.rawValue)
+            Self.put(localParent, &out)
+        }
+        for attribute in attributes {
+            out.append(Tag.attribute.rawValue)
+            Self.put(attribute, &out)
+        }
         for event in events {
             out.append(Tag.event.rawValue)
             Self.put(event.name, &out)
             Self.put(event.time, &out)
             Self.put(event.attributes, &out)
         }
-        for link in links { out.append(Tag.link.rawValue); Self.put(link, &out) }
+        for link in links {
+            out.append(Tag.link.rawValue)
+            Self.put(link, &out)
+        }
         if let status {
             out.append(Tag.status.rawValue)
             out.append(status.code)
@@ -132,10 +163,18 @@ public struct SpanDetails: Sendable, Equatable {
     static func put(_ attribute: Attribute, _ out: inout [UInt8]) {
         put(attribute.key, &out)
         switch attribute.value {
-        case .string(let text): out.append(ValueType.string.rawValue); put(text, &out)
-        case .int(let number): out.append(ValueType.int.rawValue); put(UInt64(bitPattern: number), &out)
-        case .double(let number): out.append(ValueType.double.rawValue); put(number.bitPattern, &out)
-        case .bool(let flag): out.append(ValueType.bool.rawValue); out.append(flag ? 1 : 0)
+        case .string(let text):
+            out.append(ValueType.string.rawValue)
+            put(text, &out)
+        case .int(let number):
+            out.append(ValueType.int.rawValue)
+            put(UInt64(bitPattern: number), &out)
+        case .double(let number):
+            out.append(ValueType.double.rawValue)
+            put(number.bitPattern, &out)
+        case .bool(let flag):
+            out.append(ValueType.bool.rawValue)
+            out.append(flag ? 1 : 0)
         case .strings(let texts):
             out.append(ValueType.strings.rawValue)
             put(UInt32(texts.count), &out)
@@ -179,7 +218,8 @@ public struct SpanDetails: Sendable, Equatable {
                 guard let attribute = reader.attribute() else { return }
                 attributes.append(attribute)
             case .event:
-                guard let name = reader.string(), let time = reader.uint64(), let attributes = reader.attributes() else { return }
+                guard let name = reader.string(), let time = reader.uint64(), let attributes = reader.attributes()
+                else { return }
                 events.append(Event(name: name, time: time, attributes: attributes))
             case .link:
                 guard let link = reader.remote() else { return }
@@ -238,7 +278,9 @@ public struct SpanDetails: Sendable, Equatable {
         }
 
         mutating func remote() -> Remote? {
-            guard let trace = take(16), let span = uint64(), let flags = byte(), let attributes = attributes() else { return nil }
+            guard let trace = take(16), let span = uint64(), let flags = byte(), let attributes = attributes() else {
+                return nil
+            }
             return Remote(traceID: Array(trace), spanID: span, sampled: flags & 1 != 0, attributes: attributes)
         }
 
@@ -256,10 +298,18 @@ public struct SpanDetails: Sendable, Equatable {
             guard let key = string(), let type = byte().flatMap(ValueType.init(rawValue:)) else { return nil }
             let value: Value
             switch type {
-            case .string: guard let text = string() else { return nil }; value = .string(text)
-            case .int: guard let number = uint64() else { return nil }; value = .int(Int64(bitPattern: number))
-            case .double: guard let number = uint64() else { return nil }; value = .double(Double(bitPattern: number))
-            case .bool: guard let flag = byte() else { return nil }; value = .bool(flag != 0)
+            case .string:
+                guard let text = string() else { return nil }
+                value = .string(text)
+            case .int:
+                guard let number = uint64() else { return nil }
+                value = .int(Int64(bitPattern: number))
+            case .double:
+                guard let number = uint64() else { return nil }
+                value = .double(Double(bitPattern: number))
+            case .bool:
+                guard let flag = byte() else { return nil }
+                value = .bool(flag != 0)
             case .strings:
                 guard let count = count(atLeast: 4) else { return nil }
                 var texts: [String] = []

@@ -10,14 +10,17 @@ public enum TraceChunks {
 
         public init?(_ bytes: UnsafeRawBufferPointer) {
             let magic = TraceLayout.blockMagic
-            guard bytes.count >= TraceLayout.blockHeaderSize, (0 ..< 4).allSatisfy({ bytes[$0] == magic.utf8Start[$0] }) else { return nil }
+            guard bytes.count >= TraceLayout.blockHeaderSize, (0 ..< 4).allSatisfy({ bytes[$0] == magic.utf8Start[$0] })
+            else { return nil }
             used = Int(u32(bytes, 4))
             sequence = u64(bytes, 8)
         }
     }
 
     /// A chunk's header at `offset`: its type and its payload's size.
-    @inlinable public static func chunkHeader(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (type: UInt32, size: Int) {
+    @inlinable public static func chunkHeader(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (
+        type: UInt32, size: Int
+    ) {
         (u32(bytes, offset), Int(u32(bytes, offset + 4)))
     }
 
@@ -43,7 +46,8 @@ public enum TraceChunks {
             guard payload.count >= 32 else { return nil }
             slot = u32(payload, 0)
             tid = u32(payload, 4)
-            name = String(decoding: UnsafeRawBufferPointer(rebasing: payload[8 ..< 24]).prefix { $0 != 0 }, as: UTF8.self)
+            name = String(
+                decoding: UnsafeRawBufferPointer(rebasing: payload[8 ..< 24]).prefix { $0 != 0 }, as: UTF8.self)
             dropped = u64(payload, 24)
         }
     }
@@ -105,7 +109,8 @@ public enum TraceChunks {
             guard length <= payload.count - TraceLayout.spanHeaderSize else { return nil }
             token = u64(payload, 0)
             phase = u32(payload, 8)
-            details = UnsafeRawBufferPointer(rebasing: payload[TraceLayout.spanHeaderSize ..< TraceLayout.spanHeaderSize + length])
+            details = UnsafeRawBufferPointer(
+                rebasing: payload[TraceLayout.spanHeaderSize ..< TraceLayout.spanHeaderSize + length])
         }
     }
 

@@ -52,13 +52,24 @@ public enum TraceLayout {
     /// - span: `u64 token, u32 phase (1 start, 2 end), u32 length`, then a tracer span's `SpanDetails`; it
     ///   precedes the span's ASYNC_ENTER (start) or ASYNC_EXIT (end) record
     public enum Chunk: UInt32, Sendable {
-        case info = 1, names, thread, records, clock, end, cut, watermark, span
+        case info = 1
+        case names = 2
+        case thread = 3
+        case records = 4
+        case clock = 5
+        case end = 6
+        case cut = 7
+        case watermark = 8
+        case span = 9
     }
 
     /// A SPAN chunk's header before its details, and the most details one chunk carries.
     public static var spanHeaderSize: Int { 16 }
     public static var spanDetailsMax: Int { 65536 }
-    public enum SpanPhase: UInt32, Sendable { case start = 1, end = 2 }
+    public enum SpanPhase: UInt32, Sendable {
+        case start = 1
+        case end = 2
+    }
 
     /// Where block `index` starts in a file whose header has `headerSize` and `blockSize`.
     public static func blockOffset(_ index: Int, headerSize: Int, blockSize: Int) -> Int {

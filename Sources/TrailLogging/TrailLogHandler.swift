@@ -45,8 +45,10 @@ public struct TrailLogHandler: LogHandler {
             lineMetadata["error.type"] = .string(String(reflecting: type(of: error)))
         }
         // swift-log works the module out of the file's id when asked: only JSON lines, which name it, ask.
-        TrailSink.write(level: Self.level(event.level), label: label, message: event.message.description, metadata: lineMetadata,
-                        module: TrailSink.namesModules ? event.source : nil, file: event.file, function: event.function, line: event.line)
+        TrailSink.write(
+            level: Self.level(event.level), label: label, message: event.message.description, metadata: lineMetadata,
+            module: TrailSink.namesModules ? event.source : nil, file: event.file, function: event.function,
+            line: event.line)
     }
 
     static func level(_ level: Logging.Logger.Level) -> TrailLevel {

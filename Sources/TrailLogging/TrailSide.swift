@@ -12,9 +12,12 @@ enum TrailSink {
     /// Whether lines name their module (JSON lines do; text lines show the file).
     static var namesModules: Bool { LogSink.shared.lineFormat == .json }
 
-    static func write(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
-                      module: String?, file: String, function: String, line: UInt) {
-        LogSink.shared.write(level: level, label: label, message: message, metadata: metadata, module: module,
-                             file: file, function: function, line: line)
+    static func write(
+        level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
+        module: String?, file: String, function: String, line: UInt
+    ) {
+        LogSink.shared.write(
+            level: level, label: label, message: message, metadata: metadata, module: module,
+            file: file, function: function, line: line)
     }
 }

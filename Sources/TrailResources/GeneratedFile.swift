@@ -7,7 +7,8 @@ public enum GeneratedFile {
     /// Writes `text` to `path` through a temporary file and a rename; returns whether it wrote.
     @discardableResult
     public static func write(_ text: String, to path: String) throws -> Bool {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         return try AtomicFile.replaceIfChanged(path, with: Array(text.utf8))
     }
 }

@@ -37,7 +37,8 @@ extension ResourceList {
             text += "\n    enum \(kind.rawValue) {\n"
             for entry in entries.filter({ $0.kind == kind }).sorted(by: { $0.constant < $1.constant }) {
                 text += "        /// \(SwiftLiteral.comment(entry.relativePath))\n"
-                text += "        static let \(entry.constant) = File(path: \(SwiftLiteral.literal(entry.relativePath)), "
+                text +=
+                    "        static let \(entry.constant) = File(path: \(SwiftLiteral.literal(entry.relativePath)), "
                     + "name: \(SwiftLiteral.literal(entry.baseName)), extension: \(SwiftLiteral.literal(entry.fileExtension)))\n"
             }
             text += "    }\n"

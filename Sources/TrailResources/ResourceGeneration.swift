@@ -3,8 +3,10 @@ public enum ResourceGeneration {
     public static let defaultXMLExtensions: Set<String> = ["storyboard", "xib", "xml"]
 
     /// The file list's source.
-    public static func listSource(_ paths: [String], root: String, xmlExtensions: Set<String>,
-                                  undeclared: [String] = []) throws(ResourceErrors) -> String {
+    public static func listSource(
+        _ paths: [String], root: String, xmlExtensions: Set<String>,
+        undeclared: [String] = []
+    ) throws(ResourceErrors) -> String {
         try ResourceList(paths: paths, root: root, xmlExtensions: xmlExtensions, undeclared: undeclared).source
     }
 

@@ -3,10 +3,16 @@ import Foundation
 /// The kinds a resource is grouped by, from its extension: `Resources.Images`, `Resources.Data`,
 /// `Resources.Other`.
 public enum ResourceKind: String, CaseIterable, Sendable {
-    case images = "Images", data = "Data", other = "Other"
+    case images = "Images"
+    case data = "Data"
+    case other = "Other"
 
-    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "gif", "svg", "webp", "heic", "bmp", "tif", "tiff", "ico"]
-    static let dataExtensions: Set<String> = ["json", "plist", "csv", "tsv", "yaml", "yml", "toml", "xml", "txt", "strings"]
+    static let imageExtensions: Set<String> = [
+        "png", "jpg", "jpeg", "gif", "svg", "webp", "heic", "bmp", "tif", "tiff", "ico",
+    ]
+    static let dataExtensions: Set<String> = [
+        "json", "plist", "csv", "tsv", "yaml", "yml", "toml", "xml", "txt", "strings",
+    ]
 
     public init(extension fileExtension: String) {
         let lowered = fileExtension.lowercased()
@@ -44,10 +50,14 @@ public struct ResourceList {
     /// Reads the list: `paths` named relative to `root` (the target's folder). Fails with every clash and
     /// unreadable file, each at its file, and at each `undeclared` file: one under `Resources/` that the
     /// manifest does not declare is not in the bundle, so its constant could not work.
-    public init(paths: [String], root: String, xmlExtensions: Set<String>, undeclared: [String] = []) throws(ResourceErrors) {
+    public init(paths: [String], root: String, xmlExtensions: Set<String>, undeclared: [String] = [])
+        throws(ResourceErrors)
+    {
         var errors = undeclared.sorted().map { path in
-            ResourceError(path: path, message: "not among the target's resources, so not in its bundle: declare it "
-                + "in the manifest, e.g. resources: [.process(\"Resources\")]")
+            ResourceError(
+                path: path,
+                message: "not among the target's resources, so not in its bundle: declare it "
+                    + "in the manifest, e.g. resources: [.process(\"Resources\")]")
         }
         var files: [(path: String, relative: String)] = []
         for path in paths {
@@ -66,8 +76,9 @@ public struct ResourceList {
             let fileName = String(file.relative.split(separator: "/").last ?? "")
             let (base, fileExtension) = ResourceEntry.split(fileName)
             let kind = ResourceKind(extension: fileExtension)
-            let entry = ResourceEntry(path: file.path, relativePath: file.relative, kind: kind,
-                                      constant: SwiftName.constant(base))
+            let entry = ResourceEntry(
+                path: file.path, relativePath: file.relative, kind: kind,
+                constant: SwiftName.constant(base))
             let qualified = "Resources.\(kind.rawValue).\(entry.constant)"
             if let first = taken[qualified] {
                 errors.append(Self.clash(entry, first, qualified))
@@ -78,8 +89,11 @@ public struct ResourceList {
             guard xmlExtensions.contains(fileExtension.lowercased()) else { continue }
             let (outer, inner) = Self.xmlEnumNames(fileName)
             if ResourceKind.allCases.contains(where: { $0.rawValue == outer }) || outer == "File" {
-                errors.append(ResourceError(path: entry.path, message: "'\(fileName)' would name its identifiers' enum "
-                    + "Resources.\(outer), which the generated code already declares; rename the file"))
+                errors.append(
+                    ResourceError(
+                        path: entry.path,
+                        message: "'\(fileName)' would name its identifiers' enum "
+                            + "Resources.\(outer), which the generated code already declares; rename the file"))
                 continue
             }
             let qualifiedEnum = "Resources.\(outer).\(inner)"
@@ -102,8 +116,10 @@ public struct ResourceList {
     }
 
     static func clash(_ second: ResourceEntry, _ first: ResourceEntry, _ name: String) -> ResourceError {
-        ResourceError(path: second.path, message: "'\(second.relativePath)' maps to \(name), as '\(first.relativePath)' "
-            + "(\(first.path)) does; rename one of them")
+        ResourceError(
+            path: second.path,
+            message: "'\(second.relativePath)' maps to \(name), as '\(first.relativePath)' "
+                + "(\(first.path)) does; rename one of them")
     }
 
     /// A file, or every file in a copied folder; relative to `root` when below it.

@@ -2,7 +2,9 @@
 /// A value met again is the same constant; two values with one name are a clash, at the second.
 public enum XMLConstants {
     /// `path` names the file in errors; `relativePath` (below the target's folder) goes in the comment.
-    public static func source(path: String, relativePath: String, identifiers: [XMLIdentifier]) throws(ResourceErrors) -> String {
+    public static func source(path: String, relativePath: String, identifiers: [XMLIdentifier]) throws(ResourceErrors)
+        -> String
+    {
         let fileName = String(relativePath.split(separator: "/").last ?? "")
         let (outer, inner) = ResourceList.xmlEnumNames(fileName)
         var constants: [String: XMLIdentifier] = [:]
@@ -14,11 +16,12 @@ public enum XMLConstants {
                 continue
             }
             if first.value != identifier.value {
-                errors.append(ResourceError(
-                    path: path, line: identifier.line, column: identifier.column,
-                    message: "\(identifier.attribute)=\(SwiftLiteral.literal(identifier.value)) maps to "
-                        + "Resources.\(outer).\(inner).\(name), as \(first.attribute)=\(SwiftLiteral.literal(first.value)) "
-                        + "at line \(first.line) does; rename one of them"))
+                errors.append(
+                    ResourceError(
+                        path: path, line: identifier.line, column: identifier.column,
+                        message: "\(identifier.attribute)=\(SwiftLiteral.literal(identifier.value)) maps to "
+                            + "Resources.\(outer).\(inner).\(name), as \(first.attribute)=\(SwiftLiteral.literal(first.value)) "
+                            + "at line \(first.line) does; rename one of them"))
             }
         }
         guard errors.isEmpty else { throw ResourceErrors(errors: errors) }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -24,14 +25,17 @@ public enum XMLIdentifiers {
         return try parse(data, path: path, attributes: attributes)
     }
 
-    public static func parse(_ data: Data, path: String, attributes: Set<String>) throws(ResourceError) -> [XMLIdentifier] {
+    public static func parse(_ data: Data, path: String, attributes: Set<String>) throws(ResourceError)
+        -> [XMLIdentifier]
+    {
         let collector = Collector(bytes: [UInt8](data), attributes: attributes)
         let parser = XMLParser(data: data)
         parser.delegate = collector
         let finished = parser.parse()
         // libxml2 reports some errors (content after the root element) and still calls the parse a success.
         if let error = collector.firstError {
-            throw ResourceError(path: path, line: max(error.line, 1), column: max(error.column, 1), message: error.message)
+            throw ResourceError(
+                path: path, line: max(error.line, 1), column: max(error.column, 1), message: error.message)
         }
         guard finished, collector.sawRoot else {
             throw ResourceError(path: path, message: "not an XML document: no root element")
@@ -57,8 +61,10 @@ private final class Collector: NSObject, XMLParserDelegate {
         lineStarts = [0] + bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes values: [String: String]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes values: [String: String]
+    ) {
         sawRoot = true
         guard values.keys.contains(where: attributes.contains) else { return }
         let tagStart = startOfTag(before: offset(line: parser.lineNumber, column: parser.columnNumber))
@@ -91,7 +97,8 @@ private final class Collector: NSObject, XMLParserDelegate {
     }
 
     func lineAndColumn(_ offset: Int) -> (Int, Int) {
-        var low = 0, high = lineStarts.count - 1
+        var low = 0
+        var high = lineStarts.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
@@ -106,13 +113,17 @@ enum StartTag {
         var index = start + 1
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
         func skipSpace() { while index < bytes.count, isSpace(bytes[index]) { index += 1 } }
-        while index < bytes.count, !isSpace(bytes[index]), bytes[index] != UInt8(ascii: ">"), bytes[index] != UInt8(ascii: "/") {
+        while index < bytes.count, !isSpace(bytes[index]), bytes[index] != UInt8(ascii: ">"),
+            bytes[index] != UInt8(ascii: "/")
+        {
             index += 1
         }
         var found: [(String, Int)] = []
         while true {
             skipSpace()
-            guard index < bytes.count, bytes[index] != UInt8(ascii: ">"), bytes[index] != UInt8(ascii: "/") else { return found }
+            guard index < bytes.count, bytes[index] != UInt8(ascii: ">"), bytes[index] != UInt8(ascii: "/") else {
+                return found
+            }
             let nameStart = index
             while index < bytes.count, !isSpace(bytes[index]), bytes[index] != UInt8(ascii: "=") { index += 1 }
             let name = String(decoding: bytes[nameStart ..< index], as: UTF8.self)

@@ -16,14 +16,22 @@ public let resourcesVerb = Verb(
         """,
     options: [
         .value("--output", "-o", placeholder: "FILE", help: "Where the Swift source goes."),
-        .value("--root", placeholder: "DIR", help: "The target's folder: paths below it are named relative to it (default: the current folder)."),
+        .value(
+            "--root", placeholder: "DIR",
+            help: "The target's folder: paths below it are named relative to it (default: the current folder)."),
         .flag("--xml", help: "Read one XML file's identifiers rather than the file list."),
-        .value("--attribute", placeholder: "NAME", help: "An attribute whose values become constants (repeatable; default: "
-            + XMLIdentifiers.defaultAttributes.joined(separator: ", ") + ").", repeatable: true),
-        .value("--xml-extension", placeholder: "EXT", help: "Files with this extension are XML files (repeatable; default: "
-            + ResourceGeneration.defaultXMLExtensions.sorted().joined(separator: ", ") + ").", repeatable: true),
-        .value("--undeclared", placeholder: "FILE", help: "A file under Resources/ that the manifest does not declare: an error (repeatable).",
-               repeatable: true),
+        .value(
+            "--attribute", placeholder: "NAME",
+            help: "An attribute whose values become constants (repeatable; default: "
+                + XMLIdentifiers.defaultAttributes.joined(separator: ", ") + ").", repeatable: true),
+        .value(
+            "--xml-extension", placeholder: "EXT",
+            help: "Files with this extension are XML files (repeatable; default: "
+                + ResourceGeneration.defaultXMLExtensions.sorted().joined(separator: ", ") + ").", repeatable: true),
+        .value(
+            "--undeclared", placeholder: "FILE",
+            help: "A file under Resources/ that the manifest does not declare: an error (repeatable).",
+            repeatable: true),
     ],
     run: { arguments in
         guard let output = arguments.value("output") else { throw UsageError(description: "--output FILE is required") }
@@ -31,15 +39,19 @@ public let resourcesVerb = Verb(
         let source: String
         do {
             if arguments.has("xml") {
-                guard arguments.positionals.count == 1 else { throw UsageError(description: "--xml takes one XML file") }
+                guard arguments.positionals.count == 1 else {
+                    throw UsageError(description: "--xml takes one XML file")
+                }
                 let attributes = arguments.all("attribute")
-                source = try ResourceGeneration.xmlSource(arguments.positionals[0], root: root,
-                                                          attributes: attributes.isEmpty ? XMLIdentifiers.defaultAttributes : attributes)
+                source = try ResourceGeneration.xmlSource(
+                    arguments.positionals[0], root: root,
+                    attributes: attributes.isEmpty ? XMLIdentifiers.defaultAttributes : attributes)
             } else {
                 let extensions = arguments.all("xml-extension")
-                source = try ResourceGeneration.listSource(arguments.positionals, root: root,
-                                                           xmlExtensions: extensions.isEmpty ? ResourceGeneration.defaultXMLExtensions : Set(extensions),
-                                                           undeclared: arguments.all("undeclared"))
+                source = try ResourceGeneration.listSource(
+                    arguments.positionals, root: root,
+                    xmlExtensions: extensions.isEmpty ? ResourceGeneration.defaultXMLExtensions : Set(extensions),
+                    undeclared: arguments.all("undeclared"))
             }
         } catch let errors as ResourceErrors {
             throw VerbFailure.input(errors.description)

@@ -43,12 +43,24 @@ final class BodyCollector: SyntaxVisitor {
         return isIgnored(node) ? .skipChildren : .visitChildren
     }
 
-    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
-    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
-    override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
-    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
-    override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.identifier(node.name), node) }
-    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { typeScope(Naming.type(node.extendedType), node) }
+    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind {
+        typeScope(Naming.identifier(node.name), node)
+    }
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+        typeScope(Naming.identifier(node.name), node)
+    }
+    override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind {
+        typeScope(Naming.identifier(node.name), node)
+    }
+    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
+        typeScope(Naming.identifier(node.name), node)
+    }
+    override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind {
+        typeScope(Naming.identifier(node.name), node)
+    }
+    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
+        typeScope(Naming.type(node.extendedType), node)
+    }
     override func visitPost(_ node: StructDeclSyntax) { pop() }
     override func visitPost(_ node: ClassDeclSyntax) { pop() }
     override func visitPost(_ node: EnumDeclSyntax) { pop() }
@@ -70,7 +82,9 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
         let returnType = node.signature.returnClause?.type
-        if isBuilt(body.statements, type: returnType, void: returnType == nil, witness: Naming.identifier(node.name), of: node) {
+        if isBuilt(
+            body.statements, type: returnType, void: returnType == nil, witness: Naming.identifier(node.name), of: node)
+        {
             return .skipChildren
         }
         instrument(
@@ -95,8 +109,9 @@ final class BodyCollector: SyntaxVisitor {
     override func visit(_ node: DeinitializerDeclSyntax) -> SyntaxVisitorContinueKind {
         push("deinit")
         guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
-        instrument(after: body.leftBrace, body.statements, line: node.deinitKeyword,
-                   async: false, returns: .void)
+        instrument(
+            after: body.leftBrace, body.statements, line: node.deinitKeyword,
+            async: false, returns: .void)
         return .visitChildren
     }
     override func visitPost(_ node: DeinitializerDeclSyntax) { pop() }
@@ -113,12 +128,14 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         if case .getter(let statements) = block.accessors {
             if let variable = node.parent?.parent?.as(VariableDeclSyntax.self),
-               isBuilt(statements, type: node.typeAnnotation?.type, witness: name, of: variable) {
+                isBuilt(statements, type: node.typeAnnotation?.type, witness: name, of: variable)
+            {
                 return .skipChildren
             }
             let keyword = node.parent?.parent?.as(VariableDeclSyntax.self)?.bindingSpecifier
-            instrument(after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
-                       returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value)
+            instrument(
+                after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
+                returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value)
         }
         return .visitChildren
     }
@@ -131,9 +148,12 @@ final class BodyCollector: SyntaxVisitor {
         push(name)
         if isSkipped(node, node.attributes) { return .skipChildren }
         if case .getter(let statements) = node.accessorBlock?.accessors, let block = node.accessorBlock {
-            if isBuilt(statements, type: node.returnClause.type, witness: "subscript", of: node) { return .skipChildren }
-            instrument(after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
-                       async: false, returns: ReturnKind(node.returnClause.type))
+            if isBuilt(statements, type: node.returnClause.type, witness: "subscript", of: node) {
+                return .skipChildren
+            }
+            instrument(
+                after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
+                async: false, returns: ReturnKind(node.returnClause.type))
         }
         return .visitChildren
     }
@@ -144,14 +164,17 @@ final class BodyCollector: SyntaxVisitor {
         push(accessor)
         // An `init` accessor runs before `self` exists and may only initialize; leave it alone.
         guard let body = node.body, node.accessorSpecifier.tokenKind != .keyword(.`init`),
-              !isSkipped(node, node.attributes) else { return .skipChildren }
+            !isSkipped(node, node.attributes)
+        else { return .skipChildren }
         if accessor == "get", let (type, witness, member) = propertyDeclaration(of: node),
-           isBuilt(body.statements, type: type, witness: witness, of: member) {
+            isBuilt(body.statements, type: type, witness: witness, of: member)
+        {
             return .skipChildren
         }
-        instrument(after: body.leftBrace, body.statements, line: node.accessorSpecifier,
-                   async: node.effectSpecifiers?.asyncSpecifier != nil,
-                   returns: accessor == "get" ? propertyReturnKind(of: node) : .void)
+        instrument(
+            after: body.leftBrace, body.statements, line: node.accessorSpecifier,
+            async: node.effectSpecifiers?.asyncSpecifier != nil,
+            returns: accessor == "get" ? propertyReturnKind(of: node) : .void)
         return .visitChildren
     }
     override func visitPost(_ node: AccessorDeclSyntax) { pop() }
@@ -162,13 +185,17 @@ final class BodyCollector: SyntaxVisitor {
     }
 
     /// The type, name and declaration of the property or subscript an accessor belongs to.
-    private func propertyDeclaration(of accessor: AccessorDeclSyntax) -> (type: TypeSyntax?, name: String, decl: Syntax)? {
+    private func propertyDeclaration(of accessor: AccessorDeclSyntax) -> (
+        type: TypeSyntax?, name: String, decl: Syntax
+    )? {
         var node = accessor.parent
         while let current = node {
             if let binding = current.as(PatternBindingSyntax.self), let variable = binding.parent?.parent {
                 return (binding.typeAnnotation?.type, Naming.binding(binding), variable)
             }
-            if let sub = current.as(SubscriptDeclSyntax.self) { return (sub.returnClause.type, "subscript", Syntax(sub)) }
+            if let sub = current.as(SubscriptDeclSyntax.self) {
+                return (sub.returnClause.type, "subscript", Syntax(sub))
+            }
             node = current.parent
         }
         return nil
@@ -187,11 +214,13 @@ final class BodyCollector: SyntaxVisitor {
             if let type = node.signature?.returnClause?.type {
                 if isBuilt(node.statements, type: type, witness: nil, of: node) { return .skipChildren }
             } else if !ReturnFinder.returns(node.statements),
-                      BuilderBody.endsInComponent(node.statements, never: options.declarations.neverReturning) {
+                BuilderBody.endsInComponent(node.statements, never: options.declarations.neverReturning)
+            {
                 return .skipChildren
             }
-            instrument(after: insertAfter, node.statements, line: node.leftBrace, async: async,
-                       returns: ReturnKind(closure: node))
+            instrument(
+                after: insertAfter, node.statements, line: node.leftBrace, async: async,
+                returns: ReturnKind(closure: node))
         }
         return .visitChildren
     }
@@ -214,9 +243,13 @@ final class BodyCollector: SyntaxVisitor {
     /// A value body that a result builder transforms, though no attribute says so: a witness of a builder
     /// requirement of a protocol the enclosing declaration conforms to, or a body of a shape that needs a
     /// builder (`BuilderBody`). A `return` turns builders off. `void`: no result type is written.
-    private func isBuilt(_ statements: CodeBlockItemListSyntax, type: TypeSyntax?, void: Bool = false,
-                         witness name: String?, of member: some SyntaxProtocol) -> Bool {
-        guard !void, (type.map(ReturnKind.init) ?? .value) == .value, !ReturnFinder.returns(statements) else { return false }
+    private func isBuilt(
+        _ statements: CodeBlockItemListSyntax, type: TypeSyntax?, void: Bool = false,
+        witness name: String?, of member: some SyntaxProtocol
+    ) -> Bool {
+        guard !void, (type.map(ReturnKind.init) ?? .value) == .value, !ReturnFinder.returns(statements) else {
+            return false
+        }
         if let name, builderWitnesses(of: Syntax(member)).contains(name) { return true }
         let opaque = type?.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some)
         return BuilderBody.needsBuilder(statements, opaque: opaque, never: options.declarations.neverReturning)
@@ -226,10 +259,14 @@ final class BodyCollector: SyntaxVisitor {
     /// states conformance to protocols with builder requirements (only there: a conformance stated elsewhere
     /// does not make these members witnesses).
     private func builderWitnesses(of member: Syntax) -> Set<String> {
-        guard let group = member.parent?.as(MemberBlockItemSyntax.self)?.parent?.parent?.parent?.asProtocol(DeclGroupSyntax.self),
-              let clause = group.inheritanceClause else { return [] }
+        guard
+            let group = member.parent?.as(MemberBlockItemSyntax.self)?.parent?.parent?.parent?.asProtocol(
+                DeclGroupSyntax.self),
+            let clause = group.inheritanceClause
+        else { return [] }
         if let known = witnessCache[group.id] { return known }
-        let names = options.declarations.builderRequirements(of: clause.inheritedTypes.flatMap { Self.protocolNames($0.type) })
+        let names = options.declarations.builderRequirements(
+            of: clause.inheritedTypes.flatMap { Self.protocolNames($0.type) })
         witnessCache[group.id] = names
         return names
     }
@@ -237,7 +274,9 @@ final class BodyCollector: SyntaxVisitor {
 
     /// `P`, `Module.P`, `P & Q`, `@retroactive P`.
     private static func protocolNames(_ type: TypeSyntax) -> [String] {
-        if let composition = type.as(CompositionTypeSyntax.self) { return composition.elements.flatMap { protocolNames($0.type) } }
+        if let composition = type.as(CompositionTypeSyntax.self) {
+            return composition.elements.flatMap { protocolNames($0.type) }
+        }
         if let attributed = type.as(AttributedTypeSyntax.self) { return protocolNames(attributed.baseType) }
         if let member = type.as(MemberTypeSyntax.self) { return [Naming.identifier(member.name)] }
         return [Naming.type(type)]
@@ -261,7 +300,9 @@ final class BodyCollector: SyntaxVisitor {
             guard case .attribute(let attribute) = element else { continue }
             let name = attribute.attributeName.trimmedDescription
             // Result builders: by the naming convention (`@ViewBuilder`) or named in the options.
-            if Skip.always.contains(name) || name.hasSuffix("Builder") || options.declarations.resultBuilders.contains(name) {
+            if Skip.always.contains(name) || name.hasSuffix("Builder")
+                || options.declarations.resultBuilders.contains(name)
+            {
                 return true
             }
             if !options.inlinable, Skip.emittedIntoClients.contains(name) { return true }
@@ -271,20 +312,27 @@ final class BodyCollector: SyntaxVisitor {
 
     // MARK: Edits
 
-    private func instrument(after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
-                            line token: TokenSyntax, async: Bool, returns: ReturnKind) {
+    private func instrument(
+        after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
+        line token: TokenSyntax, async: Bool, returns: ReturnKind
+    ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
         let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
         let offset = brace.endPositionBeforeTrailingTrivia.utf8Offset
         bodies += 1
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
-        let code = statements.isEmpty ? Marker.emptyBodyCode(site: site, async: async)
-            : Marker.entryCode(site: site, async: async, mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
-        let returnPoints = returns == .void || statements.isEmpty ? []
+        let code =
+            statements.isEmpty
+            ? Marker.emptyBodyCode(site: site, async: async)
+            : Marker.entryCode(
+                site: site, async: async, mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
+        let returnPoints =
+            returns == .void || statements.isEmpty
+            ? []
             : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
-            returnPoints.forEach { edits.append(Edit(offset: $0, text: Marker.explicitReturn)) }
+            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }
             return
         }
         let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
@@ -331,14 +379,18 @@ struct Columns {
         if lines.line(of: firstToken) == line {
             // Code follows on the brace line: end the line, then restore line and column.
             let broken = Marker.open + code + "\n" + Marker.close
-            if !returnsFirst { return Entry(text: broken + directive(line: line) + "\n" + spaces(padding), returnsFirst: false) }
+            if !returnsFirst {
+                return Entry(text: broken + directive(line: line) + "\n" + spaces(padding), returnsFirst: false)
+            }
             // `return` takes 7 of the padding's columns; with fewer, it goes on the line before, which is
             // still one statement (a directive between `return` and its expression would end it).
             if padding >= 7 {
-                return Entry(text: broken + directive(line: line) + "\n" + spaces(padding - 7) + "return ", returnsFirst: true)
+                return Entry(
+                    text: broken + directive(line: line) + "\n" + spaces(padding - 7) + "return ", returnsFirst: true)
             }
             if line > 1 {
-                return Entry(text: broken + directive(line: line - 1) + "\nreturn\n" + spaces(padding), returnsFirst: true)
+                return Entry(
+                    text: broken + directive(line: line - 1) + "\nreturn\n" + spaces(padding), returnsFirst: true)
             }
             return Entry(text: Marker.wrap(code), returnsFirst: false)
         }
@@ -355,7 +407,9 @@ struct Columns {
     func explicitReturn(at offset: Int) -> Edit {
         let line = lines.line(of: offset)
         let start = lines.start(ofLine: line)
-        guard line > 1, lines.isBlank(start ..< offset) else { return Edit(offset: offset, text: Marker.explicitReturn) }
+        guard line > 1, lines.isBlank(start ..< offset) else {
+            return Edit(offset: offset, text: Marker.explicitReturn)
+        }
         let keyword = column(of: offset) == 1 ? " return" : "return"
         return Edit(offset: start, text: Marker.open + directive(line: line - 1) + "\n" + keyword + Marker.close + "\n")
     }
@@ -417,7 +471,8 @@ struct LineTable {
     }
 
     func line(of offset: Int) -> Int {
-        var low = 0, high = starts.count
+        var low = 0
+        var high = starts.count
         while high - low > 1 {
             let mid = (low + high) / 2
             if starts[mid] <= offset { low = mid } else { high = mid }

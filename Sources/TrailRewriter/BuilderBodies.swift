@@ -16,7 +16,11 @@ enum BuilderBody {
             switch item.item {
             case .expr(let expr): self = .expr(expr)
             case .stmt(let stmt):
-                if let expr = stmt.as(ExpressionStmtSyntax.self)?.expression { self = .expr(expr) } else { self = .stmt(stmt) }
+                if let expr = stmt.as(ExpressionStmtSyntax.self)?.expression {
+                    self = .expr(expr)
+                } else {
+                    self = .stmt(stmt)
+                }
             case .decl(let decl): self = .decl(decl)
             @unknown default: self = .stmt(StmtSyntax(MissingStmtSyntax()))
             }
@@ -90,7 +94,9 @@ enum BuilderBody {
     private static func isSingleExpression(_ items: [Item], _ never: Set<String>) -> Bool {
         guard items.count == 1, case .expr(let expr) = items[0] else { return false }
         let inner = unwrapped(expr)
-        if inner.is(IfExprSyntax.self) || inner.is(SwitchExprSyntax.self) { return ImplicitReturn.isValue(inner, never) }
+        if inner.is(IfExprSyntax.self) || inner.is(SwitchExprSyntax.self) {
+            return ImplicitReturn.isValue(inner, never)
+        }
         return true
     }
 
@@ -111,7 +117,8 @@ enum BuilderBody {
             return !mayNotReturn(expr, never)
         case .stmt(let stmt):
             if stmt.is(ReturnStmtSyntax.self) || stmt.is(ThrowStmtSyntax.self) || stmt.is(ContinueStmtSyntax.self)
-                || stmt.is(FallThroughStmtSyntax.self) {
+                || stmt.is(FallThroughStmtSyntax.self)
+            {
                 return false
             }
             if let loop = stmt.as(WhileStmtSyntax.self) {
@@ -187,8 +194,14 @@ enum BuilderBody {
     private static func unwrapped(_ expr: ExprSyntax) -> ExprSyntax {
         var expr = expr
         while true {
-            if let inner = expr.as(TryExprSyntax.self) { expr = inner.expression; continue }
-            if let inner = expr.as(AwaitExprSyntax.self) { expr = inner.expression; continue }
+            if let inner = expr.as(TryExprSyntax.self) {
+                expr = inner.expression
+                continue
+            }
+            if let inner = expr.as(AwaitExprSyntax.self) {
+                expr = inner.expression
+                continue
+            }
             return expr
         }
     }

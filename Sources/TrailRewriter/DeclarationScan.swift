@@ -26,8 +26,10 @@ public struct Declarations: Equatable, Sendable {
         }
     }
 
-    public init(neverReturning: Set<String> = [], resultBuilders: Set<String> = [], requirements: Set<Requirement> = [],
-                refinements: [String: Set<String>] = [:]) {
+    public init(
+        neverReturning: Set<String> = [], resultBuilders: Set<String> = [], requirements: Set<Requirement> = [],
+        refinements: [String: Set<String>] = [:]
+    ) {
         self.neverReturning = neverReturning
         self.resultBuilders = resultBuilders
         self.requirements = requirements
@@ -36,8 +38,9 @@ public struct Declarations: Equatable, Sendable {
 
     /// The declarations in one file's text, found by `DeclarationScan`.
     public init(scanning source: [UInt8]) {
-        self.init(neverReturning: DeclarationScan.neverReturning(in: source),
-                  resultBuilders: DeclarationScan.resultBuilders(in: source))
+        self.init(
+            neverReturning: DeclarationScan.neverReturning(in: source),
+            resultBuilders: DeclarationScan.resultBuilders(in: source))
         DeclarationScan.protocols(in: source, into: &self)
     }
 
@@ -88,8 +91,9 @@ public struct Declarations: Equatable, Sendable {
                 grew = true
             }
         }
-        return Declarations(neverReturning: neverReturning, resultBuilders: resultBuilders, requirements: built,
-                            refinements: kept)
+        return Declarations(
+            neverReturning: neverReturning, resultBuilders: resultBuilders, requirements: built,
+            refinements: kept)
     }
 }
 
@@ -108,7 +112,8 @@ enum DeclarationScan {
             var cursor = index
             while cursor < min(source.count, index + 300) {
                 if let keyword = keywords.first(where: { matches($0, in: source, at: cursor) }),
-                   cursor == 0 || !isIdentifierByte(source, at: cursor - 1) {
+                    cursor == 0 || !isIdentifierByte(source, at: cursor - 1)
+                {
                     var end = cursor + keyword.count
                     while end < source.count, source[end] == UInt8(ascii: " ") { end += 1 }
                     let start = end
@@ -125,7 +130,8 @@ enum DeclarationScan {
     /// `func name(...) -> Never`: a lone call to one is not a value, so it must not become `return name()`.
     static func neverReturning(in source: [UInt8]) -> Set<String> {
         var names: Set<String> = []
-        let never = Array("Never".utf8), funcKeyword = Array("func ".utf8)
+        let never = Array("Never".utf8)
+        let funcKeyword = Array("func ".utf8)
         var index = 0
         while let hit = find(never, in: source, from: index) {
             index = hit + never.count
@@ -151,7 +157,8 @@ enum DeclarationScan {
         while let hit = find(keyword, in: source, from: index) {
             index = hit + keyword.count
             guard hit == 0 || (!isIdentifierByte(source, at: hit - 1) && source[hit - 1] != UInt8(ascii: ".")),
-                  index < source.count, isSpace(source[index]) else { continue }
+                index < source.count, isSpace(source[index])
+            else { continue }
             var cursor = index
             while cursor < source.count, isSpace(source[cursor]) { cursor += 1 }
             let nameStart = cursor
@@ -181,7 +188,8 @@ enum DeclarationScan {
         guard let colon = text.firstIndex(of: ":") else { return [] }
         text = text[text.index(after: colon)...]
         var names: Set<String> = []
-        var depth = 0, current = ""
+        var depth = 0
+        var current = ""
         func flush() {
             let name = current.split(separator: ".").last.map { $0.trimmingSpaces } ?? ""
             if !name.isEmpty { names.insert(name) }
@@ -200,21 +208,30 @@ enum DeclarationScan {
     }
 
     /// Each `@Attribute` in a protocol body, with the name of the `var`, `func` or `subscript` it precedes.
-    private static func attributedRequirements(_ source: [UInt8], _ start: Int, _ end: Int, protocolName: String,
-                                               into found: inout Set<Declarations.Requirement>) {
+    private static func attributedRequirements(
+        _ source: [UInt8], _ start: Int, _ end: Int, protocolName: String,
+        into found: inout Set<Declarations.Requirement>
+    ) {
         let kinds = ["var", "func", "subscript", "init", "associatedtype", "typealias"].map { Array($0.utf8) }
         var cursor = start
         while cursor < end {
-            guard source[cursor] == UInt8(ascii: "@") else { cursor += 1; continue }
+            guard source[cursor] == UInt8(ascii: "@") else {
+                cursor += 1
+                continue
+            }
             var nameEnd = cursor + 1
-            while nameEnd < end, isIdentifierByte(source, at: nameEnd) || source[nameEnd] == UInt8(ascii: ".") { nameEnd += 1 }
+            while nameEnd < end, isIdentifierByte(source, at: nameEnd) || source[nameEnd] == UInt8(ascii: ".") {
+                nameEnd += 1
+            }
             let attribute = String(decoding: source[cursor + 1 ..< nameEnd], as: UTF8.self)
             cursor = nameEnd
             // The declaration the attribute belongs to: the next declaration keyword.
             var scan = nameEnd
             while scan < end {
-                if !isIdentifierByte(source, at: scan - 1), let kind = kinds.first(where: { matches($0, in: source, at: scan) }),
-                   !isIdentifierByte(source, at: scan + kind.count) {
+                if !isIdentifierByte(source, at: scan - 1),
+                    let kind = kinds.first(where: { matches($0, in: source, at: scan) }),
+                    !isIdentifierByte(source, at: scan + kind.count)
+                {
                     let keyword = String(decoding: kind, as: UTF8.self)
                     if keyword == "subscript" {
                         found.insert(.init(protocolName: protocolName, name: "subscript", attribute: attribute))
@@ -224,8 +241,11 @@ enum DeclarationScan {
                         var stop = nameStart
                         while isIdentifierByte(source, at: stop) { stop += 1 }
                         if stop > nameStart, !attribute.isEmpty {
-                            found.insert(.init(protocolName: protocolName, name: String(decoding: source[nameStart ..< stop], as: UTF8.self),
-                                               attribute: attribute))
+                            found.insert(
+                                .init(
+                                    protocolName: protocolName,
+                                    name: String(decoding: source[nameStart ..< stop], as: UTF8.self),
+                                    attribute: attribute))
                         }
                     }
                     break
@@ -237,7 +257,8 @@ enum DeclarationScan {
 
     /// The offset of the `}` that closes the `{` at `open` (or the end of the text).
     private static func matchingBrace(_ source: [UInt8], from open: Int) -> Int {
-        var depth = 0, cursor = open
+        var depth = 0
+        var cursor = open
         while cursor < source.count {
             switch source[cursor] {
             case UInt8(ascii: "{"): depth += 1
@@ -252,7 +273,8 @@ enum DeclarationScan {
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: "\r")
     }
 
     private static func isArrowBefore(_ position: Int, _ source: [UInt8]) -> Bool {
@@ -266,7 +288,8 @@ enum DeclarationScan {
     private static func isIdentifierByte(_ source: [UInt8], at index: Int) -> Bool {
         guard index < source.count else { return false }
         let byte = source[index]
-        return byte == UInt8(ascii: "_") || (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+        return byte == UInt8(ascii: "_") || (byte >= 0x30 && byte <= 0x39)
+            || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
             || byte >= 0x80
     }
 
@@ -286,8 +309,8 @@ enum DeclarationScan {
     }
 }
 
-private extension Substring {
-    var trimmingSpaces: String {
+extension Substring {
+    fileprivate var trimmingSpaces: String {
         String(drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
     }
 }

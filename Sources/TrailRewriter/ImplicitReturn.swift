@@ -5,7 +5,9 @@ import SwiftSyntax
 /// a call to a `Never` function, or an `if`/`switch` used as a statement.
 enum ImplicitReturn {
     /// Functions known to return `Never`; `return fatalError()` does not type-check in an `Int` function.
-    static let knownNever: Set<String> = ["fatalError", "preconditionFailure", "abort", "exit", "_exit", "dispatchMain"]
+    static let knownNever: Set<String> = [
+        "fatalError", "preconditionFailure", "abort", "exit", "_exit", "dispatchMain",
+    ]
 
     static func insertionPoints(_ statements: CodeBlockItemListSyntax, neverFunctions: Set<String>) -> [Int] {
         guard statements.count == 1, let item = statements.first else { return [] }
@@ -13,7 +15,9 @@ enum ImplicitReturn {
         case .expr(let expr):
             return isValue(expr, neverFunctions) ? [expr.positionAfterSkippingLeadingTrivia.utf8Offset] : []
         case .stmt(let stmt):
-            guard let expr = stmt.as(ExpressionStmtSyntax.self)?.expression, isValue(expr, neverFunctions) else { return [] }
+            guard let expr = stmt.as(ExpressionStmtSyntax.self)?.expression, isValue(expr, neverFunctions) else {
+                return []
+            }
             return [expr.positionAfterSkippingLeadingTrivia.utf8Offset]
         case .decl(let decl):
             guard let ifConfig = decl.as(IfConfigDeclSyntax.self) else { return [] }
@@ -32,7 +36,8 @@ enum ImplicitReturn {
         if let switchExpr = expr.as(SwitchExprSyntax.self) { return branchesAreValues(switchExpr, never) == .value }
         if expr.is(AssignmentExprSyntax.self) { return false }
         if let sequence = expr.as(SequenceExprSyntax.self),
-           sequence.elements.contains(where: { $0.is(AssignmentExprSyntax.self) }) {
+            sequence.elements.contains(where: { $0.is(AssignmentExprSyntax.self) })
+        {
             return false
         }
         return !callsNever(expr, never)
@@ -41,8 +46,14 @@ enum ImplicitReturn {
     private static func callsNever(_ expr: ExprSyntax, _ never: Set<String>) -> Bool {
         var expr = expr
         while true {
-            if let tryExpr = expr.as(TryExprSyntax.self) { expr = tryExpr.expression; continue }
-            if let awaitExpr = expr.as(AwaitExprSyntax.self) { expr = awaitExpr.expression; continue }
+            if let tryExpr = expr.as(TryExprSyntax.self) {
+                expr = tryExpr.expression
+                continue
+            }
+            if let awaitExpr = expr.as(AwaitExprSyntax.self) {
+                expr = awaitExpr.expression
+                continue
+            }
             break
         }
         guard let call = expr.as(FunctionCallExprSyntax.self) else { return false }

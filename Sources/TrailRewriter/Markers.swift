@@ -30,8 +30,9 @@ public enum Marker {
     /// compiler warning (an error with warnings-as-errors), so an empty `do {}` follows it.
     static func entryCode(site: String, async: Bool, mayBeEmpty: Bool = false) -> String {
         let tail = mayBeEmpty ? " do {};" : ""
-        return async ? "let __trail = Trail.enterAsync(\(literal(site))); defer { Trail.exit(__trail) };" + tail
-                     : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
+        return async
+            ? "let __trail = Trail.enterAsync(\(literal(site))); defer { Trail.exit(__trail) };" + tail
+            : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
     }
 
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.

@@ -3,7 +3,8 @@ import SwiftSyntax
 /// Qualified names in the form `Module.Type.Nested.method(label:_:)`, computed from syntax alone.
 enum Naming {
     /// `name(a:_:)` for a function or initializer parameter list.
-    static func signature(_ base: String, _ parameters: FunctionParameterListSyntax, isOperator: Bool = false) -> String {
+    static func signature(_ base: String, _ parameters: FunctionParameterListSyntax, isOperator: Bool = false) -> String
+    {
         var labels = ""
         for parameter in parameters {
             labels += isOperator ? "_" : parameter.firstName.text

@@ -25,8 +25,10 @@ public struct InstrumentOptions: Sendable {
     /// rest back at its line and column. Without it (in place) no line moves, and columns on such lines shift.
     public var lineDirectiveFile: String?
 
-    public init(module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,
-                experimentalFeatures: [String] = []) {
+    public init(
+        module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,
+        experimentalFeatures: [String] = []
+    ) {
         self.module = module
         self.declarations = declarations
         self.closures = closures
@@ -49,7 +51,9 @@ public struct SourceText: Sendable {
         try Rewriter.checkUTF8(bytes, path: path)
         var unmarked = bytes
         if Rewriter.contains(bytes, Marker.openBytes),
-           case .changed(let stripped, _) = try Rewriter.strip(bytes, path: path, experimentalFeatures: experimentalFeatures) {
+            case .changed(let stripped, _) = try Rewriter.strip(
+                bytes, path: path, experimentalFeatures: experimentalFeatures)
+        {
             unmarked = stripped
         }
         self.path = path
@@ -74,8 +78,10 @@ public typealias SourceError = InputError
 /// Inserts and removes trace calls in one file's text. Parsing is the cost, so each call parses once (twice
 /// when re-instrumenting an instrumented file) and splices edits into the original bytes.
 public enum Rewriter {
-    public static func instrument(_ text: SourceText, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome {
-        let path = text.path, source = text.bytes
+    public static func instrument(_ text: SourceText, options: InstrumentOptions) throws(SourceError) -> RewriteOutcome
+    {
+        let path = text.path
+        let source = text.bytes
         return try text.unmarked.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
             let tree = Parsing.parse(buffer, features: options.experimentalFeatures)
             try rejectSyntaxErrors(tree, path: path)
@@ -83,7 +89,8 @@ public enum Rewriter {
                 return .skipped("marked \(Marker.ignoreFile)")
             }
             let lines = LineTable(buffer, keepingText: options.lineDirectiveFile != nil)
-            let collector = BodyCollector(options: options, lines: lines, fileID: fileID(path: path, module: options.module))
+            let collector = BodyCollector(
+                options: options, lines: lines, fileID: fileID(path: path, module: options.module))
             collector.walk(tree)
             var edits = collector.edits
             if !edits.isEmpty { edits.append(importEdit(tree, buffer)) }
@@ -92,7 +99,9 @@ public enum Rewriter {
         }
     }
 
-    public static func strip(_ source: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError) -> RewriteOutcome {
+    public static func strip(_ source: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError)
+        -> RewriteOutcome
+    {
         try checkUTF8(source, path: path)
         guard contains(source, Marker.openBytes) else { return .unchanged }
         return try source.withUnsafeBufferPointer { (buffer) throws(SourceError) -> RewriteOutcome in
@@ -113,7 +122,9 @@ public enum Rewriter {
                 }
             }
             if let start = open {
-                throw SourceError(path: path, line: LineTable(buffer).line(of: start), message: "unclosed trail marker; file left unchanged")
+                throw SourceError(
+                    path: path, line: LineTable(buffer).line(of: start),
+                    message: "unclosed trail marker; file left unchanged")
             }
             if edits.isEmpty { return .unchanged }
             return .changed(Edit.apply(edits, to: buffer), bodies: edits.count)
@@ -127,29 +138,38 @@ public enum Rewriter {
     /// padding that follow it: after `return` on a line of its own, the line break; after
     /// `/*trail>*/#sourceLocation(...)`, that line and the padding of the next, which is as wide as the text
     /// before the opening marker (7 columns of it may be `return `, or a line `return` may come first).
-    private static func stripExtent(_ buffer: UnsafeBufferPointer<UInt8>, open: Int, close: MarkerComment,
-                                    path: String) throws(SourceError) -> Int {
+    private static func stripExtent(
+        _ buffer: UnsafeBufferPointer<UInt8>, open: Int, close: MarkerComment,
+        path: String
+    ) throws(SourceError) -> Int {
         func has(_ text: String, at offset: Int) -> Bool {
             let bytes = Array(text.utf8)
-            return offset >= 0 && offset + bytes.count <= buffer.count && buffer[offset ..< offset + bytes.count].elementsEqual(bytes)
+            return offset >= 0 && offset + bytes.count <= buffer.count
+                && buffer[offset ..< offset + bytes.count].elementsEqual(bytes)
         }
         func spaces(_ count: Int, at offset: Int) -> Bool {
             offset + count <= buffer.count && buffer[offset ..< offset + count].allSatisfy { $0 == UInt8(ascii: " ") }
         }
         let inner = close.start
-        if (has("\nreturn", at: inner - 7) || has("\n return", at: inner - 8)), has("\n", at: close.end) { return close.end + 1 }
+        if has("\nreturn", at: inner - 7) || has("\n return", at: inner - 8), has("\n", at: close.end) {
+            return close.end + 1
+        }
         guard has("#sourceLocation(", at: close.end),
-              let lineEnd = buffer[close.end...].firstIndex(of: UInt8(ascii: "\n")) else { return close.end }
+            let lineEnd = buffer[close.end...].firstIndex(of: UInt8(ascii: "\n"))
+        else { return close.end }
         var lineStart = open
         while lineStart > 0, buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
         let padding = open - lineStart
         var end = lineEnd + 1
         if has("return\n", at: end) { end += 7 }
-        if spaces(padding, at: end) || (padding >= 7 && spaces(padding - 7, at: end) && has("return ", at: end + padding - 7)) {
+        if spaces(padding, at: end)
+            || (padding >= 7 && spaces(padding - 7, at: end) && has("return ", at: end + padding - 7))
+        {
             return end + padding
         }
         let line = LineTable(buffer).line(of: end)
-        throw SourceError(path: path, line: line, message: "trail marker followed by unexpected text; file left unchanged")
+        throw SourceError(
+            path: path, line: line, message: "trail marker followed by unexpected text; file left unchanged")
     }
 
     /// `Module/File.swift`, the form of `#fileID`.
@@ -163,7 +183,8 @@ public enum Rewriter {
     static func checkUTF8(_ source: [UInt8], path: String) throws(SourceError) {
         if String(validating: source, as: UTF8.self) != nil { return }
         // Find the first bad byte to name its line.
-        var line = 1, offset = 0
+        var line = 1
+        var offset = 0
         var iterator = source.makeIterator()
         var decoder = UTF8()
         while true {
@@ -174,7 +195,8 @@ public enum Rewriter {
             case .emptyInput:
                 return
             case .error:
-                throw SourceError(path: path, line: line, message: "not valid UTF-8 (byte \(offset)); file left unchanged")
+                throw SourceError(
+                    path: path, line: line, message: "not valid UTF-8 (byte \(offset)); file left unchanged")
             }
         }
     }
@@ -184,8 +206,9 @@ public enum Rewriter {
         let converter = SourceLocationConverter(fileName: path, tree: tree)
         let first = ParseDiagnosticsGenerator.diagnostics(for: tree).first { $0.diagMessage.severity == .error }
         let location = first?.location(converter: converter)
-        throw SourceError(path: path, line: location?.line ?? 1, column: location?.column ?? 1,
-                          message: (first?.message ?? "syntax error") + "; file left unchanged")
+        throw SourceError(
+            path: path, line: location?.line ?? 1, column: location?.column ?? 1,
+            message: (first?.message ?? "syntax error") + "; file left unchanged")
     }
 
     /// The import of `Trail`, in the same place in place and in a build copy, so that both compile alike: after
@@ -206,12 +229,16 @@ public enum Rewriter {
         // No import outside `#if`: after the first statement that is not a `#if` block, on its line. At the end of
         // the file the import's line would move with every line added below, and with it the object file's debug
         // information, so a one-line edit would relink every product that uses the module.
-        for item in tree.statements where !item.item.is(IfConfigDeclSyntax.self) && !item.item.is(PoundSourceLocationSyntax.self) {
+        for item in tree.statements
+        where !item.item.is(IfConfigDeclSyntax.self) && !item.item.is(PoundSourceLocationSyntax.self) {
             return Edit(offset: item.endPositionBeforeTrailingTrivia.utf8Offset, text: Marker.importAfterImport)
         }
-        if let last = buffer.last, last == UInt8(ascii: "\n") { return Edit(offset: buffer.count, text: Marker.importAtEnd) }
+        if let last = buffer.last, last == UInt8(ascii: "\n") {
+            return Edit(offset: buffer.count, text: Marker.importAtEnd)
+        }
         let end = tree.endOfFileToken
-        let trivia = end.leadingTrivia.isEmpty ? end.previousToken(viewMode: .sourceAccurate)?.trailingTrivia : end.leadingTrivia
+        let trivia =
+            end.leadingTrivia.isEmpty ? end.previousToken(viewMode: .sourceAccurate)?.trailingTrivia : end.leadingTrivia
         let lastTrivia = trivia?.pieces.last
         switch lastTrivia {
         case .lineComment?, .docLineComment?: return Edit(offset: startOffset(buffer), text: Marker.importTrail)
@@ -261,7 +288,7 @@ public enum Rewriter {
             for piece in token.leadingTrivia {
                 switch piece {
                 case .lineComment(let comment), .blockComment(let comment), .docLineComment(let comment),
-                     .docBlockComment(let comment):
+                    .docBlockComment(let comment):
                     if comment.contains(text) { return true }
                 default: continue
                 }

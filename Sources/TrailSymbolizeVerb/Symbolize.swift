@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TrailCommandLine
 import TrailFormat
 import TrailSymbolizer
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 public let symbolizeVerb = Verb(
     name: "symbolize",
     summary: "Turn crash blocks in a log, or addresses, into readable stacks (libdw).",
-    usage: "[LOG|FOLDER|MARKER|-] [--format text|json|markdown] [--debug-dir DIR]... [--snippet N]\n       trail symbolize --obj BINARY [--json] [ADDRESS...]",
+    usage:
+        "[LOG|FOLDER|MARKER|-] [--format text|json|markdown] [--debug-dir DIR]... [--snippet N]\n       trail symbolize --obj BINARY [--json] [ADDRESS...]",
     details: """
         Finds every crash block in the log (default: standard input; a log folder or a crash marker means the log
         that holds the newest crash, as 'trail report --crash' finds it), locates each image by its recorded path
@@ -21,8 +23,11 @@ public let symbolizeVerb = Verb(
         .value("--obj", placeholder: "BINARY", help: "Address mode: the ELF file the addresses belong to."),
         .flag("--json", help: "Address mode: one JSON object per address, like llvm-symbolizer's."),
         .value("--format", "-f", placeholder: "FORMAT", help: "Crash mode: text (default), json or markdown."),
-        .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
-        .value("--snippet", placeholder: "N", help: "Show N lines of source around each frame when the file is at hand."),
+        .value(
+            "--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).",
+            repeatable: true),
+        .value(
+            "--snippet", placeholder: "N", help: "Show N lines of source around each frame when the file is at hand."),
     ],
     conflicts: [["obj", "format"], ["obj", "snippet"], ["obj", "debug-dir"]],
     needs: ["json": ["obj"]],
@@ -44,11 +49,15 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
     func one(_ text: ArraySlice<UInt8>) {
         guard let address = AddressOutput.parseAddress(text) else {
             let shown = String(decoding: text, as: UTF8.self)
-            output += Array((json ? "{\"Address\":\(JSONString.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n").utf8)
+            output += Array(
+                (json ? "{\"Address\":\(JSONString.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n")
+                    .utf8)
             return
         }
         if json {
-            output += Array(AddressOutput.json(address: "0x" + String(address, radix: 16), module: object, image.symbolize(address)).utf8)
+            output += Array(
+                AddressOutput.json(address: "0x" + String(address, radix: 16), module: object, image.symbolize(address))
+                    .utf8)
         } else {
             image.appendText(address, to: &output)
         }
@@ -68,19 +77,28 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
 }
 
 private func symbolizeLog(_ arguments: ParsedArguments) throws -> Int32 {
-    guard arguments.positionals.count <= 1 else { throw UsageError(description: "give one log file, or - for standard input") }
+    guard arguments.positionals.count <= 1 else {
+        throw UsageError(description: "give one log file, or - for standard input")
+    }
     let format = try crashFormat(arguments.value("format"))
-    let snippet = try arguments.value("snippet").map { text in
-        guard let lines = Int(text), lines >= 0 else { throw UsageError(description: "--snippet needs a number of lines") }
-        return lines
-    } ?? 0
+    let snippet =
+        try arguments.value("snippet").map { text in
+            guard let lines = Int(text), lines >= 0 else {
+                throw UsageError(description: "--snippet needs a number of lines")
+            }
+            return lines
+        } ?? 0
     var path = arguments.positionals.first ?? "-"
     // A log folder or a crash marker, as `trail report --crash` takes them: the log that holds the newest crash.
     var info = stat()
-    if path != "-", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR || path.hasSuffix(CrashMarker.fileExtension) {
+    if path != "-", stat(path, &info) == 0,
+        info.st_mode & S_IFMT == S_IFDIR || path.hasSuffix(CrashMarker.fileExtension)
+    {
         do {
             let located = try CrashReport.locate(path).log
-            if located != path { printError("trail symbolize: reading \(located), which holds the newest crash in \(path)") }
+            if located != path {
+                printError("trail symbolize: reading \(located), which holds the newest crash in \(path)")
+            }
             path = located
         } catch {
             throw VerbFailure.input("\(error)")

@@ -9,7 +9,8 @@ public enum AddressOutput {
                 + "\"FunctionName\":\(JSONString.quote(frame.function)),\"Line\":\(frame.line),\"MangledName\":\(JSONString.quote(frame.mangledName)),"
                 + "\"Inlined\":\(frame.inlined)}"
         }
-        return "{\"Address\":\(JSONString.quote(address)),\"ModuleName\":\(JSONString.quote(module)),\"Symbol\":[\(symbols.joined(separator: ","))]}\n"
+        return
+            "{\"Address\":\(JSONString.quote(address)),\"ModuleName\":\(JSONString.quote(module)),\"Symbol\":[\(symbols.joined(separator: ","))]}\n"
     }
 
     /// Parses `0x1234` or `1234`: hexadecimal, as llvm-symbolizer reads module offsets.
@@ -19,7 +20,9 @@ public enum AddressOutput {
         var utf8 = text
         while let first = utf8.first, first == 32 || first == 9 { utf8 = utf8.dropFirst() }
         while let last = utf8.last, last == 32 || last == 9 || last == 13 { utf8 = utf8.dropLast() }
-        if utf8.count > 2, utf8.first == 48, let x = utf8.dropFirst().first, x == 120 || x == 88 { utf8 = utf8.dropFirst(2) }
+        if utf8.count > 2, utf8.first == 48, let x = utf8.dropFirst().first, x == 120 || x == 88 {
+            utf8 = utf8.dropFirst(2)
+        }
         for byte in utf8 {
             let digit: UInt64
             switch byte {
@@ -53,9 +56,17 @@ extension ELFImage {
             out.append(contentsOf: "??\n??:0:0\n".utf8)
         }
         for frame in frames {
-            if frame.name >= 0 { out.append(contentsOf: display(frame.name)) } else { out.append(contentsOf: "??".utf8) }
+            if frame.name >= 0 {
+                out.append(contentsOf: display(frame.name))
+            } else {
+                out.append(contentsOf: "??".utf8)
+            }
             out.append(10)
-            if frame.file >= 0 { out.append(contentsOf: files[Int(frame.file)].bytes) } else { out.append(contentsOf: "??".utf8) }
+            if frame.file >= 0 {
+                out.append(contentsOf: files[Int(frame.file)].bytes)
+            } else {
+                out.append(contentsOf: "??".utf8)
+            }
             out.append(58)
             appendDecimal(Int(frame.line), to: &out)
             out.append(58)

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// `--format markdown`: a crash for a bug report.
 extension CrashOutputFormat {
@@ -14,7 +15,9 @@ extension CrashOutputFormat {
         if let pid = block.pid { facts.append(("Process", pid)) }
         if let thread = block.thread { facts.append(("Thread", "\(thread.tid) \(thread.name)")) }
         facts.append(("Log", "\(options.logName), line \(block.line)\(block.complete ? "" : " (cut short)")"))
-        out += "| | |\n|---|---|\n" + facts.map { "| \($0.0) | \(escapeMarkdown($0.1)) |" }.joined(separator: "\n") + "\n\n"
+        out +=
+            "| | |\n|---|---|\n" + facts.map { "| \($0.0) | \(escapeMarkdown($0.1)) |" }.joined(separator: "\n")
+            + "\n\n"
         return out + markdownSections(crash, level: "###")
     }
 
@@ -24,7 +27,8 @@ extension CrashOutputFormat {
         var out = "\(level) Stack\n\n```\n"
         for frame in crash.frames {
             guard !frame.frames.isEmpty else {
-                out += "\(String(frame.index).leftPadded(3, with: " ")) \(hex(frame.address)) \(frame.image ?? "?") ??\n"
+                out +=
+                    "\(String(frame.index).leftPadded(3, with: " ")) \(hex(frame.address)) \(frame.image ?? "?") ??\n"
                 continue
             }
             for (position, symbolized) in frame.frames.enumerated() {
@@ -37,7 +41,9 @@ extension CrashOutputFormat {
         out += "```\n"
         if !block.breadcrumbs.isEmpty {
             out += "\n\(level) Last traced calls\n\n```\n"
-            for crumb in block.breadcrumbs { out += "\(crumb.offset.leftPadded(14, with: " "))  \(crumb.event.padding(11))\(crumb.site)\n" }
+            for crumb in block.breadcrumbs {
+                out += "\(crumb.offset.leftPadded(14, with: " "))  \(crumb.event.padding(11))\(crumb.site)\n"
+            }
             out += "```\n"
         }
         if !block.openCalls.isEmpty {

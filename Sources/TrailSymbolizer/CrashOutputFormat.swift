@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// How symbolized crashes are printed: text for people, Markdown for reports, JSON for tools (close to the
 /// Swift backtracer's JSON crash log: frames with address, symbol, offset, inlined and sourceLocation;
@@ -23,8 +24,11 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
 
     public func render(_ crashes: [SymbolizedCrash], _ options: Options) -> String {
         switch self {
-        case .text: return crashes.indices.map { Self.text(crashes[$0], number: $0 + 1, of: crashes.count, options) }.joined(with: "\n")
-        case .markdown: return crashes.enumerated().map { Self.markdown($1, number: $0 + 1, options) }.joined(separator: "\n")
+        case .text:
+            return crashes.indices.map { Self.text(crashes[$0], number: $0 + 1, of: crashes.count, options) }.joined(
+                with: "\n")
+        case .markdown:
+            return crashes.enumerated().map { Self.markdown($1, number: $0 + 1, options) }.joined(separator: "\n")
         case .json: return "[" + crashes.map(Self.json).joined(separator: ",\n") + "]\n"
         }
     }
@@ -41,7 +45,11 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
         if let signal = block.signal {
             var text = signal.name
             if let code = signal.code { text += " (\(code))" }
-            if let address = signal.address, signal.name == CrashSignal.name(SIGSEGV) || signal.name == CrashSignal.name(SIGBUS) { text += " at \(address)" }
+            if let address = signal.address,
+                signal.name == CrashSignal.name(SIGSEGV) || signal.name == CrashSignal.name(SIGBUS)
+            {
+                text += " at \(address)"
+            }
             parts.append(text)
         }
         if let reason = block.reason { parts.append(reason) }
@@ -74,9 +82,11 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
         defer { fclose(handle) }
         var lines: [String] = []
         var buffer = [CChar](repeating: 0, count: 4096)
-        var physical = 0, logical = 0
+        var physical = 0
+        var logical = 0
         var mapped = true  // the lines are this file's, as far as the directives say
-        var seen = false, insideInsertion = false
+        var seen = false
+        var insideInsertion = false
         while fgets(&buffer, Int32(buffer.count), handle) != nil {
             physical += 1
             logical += 1
@@ -85,7 +95,10 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
             let shown = Self.withoutInsertions(text, inside: &insideInsertion)
             if let directive = SourceLocationDirective(text) {
                 // The next line is the directive's line of its file, or (`#sourceLocation()`) this file's own.
-                mapped = directive.file.map { $0 == file || $0.split(separator: "/").last == file.split(separator: "/").last } ?? true
+                mapped =
+                    directive.file.map {
+                        $0 == file || $0.split(separator: "/").last == file.split(separator: "/").last
+                    } ?? true
                 logical = (directive.line ?? physical + 1) - 1
                 continue
             }
@@ -104,7 +117,8 @@ public enum CrashOutputFormat: String, Sendable, CaseIterable {
     /// the insertion goes on past it.
     /// `inside`: an insertion opened on an earlier line is still open (it is updated for the next line).
     static func withoutInsertions(_ text: String, inside: inout Bool) -> String {
-        var rest = Substring(text), out = ""
+        var rest = Substring(text)
+        var out = ""
         while true {
             if inside {
                 guard let close = rest.range(of: "/*trail>*/") else { return out }
@@ -132,8 +146,10 @@ struct SourceLocationDirective {
         guard body.hasPrefix("#sourceLocation(") else { return nil }
         body = body.dropFirst("#sourceLocation(".count)
         if body.hasPrefix(")") { return }
-        guard let fileStart = body.range(of: "file: \""), let fileEnd = body[fileStart.upperBound...].range(of: "\", line: "),
-              let number = Int(body[fileEnd.upperBound...].prefix { $0.isNumber }) else { return nil }
+        guard let fileStart = body.range(of: "file: \""),
+            let fileEnd = body[fileStart.upperBound...].range(of: "\", line: "),
+            let number = Int(body[fileEnd.upperBound...].prefix { $0.isNumber })
+        else { return nil }
         file = String(body[fileStart.upperBound ..< fileEnd.lowerBound])
         line = number
     }

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// The report of a program's last crash, for a user to attach to a bug: the symbolized stack of the crashing
 /// thread, the breadcrumbs, the log lines before the crash, the app and its build ID, the system and the time.
@@ -30,8 +31,9 @@ public struct CrashReport: Sendable {
             // The marker's offset is where the handler began the block, even when raw output to fd 2 left the
             // line before it unfinished (so the block does not start a line): read it from there, as bootstrap does.
             if chosen == nil, offset < text.utf8.count,
-               var block = CrashLog.parse(String(decoding: text.utf8.dropFirst(offset), as: UTF8.self)).blocks.first,
-               block.line == 1 {
+                var block = CrashLog.parse(String(decoding: text.utf8.dropFirst(offset), as: UTF8.self)).blocks.first,
+                block.line == 1
+            {
                 block.line = line
                 chosen = block
             }
@@ -53,7 +55,8 @@ public struct CrashReport: Sendable {
         // The logger may have rotated between the runtime's message (and the lines before it) and the block:
         // both then continue in the file written just before.
         if message == nil || before.count < Self.tailLines, let previous = Self.precedingLog(log),
-           let earlier = try? Self.readText(previous) {
+            let earlier = try? Self.readText(previous)
+        {
             var earlierLines = earlier.split(separator: "\n", omittingEmptySubsequences: false)
             if earlierLines.last?.isEmpty == true { earlierLines.removeLast() }
             // Lines of an earlier crash are not this one's.

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// Finding the log and the block a report is about.
 extension CrashReport {
@@ -15,7 +16,8 @@ extension CrashReport {
         guard info.st_mode & S_IFMT == S_IFDIR else {
             // A marker file (`app.<pid>.crash`): that process's crash.
             if path.hasSuffix(CrashMarker.fileExtension), info.st_mode & S_IFMT == S_IFREG,
-               let text = try? readText(path), let marker = CrashMarker(parsing: text), access(marker.log, R_OK) == 0 {
+                let text = try? readText(path), let marker = CrashMarker(parsing: text), access(marker.log, R_OK) == 0
+            {
                 return (marker.log, marker.offset)
             }
             return (path, nil)
@@ -23,13 +25,19 @@ extension CrashReport {
         // Only regular files: a FIFO or a link to a device planted in the folder is passed over.
         let names = listDirectory(path).filter { isRegularFile(path + "/" + $0) }
         // A marker from the runtime names the log and the block's offset.
-        for name in names.filter({ $0.hasSuffix(CrashMarker.fileExtension) }).sorted(by: { modified(path + "/" + $0) > modified(path + "/" + $1) }) {
+        for name in names.filter({ $0.hasSuffix(CrashMarker.fileExtension) }).sorted(by: {
+            modified(path + "/" + $0) > modified(path + "/" + $1)
+        }) {
             guard let text = try? readText(path + "/" + name), let marker = CrashMarker(parsing: text) else { continue }
             if access(marker.log, R_OK) == 0 { return (marker.log, marker.offset) }
         }
-        let logs = names.filter { $0.hasSuffix(".log") || $0.hasSuffix(CrashMarker.blockFileExtension) }.sorted { modified(path + "/" + $0) > modified(path + "/" + $1) }
+        let logs = names.filter { $0.hasSuffix(".log") || $0.hasSuffix(CrashMarker.blockFileExtension) }.sorted {
+            modified(path + "/" + $0) > modified(path + "/" + $1)
+        }
         for log in logs {
-            if let text = try? readText(path + "/" + log), text.contains(CrashBlockSyntax.beginPrefix(.crash)) { return (path + "/" + log, nil) }
+            if let text = try? readText(path + "/" + log), text.contains(CrashBlockSyntax.beginPrefix(.crash)) {
+                return (path + "/" + log, nil)
+            }
         }
         throw SymbolizerError(description: "\(path): no crash marker and no log with a crash block")
     }
@@ -44,7 +52,9 @@ extension CrashReport {
         guard let (stem, sequence) = LogFileName.parse(name) else { return nil }
         let number = sequence ?? Int.max
         let previous = listDirectory(folder).compactMap { entry -> Int? in
-            guard let parsed = LogFileName.parse(entry), parsed.stem == stem, isRegularFile(folder + "/" + entry) else { return nil }
+            guard let parsed = LogFileName.parse(entry), parsed.stem == stem, isRegularFile(folder + "/" + entry) else {
+                return nil
+            }
             return parsed.sequence
         }.filter { $0 < number }.max()
         return previous.map { folder + "/" + LogFileName.name(stem: stem, sequence: $0) }

@@ -1,13 +1,15 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// A report as Markdown or JSON, sanitized unless asked otherwise.
 extension CrashReport {
     public func markdown(sanitized: Bool) -> String {
         let block = crash.block
-        var out = "# Crash report: \(block.app ?? block.executable.map { ($0 as String).split(separator: "/").last.map(String.init) ?? $0 } ?? "app")\n\n"
+        var out =
+            "# Crash report: \(block.app ?? block.executable.map { ($0 as String).split(separator: "/").last.map(String.init) ?? $0 } ?? "app")\n\n"
         out += "**\(CrashOutputFormat.headline(block))**\(runtimeMessage.map { "\n\n> \($0)" } ?? "")\n\n"
         var facts: [(String, String)] = [("Time", block.time ?? "?")]
         if let app = block.app { facts.append(("App", app)) }
@@ -17,9 +19,13 @@ extension CrashReport {
         if let pid = block.pid { facts.append(("Process", pid)) }
         if let thread = block.thread { facts.append(("Thread", "\(thread.tid) \(thread.name)")) }
         facts.append(("Log", logFile))
-        out += "| | |\n|---|---|\n" + facts.map { "| \($0.0) | \(CrashOutputFormat.escapeMarkdown($0.1)) |" }.joined(separator: "\n") + "\n\n"
+        out +=
+            "| | |\n|---|---|\n"
+            + facts.map { "| \($0.0) | \(CrashOutputFormat.escapeMarkdown($0.1)) |" }.joined(separator: "\n") + "\n\n"
         out += CrashOutputFormat.markdownSections(crash, level: "##")
-        out += "\n## Log before the crash (last \(logTail.count) lines)\n\n```\n" + logTail.joined(separator: "\n") + "\n```\n"
+        out +=
+            "\n## Log before the crash (last \(logTail.count) lines)\n\n```\n" + logTail.joined(separator: "\n")
+            + "\n```\n"
         return sanitized ? Self.sanitize(out) : out
     }
 

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// A crash block with its frames resolved to functions and source lines.
 public struct SymbolizedCrash: Sendable {
@@ -45,8 +46,10 @@ public final class CrashSymbolizer {
         frames.reserveCapacity(block.frames.count)
         for frame in block.frames {
             guard let which = block.imageIndex(containing: frame.address) else {
-                frames.append(.init(index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
-                                    image: nil, frames: []))
+                frames.append(
+                    .init(
+                        index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
+                        image: nil, frames: []))
                 continue
             }
             let image = block.images[which]
@@ -58,8 +61,10 @@ public final class CrashSymbolizer {
             // A return address points after the call; the call itself is the byte before.
             // (Wrapping: a made-up log may put a return address at an image's very base.)
             let lookup = frame.address &- image.base &- (frame.isReturnAddress ? 1 : 0)
-            frames.append(.init(index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
-                                image: resolved[which]!.name, frames: resolved[which]!.file?.symbolize(lookup) ?? []))
+            frames.append(
+                .init(
+                    index: frame.index, address: frame.address, isReturnAddress: frame.isReturnAddress,
+                    image: resolved[which]!.name, frames: resolved[which]!.file?.symbolize(lookup) ?? []))
         }
         return SymbolizedCrash(block: block, frames: frames, notes: notes)
     }
@@ -77,7 +82,8 @@ public final class CrashSymbolizer {
                     if file.hasDebugInfo { return (file, nil) }
                     stripped = file
                 } else {
-                    refused = "\(image.path): build ID \(file.buildID ?? "none") does not match the crash's \(image.buildID!); "
+                    refused =
+                        "\(image.path): build ID \(file.buildID ?? "none") does not match the crash's \(image.buildID!); "
                         + "this is not the binary that crashed, so its frames are not symbolized"
                 }
             } else {
@@ -85,20 +91,25 @@ public final class CrashSymbolizer {
             }
         }
         if let buildID = image.buildID ?? stripped?.buildID, let debug = debugFile(buildID: buildID),
-           debug.hasDebugInfo || stripped == nil {
+            debug.hasDebugInfo || stripped == nil
+        {
             return (debug, debug.hasDebugInfo ? nil : strippedNote(debug))
         }
         if let stripped { return (stripped, strippedNote(stripped)) }
-        return (nil, refused ?? "\(image.path): not found\(image.buildID.map { " (build ID \($0); try --debug-dir)" } ?? "")")
+        return (
+            nil,
+            refused ?? "\(image.path): not found\(image.buildID.map { " (build ID \($0); try --debug-dir)" } ?? "")"
+        )
     }
 
     /// A file with this build ID in a debug folder's `.build-id/xx/rest.debug` (or the binary itself there).
     private func debugFile(buildID: String) -> ELFImage? {
         guard buildID.count > 2 else { return nil }
-        let head = String(buildID.prefix(2)), rest = String(buildID.dropFirst(2))
+        let head = String(buildID.prefix(2))
+        let rest = String(buildID.dropFirst(2))
         for directory in ELFImage.debugFolders(debugDirectories) {
             for candidate in ["\(directory)/.build-id/\(head)/\(rest).debug", "\(directory)/.build-id/\(head)/\(rest)"]
-                where access(candidate, F_OK) == 0 {
+            where access(candidate, F_OK) == 0 {
                 if let file = open(candidate).image, file.buildID == buildID { return file }
             }
         }
@@ -109,10 +120,13 @@ public final class CrashSymbolizer {
     private func strippedNote(_ file: ELFImage) -> String {
         let id = file.buildID.map { id in "build ID \(id.prefix(2))/\(id.dropFirst(2)).debug" } ?? "no build ID"
         let folders = ELFImage.debugFolders(debugDirectories).map { "\($0)/.build-id" }.joined(separator: ", ")
-        let link = file.debugLink.map { "; .gnu_debuglink \($0) beside it, in its .debug folder and those folders" } ?? "; no .gnu_debuglink"
+        let link =
+            file.debugLink.map { "; .gnu_debuglink \($0) beside it, in its .debug folder and those folders" }
+            ?? "; no .gnu_debuglink"
         let looked = "looked for a debug file (\(id)) in \(folders)\(link)"
         guard file.hasSymbolTable else {
-            return "\(file.path): no debug info and no symbol table (fully stripped): no lines, and no function names but the "
+            return
+                "\(file.path): no debug info and no symbol table (fully stripped): no lines, and no function names but the "
                 + "few its dynamic symbol table exports; \(looked)"
         }
         return "\(file.path): no debug info (stripped?): function names from its symbol table only, no lines; \(looked)"

@@ -1,13 +1,15 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// `--format text`: a crash for people to read in a terminal.
 extension CrashOutputFormat {
     static func text(_ crash: SymbolizedCrash, number: Int, of count: Int, _ options: Options) -> String {
         let block = crash.block
-        var out = "\(block.kind == .crash ? "Crash" : "Error") \(number) of \(count), at \(options.logName):\(block.line): \(headline(block))\n"
+        var out =
+            "\(block.kind == .crash ? "Crash" : "Error") \(number) of \(count), at \(options.logName):\(block.line): \(headline(block))\n"
         var facts: [String] = []
         if let time = block.time { facts.append(time) }
         if let app = block.app { facts.append("app \(app)") }

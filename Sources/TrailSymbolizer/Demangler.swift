@@ -49,12 +49,14 @@ final class Demangler: @unchecked Sendable {
     }
 
     private static func isSwift(_ name: String) -> Bool {
-        name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_$s") || name.hasPrefix("_T0") || name.hasPrefix("$e")
+        name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_$s") || name.hasPrefix("_T0")
+            || name.hasPrefix("$e")
     }
 
     private func compute(_ name: String) -> String {
         if Self.isSwift(name) {
-            return name.withCString { Self.take(runtimeDemangle($0, strlen($0), nil, nil, 0)) }.map(TypeSugar.apply) ?? name
+            return name.withCString { Self.take(runtimeDemangle($0, strlen($0), nil, nil, 0)) }.map(TypeSugar.apply)
+                ?? name
         }
         if name.hasPrefix("_Z") {
             var status: Int32 = 0
@@ -75,18 +77,24 @@ final class Demangler: @unchecked Sendable {
 
 /// The demanglers are linked directly: `dlsym` cannot see into a static executable.
 @_silgen_name("__cxa_demangle")
-private func cxxDemangle(_ mangled: UnsafePointer<CChar>?, _ output: UnsafeMutablePointer<CChar>?,
-                         _ outputLength: UnsafeMutablePointer<Int>?, _ status: UnsafeMutablePointer<Int32>?) -> UnsafeMutablePointer<CChar>?
+private func cxxDemangle(
+    _ mangled: UnsafePointer<CChar>?, _ output: UnsafeMutablePointer<CChar>?,
+    _ outputLength: UnsafeMutablePointer<Int>?, _ status: UnsafeMutablePointer<Int32>?
+) -> UnsafeMutablePointer<CChar>?
 
 @_silgen_name("swift_demangle")
-private func runtimeDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
-                             _ outputLength: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
+private func runtimeDemangle(
+    _ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
+    _ outputLength: UnsafeMutablePointer<Int>?, _ flags: UInt32
+) -> UnsafeMutablePointer<CChar>?
 
 /// The backtracer's demangler (runtime SPI, in every Swift runtime since 5.9): simplified Swift names, and C++
 /// through `__cxa_demangle`; nil for a name that is neither.
 @_silgen_name("_swift_backtrace_demangle")
-private func runtimeBacktraceDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
-                                      _ outputLength: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<CChar>?
+private func runtimeBacktraceDemangle(
+    _ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
+    _ outputLength: UnsafeMutablePointer<Int>?
+) -> UnsafeMutablePointer<CChar>?
 
 /// A pthread mutex, to keep this module free of Foundation.
 final class PthreadLock: @unchecked Sendable {

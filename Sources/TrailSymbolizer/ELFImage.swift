@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// An ELF file opened with libdw, indexed for fast lookups of many addresses: a table of compile-unit address
 /// ranges (swiftc emits no `.debug_aranges`, which libdw's own lookups rely on), and per compile unit, built on
@@ -65,7 +66,8 @@ public final class ELFImage {
             throw SymbolizerError(description: "\(path): cannot read (\(String(cString: strerror(errno))))")
         }
         debugSearchPath = .allocate(capacity: 1)
-        debugSearchPath.initialize(to: strdup(([""] + [".debug"] + Self.debugFolders(debugDirectories)).joined(separator: ":")))
+        debugSearchPath.initialize(
+            to: strdup(([""] + [".debug"] + Self.debugFolders(debugDirectories)).joined(separator: ":")))
         callbacks = .allocate(capacity: 1)
         callbacks.initialize(to: Dwfl_Callbacks())
         callbacks.pointee.find_elf = dwfl_build_id_find_elf
@@ -96,7 +98,9 @@ public final class ELFImage {
         let length = dwfl_module_build_id(module, &bits, &vaddr)
         if length > 0, let bits {
             let digits = Array("0123456789abcdef".utf8)
-            buildID = String(decoding: (0 ..< Int(length)).flatMap { [digits[Int(bits[$0] >> 4)], digits[Int(bits[$0] & 15)]] }, as: UTF8.self)
+            buildID = String(
+                decoding: (0 ..< Int(length)).flatMap { [digits[Int(bits[$0] >> 4)], digits[Int(bits[$0] & 15)]] },
+                as: UTF8.self)
         } else {
             buildID = nil
         }
@@ -152,9 +156,10 @@ public final class ELFImage {
     /// first. Empty when nothing is known there.
     public func symbolize(_ address: UInt64) -> [SymbolizedFrame] {
         rawFrames(address).map { frame in
-            return SymbolizedFrame(mangledName: frame.name >= 0 ? names[Int(frame.name)].mangled : "",
-                                   file: frame.file >= 0 ? files[Int(frame.file)].text : nil, line: Int(frame.line),
-                                   column: Int(frame.column), inlined: frame.inlined, offset: frame.offset)
+            return SymbolizedFrame(
+                mangledName: frame.name >= 0 ? names[Int(frame.name)].mangled : "",
+                file: frame.file >= 0 ? files[Int(frame.file)].text : nil, line: Int(frame.line),
+                column: Int(frame.column), inlined: frame.inlined, offset: frame.offset)
         }
     }
 
@@ -162,16 +167,23 @@ public final class ELFImage {
         let symbol = symbolAt(address)
         guard dwarf != nil, let unitIndex = unitAt(address &- bias) else {
             guard let symbol else { return [] }
-            return [RawFrame(name: nameID(symbol.name), file: objectFile(symbol.object), line: 0, column: 0, inlined: false,
-                             offset: address - symbol.address)]
+            return [
+                RawFrame(
+                    name: nameID(symbol.name), file: objectFile(symbol.object), line: 0, column: 0, inlined: false,
+                    offset: address - symbol.address)
+            ]
         }
         load(unitIndex)
         let dwarfAddress = address &- bias
         let location = lineAt(dwarfAddress, unitIndex)
         guard let function = functionAt(dwarfAddress, unitIndex) else {
-            return [RawFrame(name: symbol.map { nameID($0.name) } ?? -1, file: location?.file ?? symbol.map { objectFile($0.object) } ?? -1,
-                             line: location?.line ?? 0, column: location?.column ?? 0, inlined: false,
-                             offset: symbol.map { address - $0.address })]
+            return [
+                RawFrame(
+                    name: symbol.map { nameID($0.name) } ?? -1,
+                    file: location?.file ?? symbol.map { objectFile($0.object) } ?? -1,
+                    line: location?.line ?? 0, column: location?.column ?? 0, inlined: false,
+                    offset: symbol.map { address - $0.address })
+            ]
         }
         let details = functionDetails(function.die, unitIndex)
         // The innermost inlined call containing the address, and its ancestry.
@@ -181,7 +193,9 @@ public final class ELFImage {
         }
         // Innermost first: each inlined call's location is its caller's call site.
         var frames: [RawFrame] = []
-        var file = location?.file ?? -1, line = location?.line ?? 0, column = location?.column ?? 0
+        var file = location?.file ?? -1
+        var line = location?.line ?? 0
+        var column = location?.column ?? 0
         var current = innermost
         while let index = current {
             let call = details.calls[index]
@@ -191,8 +205,10 @@ public final class ELFImage {
         }
         // The outermost frame takes the symbol table's name, as llvm-symbolizer does.
         let name = symbol != nil && symbol!.name.pointee != 0 ? nameID(symbol!.name) : details.name
-        frames.append(RawFrame(name: name, file: file, line: line, column: column, inlined: false,
-                               offset: dwarfAddress - function.low))
+        frames.append(
+            RawFrame(
+                name: name, file: file, line: line, column: column, inlined: false,
+                offset: dwarfAddress - function.low))
         return frames
     }
 }

@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// A function's inlined calls, read from DWARF on its first lookup: the chain of frames at an address.
 extension ELFImage {
@@ -41,26 +42,35 @@ extension ELFImage {
             if dwarf_child(&function, &child) == 0 { pending.append(PendingDie(die: child, parent: -1, depth: 1)) }
             while let next = pending.popLast() {
                 var die = next.die
-                let parent = next.parent >= 0 ? next.parent : nil, depth = next.depth
+                let parent = next.parent >= 0 ? next.parent : nil
+                let depth = next.depth
                 var sibling = Dwarf_Die()
-                if dwarf_siblingof(&die, &sibling) == 0 { pending.append(PendingDie(die: sibling, parent: next.parent, depth: depth)) }
+                if dwarf_siblingof(&die, &sibling) == 0 {
+                    pending.append(PendingDie(die: sibling, parent: next.parent, depth: depth))
+                }
                 let tag = dwarf_tag(&die)
                 var enclosing = parent
                 if tag == DW_TAG_inlined_subroutine {
                     var ranges: [(UInt64, UInt64)] = []
-                    var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+                    var base: Dwarf_Addr = 0
+                    var start: Dwarf_Addr = 0
+                    var end: Dwarf_Addr = 0
                     var position = dwarf_ranges(&die, 0, &base, &start, &end)
                     while position > 0 {
                         if end > start { ranges.append((start, end)) }
                         position = dwarf_ranges(&die, position, &base, &start, &end)
                     }
-                    details.calls.append(InlinedCall(ranges: ranges, parent: parent, depth: depth,
-                                                     name: nameID(linkageName(&die)), site: callSite(&die, unit)))
+                    details.calls.append(
+                        InlinedCall(
+                            ranges: ranges, parent: parent, depth: depth,
+                            name: nameID(linkageName(&die)), site: callSite(&die, unit)))
                     enclosing = details.calls.count - 1
                 }
                 if tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block {
                     var nested = Dwarf_Die()
-                    if dwarf_child(&die, &nested) == 0 { pending.append(PendingDie(die: nested, parent: enclosing ?? -1, depth: depth + 1)) }
+                    if dwarf_child(&die, &nested) == 0 {
+                        pending.append(PendingDie(die: nested, parent: enclosing ?? -1, depth: depth + 1))
+                    }
                 }
             }
         }
@@ -85,12 +95,18 @@ extension ELFImage {
         var file: Int32 = -1
         // The call file indexes the unit's file table (libdw's table covers DWARF 4 and 5 numbering alike).
         if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0,
-           value < UInt64(units[unit].files.count) {
+            value < UInt64(units[unit].files.count)
+        {
             file = units[unit].files[Int(value)]
         }
-        var line: Int32 = 0, column: Int32 = 0
-        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 { line = Int32(truncatingIfNeeded: value) }
-        if dwarf_attr(&die, UInt32(DW_AT_call_column), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 { column = Int32(truncatingIfNeeded: value) }
+        var line: Int32 = 0
+        var column: Int32 = 0
+        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 {
+            line = Int32(truncatingIfNeeded: value)
+        }
+        if dwarf_attr(&die, UInt32(DW_AT_call_column), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 {
+            column = Int32(truncatingIfNeeded: value)
+        }
         return (file, line, column)
     }
 }

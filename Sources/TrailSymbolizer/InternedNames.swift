@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// Function names and file paths, interned: frames refer to them by number.
 extension ELFImage {

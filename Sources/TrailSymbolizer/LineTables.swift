@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// Per compile unit, read on first use: its line table (address -> file, line, column) and its functions' ranges.
 extension ELFImage {
@@ -33,7 +34,10 @@ extension ELFImage {
         var fileCount = 0
         if dwarf_getsrcfiles(&unitDie, &files, &fileCount) == 0 {
             units[index].files = (0 ..< fileCount).map { position in
-                fileID(dwarf_filesrc(files, position, nil, nil).map { normalize(String(cString: $0), directory: units[index].directory) })
+                fileID(
+                    dwarf_filesrc(files, position, nil, nil).map {
+                        normalize(String(cString: $0), directory: units[index].directory)
+                    })
             }
         }
         var lines: OpaquePointer?
@@ -43,7 +47,9 @@ extension ELFImage {
             units[index].rows.reserveCapacity(count)
             for position in 0 ..< count {
                 guard let row = dwarf_onesrcline(lines, position) else { continue }
-                var address: Dwarf_Addr = 0, line: Int32 = 0, column: Int32 = 0
+                var address: Dwarf_Addr = 0
+                var line: Int32 = 0
+                var column: Int32 = 0
                 var end = false
                 dwarf_lineaddr(row, &address)
                 dwarf_lineno(row, &line)
@@ -58,7 +64,8 @@ extension ELFImage {
                         byPointer[Int(bitPattern: source)] = file
                     }
                 }
-                units[index].rows.append(LineRow(address: address, file: file, line: line, column: column, endSequence: end))
+                units[index].rows.append(
+                    LineRow(address: address, file: file, line: line, column: column, endSequence: end))
             }
             units[index].rows.sort { $0.address < $1.address }  // stable: rows at one address keep their order
         }
@@ -72,7 +79,9 @@ extension ELFImage {
             if dwarf_siblingof(&die, &sibling) == 0 { pending.append(sibling) }
             let tag = dwarf_tag(&die)
             if tag == DW_TAG_subprogram {
-                var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+                var base: Dwarf_Addr = 0
+                var start: Dwarf_Addr = 0
+                var end: Dwarf_Addr = 0
                 var offset = dwarf_ranges(&die, 0, &base, &start, &end)
                 while offset > 0 {
                     if end > start { functions.append((start, end, dwarf_dieoffset(&die))) }
@@ -80,9 +89,11 @@ extension ELFImage {
                 }
             }
             // Swift nests closures' subprograms inside their function's; inlined code is walked per lookup.
-            if tag == DW_TAG_subprogram || tag == DW_TAG_module || tag == DW_TAG_namespace || tag == DW_TAG_structure_type
+            if tag == DW_TAG_subprogram || tag == DW_TAG_module || tag == DW_TAG_namespace
+                || tag == DW_TAG_structure_type
                 || tag == DW_TAG_class_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_union_type
-                || tag == DW_TAG_lexical_block {
+                || tag == DW_TAG_lexical_block
+            {
                 var nested = Dwarf_Die()
                 if dwarf_child(&die, &nested) == 0 { pending.append(nested) }
             }
@@ -107,14 +118,17 @@ extension ELFImage {
 
     func stringAttribute(_ die: UnsafeMutablePointer<Dwarf_Die>, _ name: Int32) -> String? {
         var attribute = Dwarf_Attribute()
-        guard dwarf_attr(die, UInt32(name), &attribute) != nil, let text = dwarf_formstring(&attribute) else { return nil }
+        guard dwarf_attr(die, UInt32(name), &attribute) != nil, let text = dwarf_formstring(&attribute) else {
+            return nil
+        }
         return String(cString: text)
     }
 
     /// Joins a relative path to the compile directory and collapses `//`, as llvm-symbolizer prints them.
     func normalize(_ path: String, directory: String?) -> String {
         var bytes = Array(path.utf8)
-        if bytes.first != 47, let directory, !directory.isEmpty, bytes.first != 60 {  // relative, not `<compiler-generated>`
+        // relative, not `<compiler-generated>`
+        if bytes.first != 47, let directory, !directory.isEmpty, bytes.first != 60 {
             bytes = Array(directory.utf8) + [47] + bytes
         }
         // Collapse runs of slashes.

@@ -1,15 +1,20 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// Masking who ran the program: a report goes to other people.
 extension CrashReport {
     /// Masks the home folder as `~` and the user's name as `<user>`.
     static func sanitize(_ text: String) -> String {
         var out = text
-        let user = getpwuid(getuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? (getenv("USER").map { String(cString: $0) })
-        let home = getenv("HOME").map { String(cString: $0) } ?? getpwuid(getuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
+        let user =
+            getpwuid(getuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+            ?? (getenv("USER").map { String(cString: $0) })
+        let home =
+            getenv("HOME").map { String(cString: $0) }
+            ?? getpwuid(getuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
         if let home, home.count > 1 { out = out.replacingAll(home, with: "~") }
         out = out.replacingAll("/home/", with: "/home/", maskingNextComponentAs: "<user>")
         if let user, user.count >= 3, user != "root" { out = out.replacingAll(user, with: "<user>") }
@@ -20,7 +25,8 @@ extension CrashReport {
 extension String {
     func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
-        var result = "", rest = Substring(self)
+        var result = ""
+        var rest = Substring(self)
         while let range = rest.range(of: target) {
             result += rest[..<range.lowerBound] + replacement
             rest = rest[range.upperBound...]
@@ -30,7 +36,8 @@ extension String {
 
     /// `/home/alice/x` -> `/home/<user>/x` for every `/home/` prefix.
     func replacingAll(_ prefix: String, with kept: String, maskingNextComponentAs mask: String) -> String {
-        var result = "", rest = Substring(self)
+        var result = ""
+        var rest = Substring(self)
         while let range = rest.range(of: prefix) {
             result += rest[..<range.lowerBound] + kept
             rest = rest[range.upperBound...]

@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// The symbol table: function names (and the object file of local ones) for code without debug info.
 extension ELFImage {
@@ -33,13 +34,16 @@ extension ELFImage {
                 found = dwfl_module_getsym_info(module, index, &symbol, &address, nil, nil, nil)
             }
             guard let name = found else { continue }
-            let type = Int32(symbol.st_info & 0xF), binding = Int32(symbol.st_info >> 4)
+            let type = Int32(symbol.st_info & 0xF)
+            let binding = Int32(symbol.st_info >> 4)
             if type == STT_FILE {
                 objects.append(ObjectName(name: name))
                 object = Int32(objects.count - 1)
                 continue
             }
-            guard type == STT_FUNC || type == STT_NOTYPE, symbol.st_shndx != UInt16(SHN_UNDEF), address != 0 else { continue }
+            guard type == STT_FUNC || type == STT_NOTYPE, symbol.st_shndx != UInt16(SHN_UNDEF), address != 0 else {
+                continue
+            }
             // A hidden symbol made local by the linker sits after every file's group, behind the last STT_FILE
             // (often crtstuff.c): only a local of default visibility belongs to the file before it.
             let fileLocal = binding == STB_LOCAL && Int32(symbol.st_other & 3) == STV_DEFAULT
@@ -59,7 +63,8 @@ extension ELFImage {
             // Lookups take the last match: a sized symbol names the code before its size-0 aliases do, as
             // llvm-symbolizer has it, whatever order the linker wrote them in.
             if next - run > 1 {
-                let sizedLast = entries[run ..< next].filter { $0.end == 0 } + entries[run ..< next].filter { $0.end > 0 }
+                let sizedLast =
+                    entries[run ..< next].filter { $0.end == 0 } + entries[run ..< next].filter { $0.end > 0 }
                 entries.replaceSubrange(run ..< next, with: sizedLast)
             }
             for index in run ..< next {
@@ -87,13 +92,15 @@ extension ELFImage {
             var bias: GElf_Addr = 0
             guard let elf = dwfl_module_getelf(module, &bias) else { return nil }
             var file = GElf_Ehdr()
-            guard gelf_getehdr(elf, &file) != nil, file.e_type == UInt16(ET_EXEC) || file.e_type == UInt16(ET_DYN) else { return nil }
+            guard gelf_getehdr(elf, &file) != nil, file.e_type == UInt16(ET_EXEC) || file.e_type == UInt16(ET_DYN)
+            else { return nil }
             var section = elf_nextscn(elf, nil)
             while let current = section {
                 var header = GElf_Shdr()
                 if gelf_getshdr(current, &header) != nil, header.sh_type == SHT_SYMTAB {
                     guard let data = elf_getdata(current, nil), let strings = elf_getscn(elf, Int(header.sh_link)),
-                          let stringData = elf_getdata(strings, nil), let base = stringData.pointee.d_buf else { return nil }
+                        let stringData = elf_getdata(strings, nil), let base = stringData.pointee.d_buf
+                    else { return nil }
                     self.section = current
                     self.data = data
                     names = UnsafeRawBufferPointer(start: base, count: stringData.pointee.d_size)
@@ -110,7 +117,8 @@ extension ELFImage {
         func symbol(_ index: Int, _ symbol: inout GElf_Sym, _ address: inout GElf_Addr) -> UnsafePointer<CChar>? {
             // A name must end inside the table, as elf_strptr checks.
             guard gelf_getsym(data, Int32(index), &symbol) != nil, Int(symbol.st_name) < names.count,
-                  let base = names.baseAddress, memchr(base + Int(symbol.st_name), 0, names.count - Int(symbol.st_name)) != nil
+                let base = names.baseAddress,
+                memchr(base + Int(symbol.st_name), 0, names.count - Int(symbol.st_name)) != nil
             else { return nil }
             let name = base + Int(symbol.st_name)
             address = symbol.st_shndx == UInt16(SHN_ABS) ? symbol.st_value : symbol.st_value &+ bias

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// What a report reads of the system: the OS release, the kernel, files and folders (no Foundation).
 extension CrashReport {
@@ -31,7 +32,9 @@ extension CrashReport {
             let count = fread(&chunk, 1, chunk.count, handle)
             if count <= 0 { break }
             bytes.append(contentsOf: chunk[0 ..< count])
-            if bytes.count > limit { throw SymbolizerError(description: "\(path): larger than \(limit >> 20) MiB; not a log") }
+            if bytes.count > limit {
+                throw SymbolizerError(description: "\(path): larger than \(limit >> 20) MiB; not a log")
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }

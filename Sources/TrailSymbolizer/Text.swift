@@ -62,8 +62,12 @@ struct TextBuffer {
 
     /// A number right-aligned in `width` columns.
     mutating func add(_ number: Int, width: Int) {
-        var digits = 1, rest = number.magnitude
-        while rest >= 10 { digits += 1; rest /= 10 }
+        var digits = 1
+        var rest = number.magnitude
+        while rest >= 10 {
+            digits += 1
+            rest /= 10
+        }
         spaces(width - digits - (number < 0 ? 1 : 0))
         add(number)
     }

@@ -30,14 +30,16 @@ enum TypeSugar {
         while position < range.upperBound {
             // A function named inside a specialization's parameters prints without sugar.
             if bytes[position] == 91, starts(bytes, at: position, before: range.upperBound, with: unsugaredFunction),
-               let close = closingBracket(bytes, from: position + 1, before: range.upperBound) {
+                let close = closingBracket(bytes, from: position + 1, before: range.upperBound)
+            {
                 out += bytes[position ... close]
                 position = close + 1
                 continue
             }
             if bytes[position] == 83, startsType(bytes, at: position, from: range.lowerBound),  // 'S'
-               let (kind, length) = match(bytes, at: position, before: range.upperBound),
-               let close = closing(bytes, from: position + length, before: range.upperBound) {
+                let (kind, length) = match(bytes, at: position, before: range.upperBound),
+                let close = closing(bytes, from: position + length, before: range.upperBound)
+            {
                 let arguments = split(bytes, position + length ..< close)
                 if !arguments.contains(where: { hasWhereClause(bytes, $0) }), emit(kind, arguments, bytes, into: &out) {
                     position = close + 1
@@ -83,7 +85,8 @@ enum TypeSugar {
         var before = position - 1
         guard before >= start, bytes[before] != 46 else { return before < start }  // not after '.'
         func isNamePart(_ byte: UInt8) -> Bool {
-            (48 ... 57).contains(byte) || (65 ... 90).contains(byte) || (97 ... 122).contains(byte) || byte == 95 || byte >= 128
+            (48 ... 57).contains(byte) || (65 ... 90).contains(byte) || (97 ... 122).contains(byte) || byte == 95
+                || byte >= 128
         }
         guard isNamePart(bytes[before]) else { return true }
         let end = before
@@ -93,7 +96,8 @@ enum TypeSugar {
         }
         // The name alone: a generic parameter is a capital letter and perhaps a number.
         let name = before + 1 ... end
-        return (65 ... 90).contains(bytes[name.lowerBound]) && name.dropFirst().allSatisfy { (48 ... 57).contains(bytes[$0]) }
+        return (65 ... 90).contains(bytes[name.lowerBound])
+            && name.dropFirst().allSatisfy { (48 ... 57).contains(bytes[$0]) }
     }
 
     private static let unsugaredFunction = Array("[Constant Propagated Function : ".utf8)
@@ -150,7 +154,9 @@ enum TypeSugar {
 
     /// `Name #2 in <context>`: a type declared in a function, whatever its context prints.
     private static func isLocalType(_ type: [UInt8]) -> Bool {
-        guard let space = type.firstIndex(of: 32), space > 0, type[space...].starts(with: " #".utf8) else { return false }
+        guard let space = type.firstIndex(of: 32), space > 0, type[space...].starts(with: " #".utf8) else {
+            return false
+        }
         let digits = type[(space + 2)...].prefix { (48 ... 57).contains($0) }
         return !digits.isEmpty && type[(space + 2 + digits.count)...].starts(with: " in ".utf8)
     }
@@ -161,7 +167,9 @@ enum TypeSugar {
         if !range.isEmpty, bytes[range.lowerBound] == 32 { return true }  // `< where A: P>`
         var depth = 0
         for position in range {
-            if depth == 0, bytes[position] == 32, starts(bytes, at: position, before: range.upperBound, with: clause) { return true }
+            if depth == 0, bytes[position] == 32, starts(bytes, at: position, before: range.upperBound, with: clause) {
+                return true
+            }
             depth += nesting(bytes, at: position)
         }
         return false
@@ -170,7 +178,8 @@ enum TypeSugar {
     /// Generic arguments split at top-level `, `.
     private static func split(_ bytes: Bytes, _ range: Range<Int>) -> [Range<Int>] {
         var parts: [Range<Int>] = []
-        var depth = 0, start = range.lowerBound
+        var depth = 0
+        var start = range.lowerBound
         for position in range {
             if depth == 0, bytes[position] == 44, position + 1 < range.upperBound, bytes[position + 1] == 32 {
                 parts.append(start ..< position)
@@ -188,17 +197,23 @@ enum TypeSugar {
         if isLocalType(type) { return true }
         if type.elementsEqual("some".utf8) { return false }  // an opaque type
         // `any P.Type`: an existential metatype, which prints as a simple type.
-        if type.starts(with: "any ".utf8), type.reversed().starts(with: "epyT.".utf8) || type.reversed().starts(with: "locotorP.".utf8) {
+        if type.starts(with: "any ".utf8),
+            type.reversed().starts(with: "epyT.".utf8) || type.reversed().starts(with: "locotorP.".utf8)
+        {
             return true
         }
         var depth = 0
         for (position, byte) in type.enumerated() {
-            if depth == 0, byte == 45, position + 2 < type.count, type[position + 1] == 62, type[position + 2] == 32 { return false }  // ->
+            if depth == 0, byte == 45, position + 2 < type.count, type[position + 1] == 62, type[position + 2] == 32 {
+                return false
+            }  // ->
             if depth == 0, byte == 38, position > 0, type[position - 1] == 32 { return false }  // &
             depth += nesting(byte, after: position > 0 ? type[position - 1] : nil)
         }
-        for keyword in ["@", "any ", "some ", "inout ", "__owned ", "__shared ", "isolated ", "sending ", "each ", "repeat ", "~"]
-            where type.starts(with: keyword.utf8) {
+        for keyword in [
+            "@", "any ", "some ", "inout ", "__owned ", "__shared ", "isolated ", "sending ", "each ", "repeat ", "~",
+        ]
+        where type.starts(with: keyword.utf8) {
             return false
         }
         return true

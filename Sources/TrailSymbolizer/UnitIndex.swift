@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// The compile-unit index: each unit's address ranges, sorted, for finding the unit of an address.
 extension ELFImage {
@@ -17,7 +18,9 @@ extension ELFImage {
         let executable = executableRanges()
         func add(_ dieOffset: Dwarf_Off, _ ranges: [(low: UInt64, high: UInt64)]) {
             // Code the linker dropped keeps ranges at address 0: only ranges inside executable sections count.
-            let kept = ranges.filter { range in executable.contains { range.low + bias >= $0.0 && range.low + bias < $0.1 } }
+            let kept = ranges.filter { range in
+                executable.contains { range.low + bias >= $0.0 && range.low + bias < $0.1 }
+            }
             guard !kept.isEmpty else { return }  // type-only and module-skeleton units
             for range in kept { unitRanges.append(UnitRange(low: range.low, high: range.high, unit: units.count)) }
             units.append(Unit(offset: dieOffset))
@@ -30,7 +33,9 @@ extension ELFImage {
             while let die = dwfl_module_nextcu(module, previous, &unitBias) {
                 previous = die
                 var ranges: [(low: UInt64, high: UInt64)] = []
-                var base: Dwarf_Addr = 0, start: Dwarf_Addr = 0, end: Dwarf_Addr = 0
+                var base: Dwarf_Addr = 0
+                var start: Dwarf_Addr = 0
+                var end: Dwarf_Addr = 0
                 var offset = dwarf_ranges(die, 0, &base, &start, &end)
                 while offset > 0 {
                     if end > start { ranges.append((start, end)) }

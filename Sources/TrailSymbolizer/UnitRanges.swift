@@ -1,7 +1,8 @@
+import CLibdw
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibdw
 
 /// The address ranges of every compile unit, read straight from `.debug_info`: only each unit's header and
 /// first DIE, with each abbreviation table decoded once.
@@ -21,7 +22,8 @@ struct UnitRangeReader {
         var ranges: [(low: UInt64, high: UInt64)]
     }
 
-    private var info = ByteReader(), abbrev = ByteReader(), ranges = ByteReader(), rnglists = ByteReader(), addr = ByteReader()
+    private var info = ByteReader(), abbrev = ByteReader(), ranges = ByteReader(), rnglists = ByteReader(),
+        addr = ByteReader()
     /// The abbreviation tables decoded so far, and by offset their index there.
     private var tables: [AbbreviationTable] = []
     private var tableIndex = IntMap()
@@ -35,7 +37,9 @@ struct UnitRangeReader {
         while let current = section {
             defer { section = elf_nextscn(elf, current) }
             var header = GElf_Shdr()
-            guard gelf_getshdr(current, &header) != nil, let name = elf_strptr(elf, names, Int(header.sh_name)) else { continue }
+            guard gelf_getshdr(current, &header) != nil, let name = elf_strptr(elf, names, Int(header.sh_name)) else {
+                continue
+            }
             let known: WritableKeyPath<UnitRangeReader, ByteReader>
             switch String(cString: name) {
             case ".debug_info": known = \.info
@@ -70,7 +74,8 @@ struct UnitRangeReader {
             start = end
             let version = Int(info.fixed(2))
             var kind = 1  // DW_UT_compile
-            let abbrevOffset: UInt64, addressSize: Int
+            let abbrevOffset: UInt64
+            let addressSize: Int
             switch version {
             case 2 ... 4:
                 abbrevOffset = info.fixed(offsetSize)
@@ -91,8 +96,11 @@ struct UnitRangeReader {
             let dieOffset = UInt64(info.position)
             let code = info.uleb()
             guard code != 0 else { continue }
-            guard let found = ranges(of: code, table: abbrevOffset, version: version, offsetSize: offsetSize,
-                                     addressSize: addressSize, end: end) else { return nil }
+            guard
+                let found = ranges(
+                    of: code, table: abbrevOffset, version: version, offsetSize: offsetSize,
+                    addressSize: addressSize, end: end)
+            else { return nil }
             if !found.isEmpty { units.append(Unit(dieOffset: dieOffset, ranges: found)) }
         }
         return units
@@ -101,24 +109,32 @@ struct UnitRangeReader {
     // MARK: one unit's DIE
 
     /// Decodes the DIE at `info.position` and returns its ranges (empty when it has none).
-    private mutating func ranges(of code: UInt64, table: UInt64, version: Int, offsetSize: Int, addressSize: Int,
-                                 end: Int) -> [(low: UInt64, high: UInt64)]? {
+    private mutating func ranges(
+        of code: UInt64, table: UInt64, version: Int, offsetSize: Int, addressSize: Int,
+        end: Int
+    ) -> [(low: UInt64, high: UInt64)]? {
         guard let specs = abbreviation(code, table: table) else { return nil }
         abbrev.position = specs
         _ = abbrev.uleb()  // tag
         abbrev.position += 1  // has children
-        var low: (form: UInt64, value: UInt64)?, high: (form: UInt64, value: UInt64)?
+        var low: (form: UInt64, value: UInt64)?
+        var high: (form: UInt64, value: UInt64)?
         var rangesAttribute: (form: UInt64, value: UInt64)?
         // Without base attributes, the first entries after each section's header (8 and 12 bytes, or 16 and 20
         // in 64-bit DWARF).
-        var addrBase = UInt64(2 * offsetSize), rnglistsBase = UInt64(2 * offsetSize + 4)
+        var addrBase = UInt64(2 * offsetSize)
+        var rnglistsBase = UInt64(2 * offsetSize + 4)
         while true {
-            let name = abbrev.uleb(), form = abbrev.uleb()
+            let name = abbrev.uleb()
+            let form = abbrev.uleb()
             guard !abbrev.failed else { return nil }
             if name == 0, form == 0 { break }
             let implicit = form == 0x21 ? UInt64(bitPattern: abbrev.sleb()) : 0
-            guard let value = attributeValue(form, implicit: implicit, version: version, offsetSize: offsetSize,
-                                             addressSize: addressSize), !info.failed, info.position <= end else { return nil }
+            guard
+                let value = attributeValue(
+                    form, implicit: implicit, version: version, offsetSize: offsetSize,
+                    addressSize: addressSize), !info.failed, info.position <= end
+            else { return nil }
             switch name {
             case 0x11: low = (form, value)  // DW_AT_low_pc
             case 0x12: high = (form, value)  // DW_AT_high_pc
@@ -139,7 +155,8 @@ struct UnitRangeReader {
         if let low, let high {
             guard let start = address(low) else { return nil }
             // A constant high_pc is the length (DWARF 4 and later); an address one is the end.
-            let stop = high.form == 0x01 || high.form == 0x1b || (0x29 ... 0x2c).contains(high.form) || high.form == 0x1f01
+            let stop =
+                high.form == 0x01 || high.form == 0x1b || (0x29 ... 0x2c).contains(high.form) || high.form == 0x1f01
                 ? address(high) : start &+ high.value
             guard let stop else { return nil }
             return stop > start ? [(start, stop)] : []
@@ -182,7 +199,8 @@ struct UnitRangeReader {
             _ = abbrev.uleb()  // the tag
             abbrev.position += 1  // has children
             while true {
-                let name = abbrev.uleb(), form = abbrev.uleb()
+                let name = abbrev.uleb()
+                let form = abbrev.uleb()
                 if form == 0x21 { _ = abbrev.sleb() }  // the implicit constant
                 guard !abbrev.failed else {
                     known.next = nil
@@ -198,8 +216,10 @@ struct UnitRangeReader {
 
     /// Reads one attribute's value at `info.position` (offsets and constants as numbers, strings and blocks
     /// skipped); nil for a form this reader does not know.
-    private mutating func attributeValue(_ form: UInt64, implicit: UInt64, version: Int, offsetSize: Int,
-                                         addressSize: Int) -> UInt64? {
+    private mutating func attributeValue(
+        _ form: UInt64, implicit: UInt64, version: Int, offsetSize: Int,
+        addressSize: Int
+    ) -> UInt64? {
         switch form {
         case 0x01: return info.fixed(addressSize)  // addr
         case 0x0b, 0x0c, 0x11, 0x25, 0x29: return info.fixed(1)  // data1, flag, ref1, strx1, addrx1
@@ -207,10 +227,14 @@ struct UnitRangeReader {
         case 0x27, 0x2b: return info.fixed(3)  // strx3, addrx3
         case 0x06, 0x13, 0x1c, 0x28, 0x2c: return info.fixed(4)  // data4, ref4, ref_sup4, strx4, addrx4
         case 0x07, 0x14, 0x20, 0x24: return info.fixed(8)  // data8, ref8, ref_sig8, ref_sup8
-        case 0x1e: info.position += 16; return 0  // data16
+        case 0x1e:
+            info.position += 16
+            return 0  // data16
         case 0x0d: return UInt64(bitPattern: info.sleb())  // sdata
-        case 0x0f, 0x15, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02: return info.uleb()  // udata, ref_udata, strx, addrx, loclistx, rnglistx
-        case 0x0e, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: return info.fixed(offsetSize)  // strp, sec_offset, strp_sup, line_strp, GNU alt
+        // udata, ref_udata, strx, addrx, loclistx, rnglistx
+        case 0x0f, 0x15, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02: return info.uleb()
+        // strp, sec_offset, strp_sup, line_strp, GNU alt
+        case 0x0e, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: return info.fixed(offsetSize)
         case 0x10: return info.fixed(version == 2 ? addressSize : offsetSize)  // ref_addr
         case 0x19: return 1  // flag_present
         case 0x21: return implicit  // implicit_const
@@ -218,14 +242,18 @@ struct UnitRangeReader {
             while !info.failed, info.fixed(1) != 0 {}
             return 0
         case 0x0a, 0x03, 0x04, 0x09, 0x18:  // block1, block2, block4, block, exprloc
-            let length = form == 0x0a ? info.fixed(1) : form == 0x03 ? info.fixed(2) : form == 0x04 ? info.fixed(4) : info.uleb()
+            let length =
+                form == 0x0a ? info.fixed(1) : form == 0x03 ? info.fixed(2) : form == 0x04 ? info.fixed(4) : info.uleb()
             guard !info.failed, length <= UInt64(info.bytes.count - info.position) else { return nil }
             info.position += Int(length)
             return 0
         case 0x16:  // indirect
             let actual = info.uleb()
-            return actual == 0x16 ? nil : attributeValue(actual, implicit: implicit, version: version, offsetSize: offsetSize,
-                                                         addressSize: addressSize)
+            return actual == 0x16
+                ? nil
+                : attributeValue(
+                    actual, implicit: implicit, version: version, offsetSize: offsetSize,
+                    addressSize: addressSize)
         default:
             return nil
         }
@@ -240,13 +268,15 @@ struct UnitRangeReader {
     }
 
     /// A DWARF 2-4 `.debug_ranges` list.
-    private mutating func rangeList(at offset: UInt64, base: UInt64, addressSize: Int) -> [(low: UInt64, high: UInt64)]? {
+    private mutating func rangeList(at offset: UInt64, base: UInt64, addressSize: Int) -> [(low: UInt64, high: UInt64)]?
+    {
         var result: [(low: UInt64, high: UInt64)] = []
         var base = base
         let all: UInt64 = addressSize == 8 ? .max : 0xffff_ffff
         ranges.position = Int(clamping: offset)
         while true {
-            let start = ranges.fixed(addressSize), end = ranges.fixed(addressSize)
+            let start = ranges.fixed(addressSize)
+            let end = ranges.fixed(addressSize)
             guard !ranges.failed else { return nil }
             if start == 0, end == 0 { return result }
             if start == all {
@@ -258,7 +288,9 @@ struct UnitRangeReader {
     }
 
     /// A DWARF 5 `.debug_rnglists` list.
-    private mutating func rangeList5(at offset: UInt64, base: UInt64, addrBase: UInt64, addressSize: Int) -> [(low: UInt64, high: UInt64)]? {
+    private mutating func rangeList5(at offset: UInt64, base: UInt64, addrBase: UInt64, addressSize: Int) -> [(
+        low: UInt64, high: UInt64
+    )]? {
         var result: [(low: UInt64, high: UInt64)] = []
         var base = base
         rnglists.position = Int(clamping: offset)
@@ -277,20 +309,27 @@ struct UnitRangeReader {
                 guard let value = indexedAddress(rnglists.uleb(), base: addrBase, size: addressSize) else { return nil }
                 base = value
             case 2:  // startx_endx
-                let start = rnglists.uleb(), end = rnglists.uleb()
-                ok = add(indexedAddress(start, base: addrBase, size: addressSize), indexedAddress(end, base: addrBase, size: addressSize))
+                let start = rnglists.uleb()
+                let end = rnglists.uleb()
+                ok = add(
+                    indexedAddress(start, base: addrBase, size: addressSize),
+                    indexedAddress(end, base: addrBase, size: addressSize))
             case 3:  // startx_length
-                let start = indexedAddress(rnglists.uleb(), base: addrBase, size: addressSize), length = rnglists.uleb()
+                let start = indexedAddress(rnglists.uleb(), base: addrBase, size: addressSize)
+                let length = rnglists.uleb()
                 ok = add(start, start.map { $0 &+ length })
             case 4:  // offset_pair
-                let start = rnglists.uleb(), end = rnglists.uleb()
+                let start = rnglists.uleb()
+                let end = rnglists.uleb()
                 ok = add(base &+ start, base &+ end)
             case 5: base = rnglists.fixed(addressSize)  // base_address
             case 6:  // start_end
-                let start = rnglists.fixed(addressSize), end = rnglists.fixed(addressSize)
+                let start = rnglists.fixed(addressSize)
+                let end = rnglists.fixed(addressSize)
                 ok = add(start, end)
             case 7:  // start_length
-                let start = rnglists.fixed(addressSize), length = rnglists.uleb()
+                let start = rnglists.fixed(addressSize)
+                let length = rnglists.uleb()
                 ok = add(start, start &+ length)
             default:
                 return nil
@@ -326,7 +365,9 @@ private final class AbbreviationTable {
             return
         }
         if Int(code) >= positions.count {
-            positions.append(contentsOf: repeatElement(-1, count: Swift.max(Int(code) + 1, 2 * positions.count, 64) - positions.count))
+            positions.append(
+                contentsOf: repeatElement(
+                    -1, count: Swift.max(Int(code) + 1, 2 * positions.count, 64) - positions.count))
         }
         if positions[Int(code)] < 0 { positions[Int(code)] = position }
     }
@@ -361,7 +402,8 @@ struct ByteReader {
     }
 
     mutating func uleb() -> UInt64 {
-        var value: UInt64 = 0, shift: UInt64 = 0
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
         while true {
             guard position >= 0, position < bytes.count else {
                 failed = true
@@ -376,7 +418,8 @@ struct ByteReader {
     }
 
     mutating func sleb() -> Int64 {
-        var value: Int64 = 0, shift: Int64 = 0
+        var value: Int64 = 0
+        var shift: Int64 = 0
         var byte: UInt8 = 0
         repeat {
             guard position >= 0, position < bytes.count else {

@@ -19,5 +19,7 @@ public struct Attribute: Sendable, Equatable {
     }
 
     public init(_ key: String, _ text: String) { self.init(key, .string(text)) }
-    public init<Number: BinaryInteger>(_ key: String, _ number: Number) { self.init(key, .int(Int64(truncatingIfNeeded: number))) }
+    public init<Number: BinaryInteger>(_ key: String, _ number: Number) {
+        self.init(key, .int(Int64(truncatingIfNeeded: number)))
+    }
 }

@@ -16,15 +16,19 @@ public struct ExporterSettings: Sendable {
 
     /// `endpointOption` is `--endpoint` (a base URL, or a full one ending in the signal's path); `toFile`
     /// (`-o`) writes a file whatever the environment says.
-    public static func resolve(signal: TelemetrySignal, endpointOption: String?, serviceOption: String?, toFile: Bool,
-                               environment: [String: String]) throws(ExportFailure) -> ExporterSettings {
+    public static func resolve(
+        signal: TelemetrySignal, endpointOption: String?, serviceOption: String?, toFile: Bool,
+        environment: [String: String]
+    ) throws(ExportFailure) -> ExporterSettings {
         var settings = ExporterSettings()
         let signalPrefix = "OTEL_EXPORTER_OTLP_\(signal.rawValue.uppercased())_"
         func value(_ name: String) -> (name: String, value: String)? {
             guard let text = environment[name]?.trimmingSpaces, !text.isEmpty else { return nil }
             return (name, String(text))
         }
-        func named<T>(_ variable: (name: String, value: String), _ body: (String) throws(ExportFailure) -> T) throws(ExportFailure) -> T {
+        func named<T>(_ variable: (name: String, value: String), _ body: (String) throws(ExportFailure) -> T)
+            throws(ExportFailure) -> T
+        {
             do { return try body(variable.value) } catch {
                 throw ExportFailure("\(variable.name)=\(variable.value): \(error.description)")
             }
@@ -35,15 +39,18 @@ public struct ExporterSettings: Sendable {
             if let full = value(signalPrefix + "ENDPOINT") {
                 settings.endpoint = try named(full) { text throws(ExportFailure) in try OTLPEndpoint(url: text) }
             } else if let base = value("OTEL_EXPORTER_OTLP_ENDPOINT") {
-                settings.endpoint = try named(base) { text throws(ExportFailure) in try OTLPEndpoint.base(text, signal: signal) }
+                settings.endpoint = try named(base) { text throws(ExportFailure) in
+                    try OTLPEndpoint.base(text, signal: signal)
+                }
             }
         }
         // The signal's own variable wins over the general one.
         for name in ["OTEL_EXPORTER_OTLP_PROTOCOL", signalPrefix + "PROTOCOL"] {
             guard let variable = value(name) else { continue }
             guard let encoding = OTLPEncoding(rawValue: variable.value) else {
-                throw ExportFailure("\(name)=\(variable.value): swift-trail sends OTLP over HTTP, as http/protobuf (the default) "
-                    + "or http/json; it does not speak \(variable.value)")
+                throw ExportFailure(
+                    "\(name)=\(variable.value): swift-trail sends OTLP over HTTP, as http/protobuf (the default) "
+                        + "or http/json; it does not speak \(variable.value)")
             }
             settings.encoding = encoding
         }
@@ -64,7 +71,9 @@ public struct ExporterSettings: Sendable {
         for name in ["OTEL_EXPORTER_OTLP_HEADERS", signalPrefix + "HEADERS"] {
             guard let variable = value(name) else { continue }
             for (key, text) in try named(variable, parseKeyValueList) {
-                guard key.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 58 }), !text.utf8.contains(where: { $0 == 10 || $0 == 13 }) else {
+                guard key.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 58 }),
+                    !text.utf8.contains(where: { $0 == 10 || $0 == 13 })
+                else {
                     throw ExportFailure("\(name)=\(variable.value): '\(key)' cannot be an HTTP header")
                 }
                 settings.headers.removeAll { $0.0.lowercased() == key.lowercased() }
@@ -74,8 +83,11 @@ public struct ExporterSettings: Sendable {
         if let variable = value("OTEL_RESOURCE_ATTRIBUTES") {
             settings.resourceAttributes = try named(variable, parseKeyValueList).map { Attribute($0.0, $0.1) }
         }
-        settings.serviceName = serviceOption ?? value("OTEL_SERVICE_NAME")?.value
-            ?? settings.resourceAttributes.last { $0.key == "service.name" }.flatMap { if case .string(let name) = $0.value { name } else { nil } }
+        settings.serviceName =
+            serviceOption ?? value("OTEL_SERVICE_NAME")?.value
+            ?? settings.resourceAttributes.last { $0.key == "service.name" }.flatMap {
+                if case .string(let name) = $0.value { name } else { nil }
+            }
         return settings
     }
 }
@@ -89,7 +101,8 @@ func parseKeyValueList(_ text: String) throws(ExportFailure) -> [(String, String
         if trimmed.isEmpty { continue }
         guard let equals = trimmed.firstIndex(of: "=") else { throw ExportFailure("'\(trimmed)' is not key=value") }
         guard let key = percentDecoded(trimmed[..<equals].trimmingSpaces), !key.isEmpty,
-              let value = percentDecoded(trimmed[trimmed.index(after: equals)...].trimmingSpaces) else {
+            let value = percentDecoded(trimmed[trimmed.index(after: equals)...].trimmingSpaces)
+        else {
             throw ExportFailure("'\(trimmed)' has an empty key or a bad %-escape")
         }
         pairs.append((key, value))
@@ -106,7 +119,9 @@ func percentDecoded(_ text: Substring) -> String? {
             bytes.append(byte)
             continue
         }
-        guard let high = iterator.next(), let low = iterator.next(), let decoded = hexBytes(String(decoding: [high, low], as: UTF8.self)) else {
+        guard let high = iterator.next(), let low = iterator.next(),
+            let decoded = hexBytes(String(decoding: [high, low], as: UTF8.self))
+        else {
             return nil
         }
         bytes += decoded

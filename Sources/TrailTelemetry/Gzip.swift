@@ -22,7 +22,10 @@ final class GzipCompressor {
 
     init?(level: Int32 = 1) {
         // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
-        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        guard
+            deflateInit2_(
+                &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else { return nil }
     }
 
@@ -49,11 +52,16 @@ final class GzipCompressor {
 
 /// Reads protobuf fields: for the receiver's answers (partial success).
 struct ProtobufReader {
-    enum Value { case varint(UInt64), bytes(ArraySlice<UInt8>), fixed }
+    enum Value {
+        case varint(UInt64)
+        case bytes(ArraySlice<UInt8>)
+        case fixed
+    }
     var bytes: ArraySlice<UInt8>
 
     mutating func varint() -> UInt64? {
-        var value: UInt64 = 0, shift: UInt64 = 0
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
         while let byte = bytes.popFirst() {
             value |= UInt64(byte & 0x7f) << shift
             if byte < 0x80 { return value }
@@ -67,8 +75,14 @@ struct ProtobufReader {
         guard let key = varint() else { return nil }
         switch key & 7 {
         case 0: return varint().map { (key >> 3, .varint($0)) }
-        case 1: guard bytes.count >= 8 else { return nil }; bytes.removeFirst(8); return (key >> 3, .fixed)
-        case 5: guard bytes.count >= 4 else { return nil }; bytes.removeFirst(4); return (key >> 3, .fixed)
+        case 1:
+            guard bytes.count >= 8 else { return nil }
+            bytes.removeFirst(8)
+            return (key >> 3, .fixed)
+        case 5:
+            guard bytes.count >= 4 else { return nil }
+            bytes.removeFirst(4)
+            return (key >> 3, .fixed)
         case 2:
             guard let length = varint(), length <= UInt64(bytes.count) else { return nil }
             let value = bytes.prefix(Int(length))

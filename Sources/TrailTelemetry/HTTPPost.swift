@@ -67,7 +67,8 @@ final class HTTPPost {
             connections += 1
         }
         guard transmit(fd, request, deadline: deadline) else {
-            let code = errno, reason = errorText()
+            let code = errno
+            let reason = errorText()
             drop()
             if code == EPIPE || code == ECONNRESET { throw .closedEarly }
             throw .broken("sending failed: \(reason)")
@@ -93,14 +94,18 @@ final class HTTPPost {
         hints.ai_family = AF_UNSPEC
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
-        guard status == 0, let list else { throw .unreachable("cannot resolve \(endpoint.host): \(String(cString: gai_strerror(status)))") }
+        guard status == 0, let list else {
+            throw .unreachable("cannot resolve \(endpoint.host): \(String(cString: gai_strerror(status)))")
+        }
         defer { freeaddrinfo(list) }
         var reason = "no address"
         var cursor: UnsafeMutablePointer<addrinfo>? = list
         while let address = cursor {
             cursor = address.pointee.ai_next
-            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-                            address.pointee.ai_protocol)
+            let fd = socket(
+                address.pointee.ai_family,
+                address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                address.pointee.ai_protocol)
             guard fd >= 0 else { continue }
             if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return fd }
             if errno == EINPROGRESS {
@@ -124,11 +129,16 @@ final class HTTPPost {
     private func transmit(_ fd: Int32, _ bytes: [UInt8], deadline: Double) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if count > 0 {
                 offset += count
             } else if count < 0, errno == EAGAIN || errno == EINTR {
-                guard wait(fd, for: Int16(POLLOUT), deadline: deadline) else { errno = ETIMEDOUT; return false }
+                guard wait(fd, for: Int16(POLLOUT), deadline: deadline) else {
+                    errno = ETIMEDOUT
+                    return false
+                }
             } else {
                 return false
             }
@@ -141,7 +151,8 @@ final class HTTPPost {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         var expected: Int?  // header length + Content-Length, once known
-        var chunked = false, untilClose = false
+        var chunked = false
+        var untilClose = false
         while true {
             if let expected, bytes.count >= expected { break }
             if chunked, bytes.count >= 5, bytes.suffix(5).elementsEqual([48, 13, 10, 13, 10]) { break }  // "0\r\n\r\n"
@@ -179,7 +190,8 @@ final class HTTPPost {
 
     private func headerEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        for index in 0 ... bytes.count - 4 where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+        for index in 0 ... bytes.count - 4
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
             return index + 4
         }
         return nil
@@ -204,15 +216,19 @@ final class HTTPPost {
             let parts = line.split(separator: ":", maxSplits: 1)
             return parts.count == 2 ? (String(parts[0]), String(parts[1].trimmingSpaces)) : nil
         }
-        var response = Response(status: status, reason: statusWords.count > 2 ? String(statusWords[2]) : "", headers: headers,
-                                body: Array(bytes[end...]))
-        if response.header("Transfer-Encoding")?.lowercased().contains("chunked") == true { response.body = dechunk(response.body) }
+        var response = Response(
+            status: status, reason: statusWords.count > 2 ? String(statusWords[2]) : "", headers: headers,
+            body: Array(bytes[end...]))
+        if response.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+            response.body = dechunk(response.body)
+        }
         return response
     }
 
     /// `size CRLF data CRLF … 0 CRLF CRLF`.
     private func dechunk(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [], index = 0
+        var out: [UInt8] = []
+        var index = 0
         while index < bytes.count {
             guard let lineEnd = bytes[index...].firstIndex(of: 10) else { break }
             let sizeText = String(decoding: bytes[index ..< lineEnd], as: UTF8.self).split(separator: ";").first ?? ""

@@ -1,8 +1,9 @@
+import Foundation
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import TrailFormat
 
 /// Turns logs (text or JSON lines, rotated files, crash blocks inside) into OTLP log records, one pass:
 /// - a JSON line (Docs/log-format.md) keeps its fields: time, level, label, message, metadata as attributes,
@@ -61,7 +62,8 @@ func attributeValue(_ value: Any) -> AttributeValue {
     switch value {
     case let text as String: .string(text)
     case let list as [Any]: .array(list.map(attributeValue))
-    case let object as [String: Any]: .keyValues(object.keys.sorted().map { Attribute($0, attributeValue(object[$0]!)) })
+    case let object as [String: Any]:
+        .keyValues(object.keys.sorted().map { Attribute($0, attributeValue(object[$0]!)) })
     default: .string("\(value)")
     }
 }
@@ -69,7 +71,9 @@ func attributeValue(_ value: Any) -> AttributeValue {
 /// `2026-12-02T11:36:51.123456789Z` (any number of fraction digits, UTC only) as nanoseconds since the epoch.
 func parseRFC3339<Text: StringProtocol>(_ text: Text) -> UInt64? {
     let bytes = Array(text.utf8)
-    guard bytes.count >= 20, bytes.last == 90, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58 else { return nil }
+    guard bytes.count >= 20, bytes.last == 90, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58,
+        bytes[16] == 58
+    else { return nil }
     func number(_ range: Range<Int>) -> Int? {
         var value = 0
         for index in range {
@@ -78,13 +82,18 @@ func parseRFC3339<Text: StringProtocol>(_ text: Text) -> UInt64? {
         }
         return value
     }
-    guard let year = number(0 ..< 4), let month = number(5 ..< 7), let day = number(8 ..< 10), let hour = number(11 ..< 13),
-          let minute = number(14 ..< 16), let second = number(17 ..< 19), (1 ... 12).contains(month), (1 ... 31).contains(day) else { return nil }
+    guard let year = number(0 ..< 4), let month = number(5 ..< 7), let day = number(8 ..< 10),
+        let hour = number(11 ..< 13),
+        let minute = number(14 ..< 16), let second = number(17 ..< 19), (1 ... 12).contains(month),
+        (1 ... 31).contains(day)
+    else { return nil }
     var nanoseconds = 0
     if bytes[19] == 46 {
         let digits = bytes.count - 21
         guard digits >= 1, digits <= 9, let fraction = number(20 ..< bytes.count - 1) else { return nil }
-        nanoseconds = fraction * [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000][9 - digits]
+        nanoseconds =
+            fraction
+            * [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000][9 - digits]
     } else if bytes.count != 20 {
         return nil
     }

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// A log file's lines, read in 1 MiB chunks: memory stays bounded however large the file. A line longer than
 /// `maxLine` is cut there (the rest of it is dropped) and counted.
@@ -38,7 +39,9 @@ public struct LogLines {
                 }
                 if !skipping { pending += bytes[start ..< count] }
                 if pending.count > Self.maxLine {
-                    try pending.withUnsafeBufferPointer { try emit(UnsafeBufferPointer(rebasing: $0[..<Self.maxLine]), body) }
+                    try pending.withUnsafeBufferPointer {
+                        try emit(UnsafeBufferPointer(rebasing: $0[..<Self.maxLine]), body)
+                    }
                     pending.removeAll(keepingCapacity: true)
                     cutLines += 1
                     skipping = true
@@ -62,11 +65,15 @@ public struct LogLines {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             // Only regular files, not through links: a FIFO, a device or a link to a file elsewhere planted in the
             // folder is passed over.
             var file = stat()
-            if name.hasSuffix(".log"), lstat(path + "/" + name, &file) == 0, file.st_mode & S_IFMT == S_IFREG { names.append(name) }
+            if name.hasSuffix(".log"), lstat(path + "/" + name, &file) == 0, file.st_mode & S_IFMT == S_IFREG {
+                names.append(name)
+            }
         }
         return names.map { (name: $0, key: rotationOrder($0)) }
             .sorted { ($0.key.stem, $0.key.number) < ($1.key.stem, $1.key.number) }

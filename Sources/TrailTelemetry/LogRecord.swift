@@ -12,8 +12,10 @@ public struct LogRecord: Sendable {
     public var traceID: TraceID?
     public var spanID: SpanID?
 
-    public init(timeUnixNano: UInt64, observedTimeUnixNano: UInt64, severity: Severity, severityText: String? = nil,
-                body: String, attributes: [Attribute] = [], traceID: TraceID? = nil, spanID: SpanID? = nil) {
+    public init(
+        timeUnixNano: UInt64, observedTimeUnixNano: UInt64, severity: Severity, severityText: String? = nil,
+        body: String, attributes: [Attribute] = [], traceID: TraceID? = nil, spanID: SpanID? = nil
+    ) {
         self.timeUnixNano = timeUnixNano
         self.observedTimeUnixNano = observedTimeUnixNano
         self.severity = severity
@@ -27,7 +29,14 @@ public struct LogRecord: Sendable {
 
 /// SeverityNumber of the OTel log data model.
 public enum Severity: Int, Sendable {
-    case unspecified = 0, trace = 1, debug = 5, info = 9, info2 = 10, warn = 13, error = 17, fatal = 21
+    case unspecified = 0
+    case trace = 1
+    case debug = 5
+    case info = 9
+    case info2 = 10
+    case warn = 13
+    case error = 17
+    case fatal = 21
 
     /// The logger's levels as the data model maps syslog's: notice is INFO2, critical is FATAL.
     public init?(level: String) {

@@ -48,8 +48,10 @@ public struct LogRecordParser {
         if line.first == 123, try addJSONLine(line) { return }
         if let record = textRecord(String(decoding: line, as: UTF8.self)) { return try add(record) }
         counts.rawLines += 1
-        try add(LogRecord(timeUnixNano: lastTime, observedTimeUnixNano: observed, severity: .info, severityText: "info",
-                          body: String(decoding: line, as: UTF8.self), attributes: [Attribute("trail.label", "stderr")]))
+        try add(
+            LogRecord(
+                timeUnixNano: lastTime, observedTimeUnixNano: observed, severity: .info, severityText: "info",
+                body: String(decoding: line, as: UTF8.self), attributes: [Attribute("trail.label", "stderr")]))
     }
 
     /// At the end of a file: a crash block cut short is still one record.
@@ -66,19 +68,25 @@ public struct LogRecordParser {
         if let recordPid, recordPid != pid { (pid, resource) = (recordPid, nil) }
         if record.timeUnixNano != 0 { lastTime = record.timeUnixNano }
         counts.records += 1
-        if resource == nil { resource = ProcessResource(serviceName: export.serviceName ?? app, pid: pid, extra: export.resourceAttributes) }
+        if resource == nil {
+            resource = ProcessResource(
+                serviceName: export.serviceName ?? app, pid: pid, extra: export.resourceAttributes)
+        }
         try emit(resource!, record)
     }
 
     /// False when the line is not one of the logger's JSON lines.
     mutating func addJSONLine(_ line: UnsafeBufferPointer<UInt8>) throws -> Bool {
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: line)) as? [String: Any],
-              let level = object["level"] as? String, let message = object["message"] as? String else { return false }
+            let level = object["level"] as? String, let message = object["message"] as? String
+        else { return false }
         let time = (object["time"] as? String).flatMap(parseRFC3339) ?? lastTime
         var attributes: [Attribute] = []
         if let label = object["label"] as? String { attributes.append(Attribute("trail.label", label)) }
         if let source = object["source"] as? [String: Any] {
-            if let function = source["function"] as? String { attributes.append(Attribute("code.function.name", function)) }
+            if let function = source["function"] as? String {
+                attributes.append(Attribute("code.function.name", function))
+            }
             if let file = source["file"] as? String { attributes.append(Attribute("code.file.path", file)) }
             if let line = source["line"] as? Int { attributes.append(Attribute("code.line.number", line)) }
         }
@@ -86,10 +94,11 @@ public struct LogRecordParser {
         if let metadata = object["metadata"] as? [String: Any] {
             attributes += metadata.keys.sorted().map { Attribute($0, attributeValue(metadata[$0]!)) }
         }
-        let record = LogRecord(timeUnixNano: time, observedTimeUnixNano: observed, severity: Severity(level: level) ?? .unspecified,
-                               severityText: level, body: message, attributes: attributes,
-                               traceID: (object["trace_id"] as? String).flatMap { TraceID(hex: $0) },
-                               spanID: (object["span_id"] as? String).flatMap { SpanID(hex: $0) })
+        let record = LogRecord(
+            timeUnixNano: time, observedTimeUnixNano: observed, severity: Severity(level: level) ?? .unspecified,
+            severityText: level, body: message, attributes: attributes,
+            traceID: (object["trace_id"] as? String).flatMap { TraceID(hex: $0) },
+            spanID: (object["span_id"] as? String).flatMap { SpanID(hex: $0) })
         try add(record, pid: object["pid"] as? Int)
         return true
     }
@@ -97,8 +106,10 @@ public struct LogRecordParser {
     /// `2026-12-02T11:36:51.123456Z info store: added X value=40 (ItemStore/Store.swift:42)`.
     func textRecord(_ line: String) -> LogRecord? {
         let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard words.count == 3, let time = parseRFC3339(words[0]), let severity = Severity(level: String(words[1])) else { return nil }
-        var rest = words[2], attributes: [Attribute] = []
+        guard words.count == 3, let time = parseRFC3339(words[0]), let severity = Severity(level: String(words[1]))
+        else { return nil }
+        var rest = words[2]
+        var attributes: [Attribute] = []
         if let colon = rest.range(of: ": "), !rest[..<colon.lowerBound].contains(" ") {
             attributes.append(Attribute("trail.label", String(rest[..<colon.lowerBound])))
             rest = rest[colon.upperBound...]
@@ -106,12 +117,15 @@ public struct LogRecordParser {
         if rest.hasSuffix(")"), let open = rest.range(of: " (", options: .backwards) {
             let location = rest[open.upperBound ..< rest.index(before: rest.endIndex)]
             if let colon = location.lastIndex(of: ":"), let number = Int(location[location.index(after: colon)...]) {
-                attributes += [Attribute("code.file.path", String(location[..<colon])), Attribute("code.line.number", number)]
+                attributes += [
+                    Attribute("code.file.path", String(location[..<colon])), Attribute("code.line.number", number),
+                ]
                 rest = rest[..<open.lowerBound]
             }
         }
-        return LogRecord(timeUnixNano: time, observedTimeUnixNano: observed, severity: severity, severityText: String(words[1]),
-                         body: String(rest), attributes: attributes)
+        return LogRecord(
+            timeUnixNano: time, observedTimeUnixNano: observed, severity: severity, severityText: String(words[1]),
+            body: String(rest), attributes: attributes)
     }
 
     func crashRecord(_ block: CrashBlock) -> LogRecord {
@@ -123,20 +137,27 @@ public struct LogRecordParser {
             let what = signal.name + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
             message = message.isEmpty ? what : "\(what): \(message)"
         }
-        let stack = export.stacktrace(block)
+        let stack =
+            export.stacktrace(block)
             ?? block.frames.map { "frame \($0.index) 0x\(String($0.address, radix: 16))" }.joined(separator: "\n")
-        var attributes = [Attribute("trail.label", "crash"), Attribute("exception.type", type),
-                          Attribute("exception.message", message), Attribute("exception.stacktrace", stack)]
+        var attributes = [
+            Attribute("trail.label", "crash"), Attribute("exception.type", type),
+            Attribute("exception.message", message), Attribute("exception.stacktrace", stack),
+        ]
         if let thread = block.thread {
             if let tid = Int(thread.tid) { attributes.append(Attribute("thread.id", tid)) }
             if !thread.name.isEmpty { attributes.append(Attribute("thread.name", thread.name)) }
         }
         if let executable = block.executable { attributes.append(Attribute("process.executable.path", executable)) }
         if let pid = block.pid.flatMap({ Int($0) }) { attributes.append(Attribute("process.pid", pid)) }
-        if !block.openCalls.isEmpty { attributes.append(Attribute("trail.open_calls", .array(block.openCalls.map { .string($0) }))) }
+        if !block.openCalls.isEmpty {
+            attributes.append(Attribute("trail.open_calls", .array(block.openCalls.map { .string($0) })))
+        }
         let fatal = block.kind == .crash
-        return LogRecord(timeUnixNano: block.time.flatMap { parseRFC3339(Substring($0)) } ?? lastTime, observedTimeUnixNano: observed,
-                         severity: fatal ? .fatal : .error, severityText: fatal ? "FATAL" : "ERROR",
-                         body: fatal ? "crash: \(message)" : "error reported: \(message)", attributes: attributes)
+        return LogRecord(
+            timeUnixNano: block.time.flatMap { parseRFC3339(Substring($0)) } ?? lastTime,
+            observedTimeUnixNano: observed,
+            severity: fatal ? .fatal : .error, severityText: fatal ? "FATAL" : "ERROR",
+            body: fatal ? "crash: \(message)" : "error reported: \(message)", attributes: attributes)
     }
 }

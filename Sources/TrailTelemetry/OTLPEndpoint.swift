@@ -14,20 +14,26 @@ public struct OTLPEndpoint: Sendable, Equatable, CustomStringConvertible {
     public init(url: String) throws(ExportFailure) {
         let lowered = url.lowercased()
         if lowered.hasPrefix("https://") {
-            throw ExportFailure("\(url): https is not supported (swift-trail sends plain HTTP/1.1); "
-                + "send to a Collector over http:// and let it forward with TLS")
+            throw ExportFailure(
+                "\(url): https is not supported (swift-trail sends plain HTTP/1.1); "
+                    + "send to a Collector over http:// and let it forward with TLS")
         }
         guard lowered.hasPrefix("http://") else { throw ExportFailure("\(url) is not an http:// URL") }
         let rest = url.dropFirst("http://".count)
         let slash = rest.firstIndex(of: "/") ?? rest.firstIndex(of: "?") ?? rest.endIndex
         let authority = rest[..<slash]
         path = slash == rest.endIndex ? "/" : (rest[slash] == "?" ? "/" : "") + String(rest[slash...])
-        var hostPart = Substring(authority), portPart: Substring?
+        var hostPart = Substring(authority)
+        var portPart: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw ExportFailure("\(url): unclosed [ in the host") }
+            guard let close = authority.firstIndex(of: "]") else {
+                throw ExportFailure("\(url): unclosed [ in the host")
+            }
             hostPart = authority[authority.index(after: authority.startIndex) ..< close]
             let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portPart = after.dropFirst() } else if !after.isEmpty {
+            if after.hasPrefix(":") {
+                portPart = after.dropFirst()
+            } else if !after.isEmpty {
                 throw ExportFailure("\(url): unexpected text after the host")
             }
         } else if let colon = authority.lastIndex(of: ":") {

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// Requests as NDJSON: one whole `Export…ServiceRequest` per line, the shape the Collector's file exporter
 /// writes and its `otlpjsonfile` receiver reads. An export that fits one batch is one line, so the file is

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Posts each request to an OTLP/HTTP receiver as protobuf (the default) or JSON, gzip-compressed when asked,
 /// over one kept-alive connection, retrying as `RetryPolicy` says. Once a
@@ -32,13 +33,18 @@ public final class OTLPHTTPSink: RequestSink {
     private var rejectionMessage: String?
 
     /// `timeout`: seconds per attempt, connecting and answering included. `pause` waits between attempts.
-    public init(endpoint: OTLPEndpoint, headers: [(String, String)] = [], timeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
-                encoding: OTLPEncoding = .protobuf, compression: OTLPCompression = .none,
-                pause: @escaping (Double) -> Void = { usleep(UInt32(min($0, 3600) * 1e6)) }) {
+    public init(
+        endpoint: OTLPEndpoint, headers: [(String, String)] = [], timeout: Double = 10,
+        retry: RetryPolicy = RetryPolicy(),
+        encoding: OTLPEncoding = .protobuf, compression: OTLPCompression = .none,
+        pause: @escaping (Double) -> Void = { usleep(UInt32(min($0, 3600) * 1e6)) }
+    ) {
         self.endpoint = endpoint
         self.encoding = encoding
         self.compression = compression
-        self.post = HTTPPost(endpoint: endpoint, headers: headers + (compression == .gzip ? [("Content-Encoding", "gzip")] : []), timeout: timeout)
+        self.post = HTTPPost(
+            endpoint: endpoint, headers: headers + (compression == .gzip ? [("Content-Encoding", "gzip")] : []),
+            timeout: timeout)
         self.retry = retry
         self.pause = pause
     }
@@ -76,7 +82,8 @@ public final class OTLPHTTPSink: RequestSink {
                     countRejected(response.body, signal: signal)
                     return
                 }
-                let answer = "OTLP endpoint \(endpoint) answered \(response.status) \(response.reason)"
+                let answer =
+                    "OTLP endpoint \(endpoint) answered \(response.status) \(response.reason)"
                     + (Self.firstLine(response.body).map { ": \($0)" } ?? "")
                 guard RetryPolicy.isRetryable(status: response.status), attempt <= retry.retries || persistent else {
                     return give(up: answer + (attempt > 1 ? " (after \(attempts))" : ""), items)
@@ -85,12 +92,22 @@ public final class OTLPHTTPSink: RequestSink {
             } catch {
                 switch error {
                 case .unreachable(let reason):
-                    if persistent, attempt == 1 { report("cannot reach OTLP endpoint \(endpoint): \(reason); retrying until it answers") }
-                    guard attempt <= retry.retries || persistent else { return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+                    if persistent, attempt == 1 {
+                        report("cannot reach OTLP endpoint \(endpoint): \(reason); retrying until it answers")
+                    }
+                    guard attempt <= retry.retries || persistent else {
+                        return give(up: "cannot reach OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items)
+                    }
                 case .closedEarly:
-                    guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))", items) }
+                    guard attempt <= retry.retries || persistent else {
+                        return give(
+                            up: "OTLP endpoint \(endpoint): the connection closed before an answer (after \(attempts))",
+                            items)
+                    }
                 case .broken(let reason):
-                    guard attempt <= retry.retries || persistent else { return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items) }
+                    guard attempt <= retry.retries || persistent else {
+                        return give(up: "OTLP endpoint \(endpoint): \(reason) (after \(attempts))", items)
+                    }
                 }
             }
             // A follower waits out an outage polling every few seconds at most, so it catches up soon after.
@@ -108,8 +125,9 @@ public final class OTLPHTTPSink: RequestSink {
             throw ExportFailure("\(failure); \(unsent) of \(summary.items) \(itemName) not sent", unsent: unsent)
         }
         if rejected > 0 {
-            throw ExportFailure("OTLP endpoint \(endpoint) rejected \(rejected) of \(summary.items) \(itemName)"
-                + (rejectionMessage.map { ": \($0)" } ?? ""), unsent: rejected)
+            throw ExportFailure(
+                "OTLP endpoint \(endpoint) rejected \(rejected) of \(summary.items) \(itemName)"
+                    + (rejectionMessage.map { ": \($0)" } ?? ""), unsent: rejected)
         }
         return summary
     }
@@ -137,7 +155,8 @@ public final class OTLPHTTPSink: RequestSink {
             return
         }
         guard !body.isEmpty, let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let partial = object["partialSuccess"] as? [String: Any] else { return }
+            let partial = object["partialSuccess"] as? [String: Any]
+        else { return }
         let key = signal == .traces ? "rejectedSpans" : "rejectedLogRecords"
         let count = (partial[key] as? String).flatMap { Int($0) } ?? (partial[key] as? Int) ?? 0
         rejected += count
@@ -161,7 +180,9 @@ public final class OTLPHTTPSink: RequestSink {
     }
 
     static func firstLine(_ body: [UInt8]) -> String? {
-        let line = String(decoding: body.prefix(2000), as: UTF8.self).split(separator: "\n").first.map { String($0.prefix(300)) }
+        let line = String(decoding: body.prefix(2000), as: UTF8.self).split(separator: "\n").first.map {
+            String($0.prefix(300))
+        }
         return line?.isEmpty == false ? line : nil
     }
 }

@@ -37,10 +37,22 @@ struct OTLPJSON {
     }
 
     /// `"key":value` in one call, for the value kinds OTLP uses.
-    mutating func member(_ name: StaticString, string value: String) { key(name); string(value) }
-    mutating func member<Value: BinaryInteger>(_ name: StaticString, int64 value: Value) { key(name); int64(value) }
-    mutating func member<Value: BinaryInteger>(_ name: StaticString, int32 value: Value) { key(name); int32(value) }
-    mutating func member(_ name: StaticString, hex id: some HexID) { key(name); string(id.hex) }
+    mutating func member(_ name: StaticString, string value: String) {
+        key(name)
+        string(value)
+    }
+    mutating func member<Value: BinaryInteger>(_ name: StaticString, int64 value: Value) {
+        key(name)
+        int64(value)
+    }
+    mutating func member<Value: BinaryInteger>(_ name: StaticString, int32 value: Value) {
+        key(name)
+        int32(value)
+    }
+    mutating func member(_ name: StaticString, hex id: some HexID) {
+        key(name)
+        string(id.hex)
+    }
 
     mutating func object(_ body: (inout OTLPJSON) -> Void) { enclosed(123, 125, body) }
 
@@ -132,7 +144,10 @@ struct OTLPJSON {
                 }
             case .keyValues(let members):
                 json.key("kvlistValue")
-                json.object { json in json.key("values"); json.keyValues(members) }
+                json.object { json in
+                    json.key("values")
+                    json.keyValues(members)
+                }
             }
         }
     }

@@ -9,7 +9,9 @@ extension Span {
     public func appendProtobuf(to bytes: inout [UInt8]) { bytes += [UInt8](protobufSize: protobufSize, writeProtobuf) }
 
     /// The span framed as field `field` (tag, length, message), written in place: its size is computed first.
-    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) { buffer.append(field: field, size: protobufSize, writeProtobuf) }
+    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) {
+        buffer.append(field: field, size: protobufSize, writeProtobuf)
+    }
 
     /// The Span message's bytes, as `writeProtobuf` writes them.
     var protobufSize: Int {
@@ -27,18 +29,21 @@ extension Span {
 
     /// Event: time 1, name 2, attributes 3.
     static func eventSize(_ event: SpanEvent) -> Int {
-        ProtobufSize.fixed64Field(event.timeUnixNano) + ProtobufSize.bytesField(event.name.utf8.count) + ProtobufSize.attributes(event.attributes)
+        ProtobufSize.fixed64Field(event.timeUnixNano) + ProtobufSize.bytesField(event.name.utf8.count)
+            + ProtobufSize.attributes(event.attributes)
     }
 
     /// Link: trace_id 1, span_id 2, attributes 4.
     static func linkSize(_ link: SpanLink) -> Int {
-        ProtobufSize.bytesField(link.traceID.bytes.count) + ProtobufSize.framed(8) + ProtobufSize.attributes(link.attributes)
+        ProtobufSize.bytesField(link.traceID.bytes.count) + ProtobufSize.framed(8)
+            + ProtobufSize.attributes(link.attributes)
     }
 
     /// Status: message 2, code 3; nil when the span has none (unset, without a message).
     var statusSize: Int? {
         guard status.code != .unset || status.message != nil else { return nil }
-        return ProtobufSize.bytesField(status.message?.utf8.count ?? 0) + ProtobufSize.varintField(UInt64(status.code.rawValue))
+        return ProtobufSize.bytesField(status.message?.utf8.count ?? 0)
+            + ProtobufSize.varintField(UInt64(status.code.rawValue))
     }
 
     /// Exactly `protobufSize` bytes.
@@ -78,7 +83,9 @@ extension LogRecord {
     public func appendProtobuf(to bytes: inout [UInt8]) { bytes += [UInt8](protobufSize: protobufSize, writeProtobuf) }
 
     /// The record framed as field `field` (tag, length, message), written in place: its size is computed first.
-    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) { buffer.append(field: field, size: protobufSize, writeProtobuf) }
+    public func appendProtobuf(field: UInt64, to buffer: ProtobufBytes) {
+        buffer.append(field: field, size: protobufSize, writeProtobuf)
+    }
 
     /// The LogRecord message's bytes, as `writeProtobuf` writes them.
     var protobufSize: Int {
@@ -116,7 +123,8 @@ extension ProcessResource {
 
     /// InstrumentationScope { name 1, version 2 }.
     static func scopeProtobuf() -> [UInt8] {
-        let name = sdkName.utf8.count, version = sdkVersion.utf8.count
+        let name = sdkName.utf8.count
+        let version = sdkVersion.utf8.count
         return [UInt8](protobufSize: ProtobufSize.bytesField(name) + ProtobufSize.bytesField(version)) { out in
             out.string(1, sdkName, size: name)
             out.string(2, sdkVersion, size: version)

@@ -73,7 +73,9 @@ public final class OTLPWriter<Item: TelemetryItem> {
 
     public func add(_ item: Item) throws {
         guard let resourceHeader else { preconditionFailure("OTLPWriter.add before beginResource") }
-        if itemsInRequest >= batchSize || request.count >= maxRequestBytes || requestBytes >= maxRequestBytes { try sendRequest() }
+        if itemsInRequest >= batchSize || request.count >= maxRequestBytes || requestBytes >= maxRequestBytes {
+            try sendRequest()
+        }
         if encoding == .protobuf {
             if !sectionOpen {
                 sections.append((resourceMessage ?? [], itemBytes.count))
@@ -133,9 +135,12 @@ public final class OTLPWriter<Item: TelemetryItem> {
             // Each section's items and its two messages' sizes first, then the request written in place.
             let scope = ProcessResource.scopeProtobuf()
             let parts = sections.indices.map { index -> (items: Range<Int>, scoped: Int, resourced: Int) in
-                let items = sections[index].start ..< (index + 1 < sections.count ? sections[index + 1].start : itemBytes.count)
+                let items =
+                    sections[index].start ..< (index + 1 < sections.count ? sections[index + 1].start : itemBytes.count)
                 let scoped = ProtobufSize.framed(scope.count) + items.count
-                return (items, scoped, ProtobufSize.framed(sections[index].resource.count) + ProtobufSize.framed(scoped))
+                return (
+                    items, scoped, ProtobufSize.framed(sections[index].resource.count) + ProtobufSize.framed(scoped)
+                )
             }
             body = [UInt8](protobufSize: parts.reduce(0) { $0 + ProtobufSize.framed($1.resourced) }) { out in
                 for (section, part) in zip(sections, parts) {
@@ -175,7 +180,11 @@ public struct ExportSummary: Sendable, Equatable {
 
     /// "1.2 MiB", for summaries.
     public var size: String {
-        bytes < 1 << 10 ? "\(bytes) B" : bytes < 1 << 20 ? String(format: "%.1f KiB", Double(bytes) / 1024) : String(format: "%.1f MiB", Double(bytes) / 1048576)
+        bytes < 1 << 10
+            ? "\(bytes) B"
+            : bytes < 1 << 20
+                ? String(format: "%.1f KiB", Double(bytes) / 1024)
+                : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 
     public init() {}
@@ -205,7 +214,8 @@ public protocol TelemetryItem: Sendable {
 
 /// OTLP/HTTP's two encodings, by their OTEL_EXPORTER_OTLP_PROTOCOL names.
 public enum OTLPEncoding: String, Sendable {
-    case protobuf = "http/protobuf", json = "http/json"
+    case protobuf = "http/protobuf"
+    case json = "http/json"
 
     public var contentType: String { self == .protobuf ? "application/x-protobuf" : "application/json" }
 }

@@ -47,14 +47,16 @@ public final class ProtobufBytes {
     }
 }
 
-extension Array<UInt8> {
+extension [UInt8] {
     /// `size` bytes of protobuf, written in place by `write`.
     init(protobufSize size: Int, _ write: (inout ProtobufCursor) -> Void) {
         self.init(unsafeUninitializedCapacity: size) { buffer, count in
             if size > 0 {
                 var out = ProtobufCursor(at: buffer.baseAddress!)
                 write(&out)
-                precondition(out.at == buffer.baseAddress! + size, "a protobuf message's computed size disagrees with what was written")
+                precondition(
+                    out.at == buffer.baseAddress! + size,
+                    "a protobuf message's computed size disagrees with what was written")
             }
             count = size
         }

@@ -3,7 +3,12 @@
 /// `ProtobufSize` beside it: a message's size is known before a byte of it is written, so nothing goes through a
 /// scratch buffer. Fields at their default (empty, 0) are left out, as proto3 does, except where noted.
 struct ProtobufCursor {
-    enum WireType: UInt64 { case varint = 0, fixed64 = 1, length = 2, fixed32 = 5 }
+    enum WireType: UInt64 {
+        case varint = 0
+        case fixed64 = 1
+        case length = 2
+        case fixed32 = 5
+    }
 
     var at: UnsafeMutablePointer<UInt8>
 
@@ -12,7 +17,9 @@ struct ProtobufCursor {
         at += 1
     }
 
-    @inline(__always) mutating func tag(_ field: UInt64, _ type: WireType) { byte(UInt8(truncatingIfNeeded: field << 3 | type.rawValue)) }
+    @inline(__always) mutating func tag(_ field: UInt64, _ type: WireType) {
+        byte(UInt8(truncatingIfNeeded: field << 3 | type.rawValue))
+    }
 
     @inline(__always) mutating func varint(_ value: UInt64) {
         var value = value

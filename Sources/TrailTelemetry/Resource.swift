@@ -9,8 +9,10 @@ public struct ProcessResource: Sendable, Equatable {
     /// More attributes (OTEL_RESOURCE_ATTRIBUTES); the facts above win over a key given here too.
     public var extra: [Attribute] = []
 
-    public init(serviceName: String, serviceVersion: String? = nil, pid: Int? = nil, executablePath: String? = nil,
-                hostName: String? = nil, extra: [Attribute] = []) {
+    public init(
+        serviceName: String, serviceVersion: String? = nil, pid: Int? = nil, executablePath: String? = nil,
+        hostName: String? = nil, extra: [Attribute] = []
+    ) {
         self.serviceName = serviceName
         self.serviceVersion = serviceVersion
         self.pid = pid
@@ -29,8 +31,10 @@ public struct ProcessResource: Sendable, Equatable {
         if let pid { facts.append(Attribute("process.pid", pid)) }
         if let executablePath { facts.append(Attribute("process.executable.path", executablePath)) }
         if let hostName { facts.append(Attribute("host.name", hostName)) }
-        facts += [Attribute("telemetry.sdk.name", Self.sdkName), Attribute("telemetry.sdk.language", "swift"),
-                  Attribute("telemetry.sdk.version", Self.sdkVersion)]
+        facts += [
+            Attribute("telemetry.sdk.name", Self.sdkName), Attribute("telemetry.sdk.language", "swift"),
+            Attribute("telemetry.sdk.version", Self.sdkVersion),
+        ]
         let known = Set(facts.map(\.key))
         return facts + extra.filter { !known.contains($0.key) }
     }

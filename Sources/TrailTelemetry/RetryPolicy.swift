@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// When a request that failed is sent again: on 429, 502, 503, 504 and on connection failures, after an
 /// exponential backoff, or after the receiver's `Retry-After` (seconds or an HTTP date) when it gives one.
@@ -19,7 +20,9 @@ public struct RetryPolicy: Sendable {
 
     /// Seconds to wait before retry number `retry` (1 for the first retry).
     public func delay(retry: Int, retryAfter: String?, now: time_t = time(nil)) -> Double {
-        if let retryAfter, let seconds = Self.parseRetryAfter(retryAfter, now: now) { return min(seconds, maxRetryAfter) }
+        if let retryAfter, let seconds = Self.parseRetryAfter(retryAfter, now: now) {
+            return min(seconds, maxRetryAfter)
+        }
         return min(initialBackoff * Double(1 << min(retry - 1, 30)), maxBackoff)
     }
 

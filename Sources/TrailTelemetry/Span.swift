@@ -13,8 +13,10 @@ public struct Span: Sendable {
     public var events: [SpanEvent]
     public var status: SpanStatus
 
-    public init(traceID: TraceID, spanID: SpanID, parentSpanID: SpanID? = nil, name: String, startTimeUnixNano: UInt64,
-                endTimeUnixNano: UInt64, attributes: [Attribute] = [], events: [SpanEvent] = [], status: SpanStatus = .unset) {
+    public init(
+        traceID: TraceID, spanID: SpanID, parentSpanID: SpanID? = nil, name: String, startTimeUnixNano: UInt64,
+        endTimeUnixNano: UInt64, attributes: [Attribute] = [], events: [SpanEvent] = [], status: SpanStatus = .unset
+    ) {
         self.traceID = traceID
         self.spanID = spanID
         self.parentSpanID = parentSpanID
@@ -27,7 +29,9 @@ public struct Span: Sendable {
     }
 
     /// The semantic conventions' code and thread attributes.
-    public static func codeAttributes(function: String?, file: String?, line: Int?, threadID: Int?, threadName: String?) -> [Attribute] {
+    public static func codeAttributes(function: String?, file: String?, line: Int?, threadID: Int?, threadName: String?)
+        -> [Attribute]
+    {
         var attributes: [Attribute] = []
         attributes.reserveCapacity(8)  // these five and the few a caller adds: one allocation rather than four
         if let function { attributes.append(Attribute("code.function.name", function)) }
@@ -51,7 +55,8 @@ public struct SpanEvent: Sendable {
     }
 
     /// The semantic conventions' `exception` event: a crash seen from the spans it interrupted.
-    public static func exception(type: String, message: String, stacktrace: String?, timeUnixNano: UInt64) -> SpanEvent {
+    public static func exception(type: String, message: String, stacktrace: String?, timeUnixNano: UInt64) -> SpanEvent
+    {
         var attributes = [Attribute("exception.type", type), Attribute("exception.message", message)]
         if let stacktrace { attributes.append(Attribute("exception.stacktrace", stacktrace)) }
         return SpanEvent(name: "exception", timeUnixNano: timeUnixNano, attributes: attributes)
@@ -73,7 +78,11 @@ public struct SpanLink: Sendable {
 
 public struct SpanStatus: Sendable {
     /// STATUS_CODE_UNSET 0, OK 1, ERROR 2.
-    public enum Code: Int, Sendable { case unset = 0, ok = 1, error = 2 }
+    public enum Code: Int, Sendable {
+        case unset = 0
+        case ok = 1
+        case error = 2
+    }
     public var code: Code
     public var message: String?
 

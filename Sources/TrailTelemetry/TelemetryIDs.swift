@@ -19,7 +19,9 @@ public struct TraceID: HexID, Hashable, Sendable {
     /// A process's trace id: the trace header's wall-clock start (ns since the epoch), the pid, and the FNV-1a
     /// 32-bit hash of the host name, big-endian, 8 + 4 + 4 bytes.
     public static func process(wallClockStart: UInt64, pid: UInt32, host: String) -> TraceID {
-        TraceID(bytes: bigEndianBytes(wallClockStart, 8) + bigEndianBytes(UInt64(pid), 4) + bigEndianBytes(UInt64(fnv1a32(host)), 4))
+        TraceID(
+            bytes: bigEndianBytes(wallClockStart, 8) + bigEndianBytes(UInt64(pid), 4)
+                + bigEndianBytes(UInt64(fnv1a32(host)), 4))
     }
 
     /// Parses 32 hex digits; nil for anything else or all zeros.

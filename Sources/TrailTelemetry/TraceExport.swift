@@ -83,19 +83,25 @@ public struct TraceExport {
 
     /// The OTLP resource of a trace's process.
     public func resource(of file: TraceFile) -> ProcessResource {
-        var resource = ProcessResource(serviceName: serviceName ?? file.info["app"] ?? file.executableName, serviceVersion: file.info["version"],
-                                       pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
+        var resource = ProcessResource(
+            serviceName: serviceName ?? file.info["app"] ?? file.executableName, serviceVersion: file.info["version"],
+            pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
         resource.extra = resourceAttributes
         return resource
     }
 
     /// One selected call as an OTLP span, with its process's ids.
-    public func span(_ selected: SpanSelection.Selected, _ process: TraceProcess, ids: ProcessIDs, exception: SpanEvent?) -> Span {
+    public func span(
+        _ selected: SpanSelection.Selected, _ process: TraceProcess, ids: ProcessIDs, exception: SpanEvent?
+    ) -> Span {
         let salt = ids.salt
         let call = selected.call
         let site = process.sites[call.site]
-        var file: String?, line: Int?
-        if let colon = site.location.lastIndex(of: ":"), let number = Int(site.location[site.location.index(after: colon)...]) {
+        var file: String?
+        var line: Int?
+        if let colon = site.location.lastIndex(of: ":"),
+            let number = Int(site.location[site.location.index(after: colon)...])
+        {
             file = String(site.location[..<colon])
             line = number
         } else if !site.location.isEmpty {
@@ -103,60 +109,81 @@ public struct TraceExport {
         }
         let thread = process.threads[Int(call.thread)]
         // A tracer span's site is its name: its details say which function opened it.
-        var attributes = Span.codeAttributes(function: call.isSpan ? nil : site.name, file: file, line: line, threadID: Int(thread.tid),
-                                             threadName: thread.name)
+        var attributes = Span.codeAttributes(
+            function: call.isSpan ? nil : site.name, file: file, line: line, threadID: Int(thread.tid),
+            threadName: thread.name)
         if call.isAsync, !call.isSpan { attributes.append(Attribute("trail.async", .bool(true))) }
         if call.startsTask { attributes.append(Attribute("trail.task.start", .bool(true))) }
         if selected.foldedCalls > 0 {
             attributes.append(Attribute("trail.folded.calls", selected.foldedCalls))
-            attributes.append(Attribute("trail.folded.duration_ns", Int64(process.nanoseconds(duration: selected.foldedTicks).rounded())))
+            attributes.append(
+                Attribute(
+                    "trail.folded.duration_ns", Int64(process.nanoseconds(duration: selected.foldedTicks).rounded())))
         }
         let details = selected.details
         attributes += details?.attributes.map(Self.attribute) ?? []
-        var events = details?.events.map { SpanEvent(name: $0.name, timeUnixNano: $0.time, attributes: $0.attributes.map(Self.attribute)) } ?? []
-        var status = details?.status.map { SpanStatus(code: SpanStatus.Code(rawValue: Int($0.code)) ?? .unset, message: $0.message) } ?? .unset
+        var events =
+            details?.events.map {
+                SpanEvent(name: $0.name, timeUnixNano: $0.time, attributes: $0.attributes.map(Self.attribute))
+            } ?? []
+        var status =
+            details?.status.map {
+                SpanStatus(code: SpanStatus.Code(rawValue: Int($0.code)) ?? .unset, message: $0.message)
+            } ?? .unset
         if call.unfinished {
             if var exception {
                 exception.timeUnixNano = process.wallNanoseconds(call.end)
                 events.append(exception)
-                status = SpanStatus(code: .error, message: "crashed: \(exception.attributes.first { $0.key == "exception.message" }.map { "\($0.value)" } ?? "")")
+                status = SpanStatus(
+                    code: .error,
+                    message:
+                        "crashed: \(exception.attributes.first { $0.key == "exception.message" }.map { "\($0.value)" } ?? "")"
+                )
             } else {
                 status = SpanStatus(code: .error, message: "did not return before the trace ended")
             }
         }
-        let parent: SpanID? = selected.remoteParent.map(SpanID.init)
+        let parent: SpanID? =
+            selected.remoteParent.map(SpanID.init)
             ?? (selected.parentSpanId == 0 ? ids.inheritedParent : SpanID.exported(selected.parentSpanId, salt: salt))
-        var span = Span(traceID: selected.traceID.map(TraceID.init(bytes:)) ?? ids.traceID, spanID: SpanID.exported(call.spanId, salt: salt),
-                        parentSpanID: parent, name: details?.name ?? site.name,
-                        startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
-                        attributes: attributes, events: events, status: status)
+        var span = Span(
+            traceID: selected.traceID.map(TraceID.init(bytes:)) ?? ids.traceID,
+            spanID: SpanID.exported(call.spanId, salt: salt),
+            parentSpanID: parent, name: details?.name ?? site.name,
+            startTimeUnixNano: process.wallNanoseconds(call.start), endTimeUnixNano: process.wallNanoseconds(call.end),
+            attributes: attributes, events: events, status: status)
         span.kind = details?.kind.map { Int32($0.rawValue) } ?? 1
-        span.links = details?.links.compactMap { link in
-            link.traceID.count == 16 && link.traceID.contains { $0 != 0 } && link.spanID != 0
-                ? SpanLink(traceID: TraceID(bytes: link.traceID), spanID: SpanID(link.spanID), attributes: link.attributes.map(Self.attribute))
-                : nil
-        } ?? []
+        span.links =
+            details?.links.compactMap { link in
+                link.traceID.count == 16 && link.traceID.contains { $0 != 0 } && link.spanID != 0
+                    ? SpanLink(
+                        traceID: TraceID(bytes: link.traceID), spanID: SpanID(link.spanID),
+                        attributes: link.attributes.map(Self.attribute))
+                    : nil
+            } ?? []
         return span
     }
 
     /// `00-<trace>-<span>-<flags>` as the INFO chunk keeps it.
     public static func traceparent(_ text: String) -> (trace: TraceID, span: SpanID)? {
         let fields = text.split(separator: "-")
-        guard fields.count >= 4, let trace = TraceID(hex: String(fields[1])), let span = SpanID(hex: String(fields[2])) else { return nil }
+        guard fields.count >= 4, let trace = TraceID(hex: String(fields[1])), let span = SpanID(hex: String(fields[2]))
+        else { return nil }
         return (trace, span)
     }
 
     static func attribute(_ attribute: SpanDetails.Attribute) -> Attribute {
-        let value: AttributeValue = switch attribute.value {
-        case .string(let text): .string(text)
-        case .int(let number): .int(number)
-        case .double(let number): .double(number)
-        case .bool(let flag): .bool(flag)
-        case .strings(let texts): .array(texts.map { .string($0) })
-        case .ints(let numbers): .array(numbers.map { .int($0) })
-        case .doubles(let numbers): .array(numbers.map { .double($0) })
-        case .bools(let flags): .array(flags.map { .bool($0) })
-        }
+        let value: AttributeValue =
+            switch attribute.value {
+            case .string(let text): .string(text)
+            case .int(let number): .int(number)
+            case .double(let number): .double(number)
+            case .bool(let flag): .bool(flag)
+            case .strings(let texts): .array(texts.map { .string($0) })
+            case .ints(let numbers): .array(numbers.map { .int($0) })
+            case .doubles(let numbers): .array(numbers.map { .double($0) })
+            case .bools(let flags): .array(flags.map { .bool($0) })
+            }
         return Attribute(attribute.key, value)
     }
 
@@ -164,9 +191,12 @@ public struct TraceExport {
     func crashEvent(_ process: TraceProcess) -> SpanEvent? {
         guard !process.file.complete, let block = crashes[process.pid] else { return nil }
         let type = block.signal?.name ?? (block.kind == .crash ? "crash" : "error")
-        let message = [block.signal.map { signal in signal.code.map { "\(signal.name) (\($0))" } ?? signal.name }, block.reason]
-            .compactMap { $0 }.joined(separator: ": ")
-        return .exception(type: type, message: message.isEmpty ? type : message, stacktrace: stacktrace(block), timeUnixNano: 0)
+        let message = [
+            block.signal.map { signal in signal.code.map { "\(signal.name) (\($0))" } ?? signal.name }, block.reason,
+        ]
+        .compactMap { $0 }.joined(separator: ": ")
+        return .exception(
+            type: type, message: message.isEmpty ? type : message, stacktrace: stacktrace(block), timeUnixNano: 0)
     }
 
     /// Crash blocks in the logs under `paths` (files or folders), by pid; the last one of a pid wins.

@@ -46,7 +46,9 @@ final class BlockMemory {
         if let mapping {
             if prefetch, count > 0 {
                 let start = offset & ~(Self.pageSize - 1)
-                _ = madvise(mapping + start, offset + count - start, 22 /* MADV_POPULATE_READ, Linux 5.14 */)
+                // MADV_POPULATE_READ (Linux 5.14), which Glibc's headers here do not name.
+                let madvisePopulateRead: Int32 = 22
+                _ = madvise(mapping + start, offset + count - start, madvisePopulateRead)
             }
             return UnsafeRawBufferPointer(start: mapping + offset, count: count)
         }

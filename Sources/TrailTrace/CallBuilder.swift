@@ -106,7 +106,9 @@ struct CallBuilder {
                 case .span: noteSpan(chunk.payload)
                 default: break
                 }
-                if chunks.firstBlockInUse != .max, (chunk.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit {
+                if chunks.firstBlockInUse != .max,
+                    (chunk.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit
+                {
                     // A thread holds records from far back (a quiet thread, a clock that jumped): copy them.
                     for state in threads { state.pending.adopt(before: chunk.block) }
                     handedOn = true
@@ -154,7 +156,8 @@ struct CallBuilder {
         guard let chunk = TraceChunks.Records(payload) else { return }
         let state = threads[Int(thread(slot: chunk.slot, tid: chunk.tid))]
         if state.pending.isEmpty { state.position = chunk.position }
-        state.pending.append(RecordRun(base: payload.baseAddress! + TraceLayout.recordsHeaderSize, count: chunk.count, block: block))
+        state.pending.append(
+            RecordRun(base: payload.baseAddress! + TraceLayout.recordsHeaderSize, count: chunk.count, block: block))
         held += chunk.count
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }
@@ -170,7 +173,9 @@ struct CallBuilder {
         } else if !active.isEmpty {
             // Runs: the thread with the earliest next record goes until another thread's next record is earlier.
             while true {
-                var first = -1, firstTime = UInt64.max, secondTime = UInt64.max
+                var first = -1
+                var firstTime = UInt64.max
+                var secondTime = UInt64.max
                 for index in active where !threads[index].pending.isEmpty {
                     let time = threads[index].pending.nextTime
                     if time < firstTime {
@@ -193,8 +198,9 @@ struct CallBuilder {
         let state = threads[index]
         var total = 0
         while !state.pending.isEmpty {
-            let handled = handleRun(state.pending.current, from: state.pending.offset, upTo: limit, before: before,
-                                    takeFirst: total == 0, position: state.position, thread: Int32(index), state: state, &visitor)
+            let handled = handleRun(
+                state.pending.current, from: state.pending.offset, upTo: limit, before: before,
+                takeFirst: total == 0, position: state.position, thread: Int32(index), state: state, &visitor)
             total += handled
             state.position += UInt64(handled)
             if !state.pending.advance(by: handled) { break }
@@ -206,9 +212,11 @@ struct CallBuilder {
     /// Hands on `records[start...]` up to `limit` (see `drain`; `takeFirst`: the first record goes even at
     /// `before`); returns how many it handled.
     @inline(__always)
-    mutating func handleRun<V: CallVisitor>(_ records: RecordRun, from start: Int, upTo limit: UInt64, before: UInt64?,
-                                            takeFirst: Bool, position first: UInt64, thread: Int32, state: ThreadState,
-                                            _ visitor: inout V) -> Int {
+    mutating func handleRun<V: CallVisitor>(
+        _ records: RecordRun, from start: Int, upTo limit: UInt64, before: UInt64?,
+        takeFirst: Bool, position first: UInt64, thread: Int32, state: ThreadState,
+        _ visitor: inout V
+    ) -> Int {
         var head = start
         var position = first
         while head < records.count {

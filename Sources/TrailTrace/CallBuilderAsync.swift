@@ -3,8 +3,10 @@ import TrailFormat
 /// Async calls and tracer spans, which may end on another thread, by token; calls still open at the end of the
 /// trace (CallBuilder).
 extension CallBuilder {
-    mutating func asyncEnter<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
-                                             position: UInt64, thread: Int32, _ visitor: inout V) {
+    mutating func asyncEnter<V: CallVisitor>(
+        _ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
+        position: UInt64, thread: Int32, _ visitor: inout V
+    ) {
         if process.spanDetails[1 << 63 | token] != nil {
             spanEnter(record, token: token, task: task, parentToken: parentToken, thread: thread, &visitor)
             return
@@ -15,18 +17,21 @@ extension CallBuilder {
         var parentTask: UInt64 = 0
         if let parent = parent(task: task, parentToken: parentToken) {
             parentTask = parent.task
-            frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: parent.spanId,
-                          depth: parent.depth + 1, outermost: true,
-                          parentThread: parent.thread, parentToken: parent.token)
+            frame = Frame(
+                site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: parent.spanId,
+                depth: parent.depth + 1, outermost: true,
+                parentThread: parent.thread, parentToken: parent.token)
             parentTag = parent.tag
         } else if let top = threads[Int(thread)].stack.last {
-            frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: top.spanId,
-                          depth: top.depth + 1, outermost: true, parentThread: thread, parentToken: 0)
+            frame = Frame(
+                site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: top.spanId,
+                depth: top.depth + 1, outermost: true, parentThread: thread, parentToken: 0)
             parentTag = top.tag
             parentTask = top.task
         } else {
-            frame = Frame(site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: 0, depth: 0,
-                          outermost: true, parentToken: 0)
+            frame = Frame(
+                site: site, start: record.time, spanId: 1 << 63 | token, parentSpanId: 0, depth: 0,
+                outermost: true, parentToken: 0)
         }
         frame.task = task
         frame.startsTask = task != 0 && parentTask != task
@@ -40,8 +45,10 @@ extension CallBuilder {
     /// A tracer span: the innermost call or span open where it started (on its thread inside a synchronous
     /// call, else in its task), else the span its context named; the calls made where it started, while it is
     /// open, hang under it (Docs/trace-format.md, "Tracer spans").
-    mutating func spanEnter<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
-                                            thread: Int32, _ visitor: inout V) {
+    mutating func spanEnter<V: CallVisitor>(
+        _ record: TraceRecord, token: UInt64, task: UInt64, parentToken: UInt64,
+        thread: Int32, _ visitor: inout V
+    ) {
         let site = site(record.address)
         let state = threads[Int(thread)]
         let spanId: UInt64 = 1 << 63 | token
@@ -56,12 +63,14 @@ extension CallBuilder {
         } else if let found = self.parent(task: task, parentToken: parentToken) {
             parent = (found.spanId, found.depth, found.tag, found.thread, found.task, found.token)
         }
-        if parent == nil, let local = process.spanDetails[spanId]?.localParent, let open = openAsync[local & ~(1 << 63)] {
+        if parent == nil, let local = process.spanDetails[spanId]?.localParent, let open = openAsync[local & ~(1 << 63)]
+        {
             parent = (open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task, local & ~(1 << 63))
         }
-        var frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
-                          depth: parent.map { $0.depth + 1 } ?? 0, outermost: true, parentThread: parent?.thread ?? -1,
-                          parentToken: parent?.token ?? 0)
+        var frame = Frame(
+            site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
+            depth: parent.map { $0.depth + 1 } ?? 0, outermost: true, parentThread: parent?.thread ?? -1,
+            parentToken: parent?.token ?? 0)
         frame.task = task
         frame.startsTask = task != 0 && parent != nil && parent?.task != task
         frame.isSpan = true
@@ -76,13 +85,17 @@ extension CallBuilder {
         }
     }
 
-    mutating func asyncExit<V: CallVisitor>(_ record: TraceRecord, token: UInt64, task: UInt64, thread: Int32, _ visitor: inout V) {
+    mutating func asyncExit<V: CallVisitor>(
+        _ record: TraceRecord, token: UInt64, task: UInt64, thread: Int32, _ visitor: inout V
+    ) {
         guard let open = openAsync.removeValue(forKey: token) else { return }  // its entry was cut
         endAsync(open, token: token, at: record.time, exitThread: thread, unfinished: false, &visitor)
     }
 
-    mutating func endAsync<V: CallVisitor>(_ open: AsyncFrame, token: UInt64, at time: UInt64, exitThread: Int32,
-                                           unfinished: Bool, _ visitor: inout V) {
+    mutating func endAsync<V: CallVisitor>(
+        _ open: AsyncFrame, token: UInt64, at time: UInt64, exitThread: Int32,
+        unfinished: Bool, _ visitor: inout V
+    ) {
         if var stack = taskStacks[open.task] {
             if stack.last == token { stack.removeLast() } else { stack.removeAll { $0 == token } }
             taskStacks[open.task] = stack.isEmpty ? nil : stack
@@ -122,7 +135,9 @@ extension CallBuilder {
     mutating func finishOpenCalls<V: CallVisitor>(_ visitor: inout V) {
         let end = process.lastTicks
         for index in threads.indices {
-            while !threads[index].stack.isEmpty { endFrame(thread: Int32(index), at: end, unfinished: true, state: threads[index], &visitor) }
+            while !threads[index].stack.isEmpty {
+                endFrame(thread: Int32(index), at: end, unfinished: true, state: threads[index], &visitor)
+            }
         }
         for (token, open) in openAsync.sorted(by: { $0.value.frame.depth > $1.value.frame.depth }) {
             openAsync.removeValue(forKey: token)
@@ -131,8 +146,9 @@ extension CallBuilder {
     }
 
     @inline(__always) func event(_ frame: Frame, thread: Int32) -> CallEvent {
-        var call = CallEvent(site: frame.site, thread: thread, start: frame.start, spanId: frame.spanId,
-                             parentSpanId: frame.parentSpanId, depth: frame.depth)
+        var call = CallEvent(
+            site: frame.site, thread: thread, start: frame.start, spanId: frame.spanId,
+            parentSpanId: frame.parentSpanId, depth: frame.depth)
         call.childTicks = frame.childTicks
         call.outermost = frame.outermost
         call.parentThread = frame.parentThread

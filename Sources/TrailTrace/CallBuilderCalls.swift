@@ -14,7 +14,9 @@ extension CallBuilder {
     }
 
     @inline(__always)
-    mutating func handle<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V) {
+    mutating func handle<V: CallVisitor>(
+        _ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V
+    ) {
         switch state.awaiting {
         case .nothing: break
         case .taskParent:
@@ -32,9 +34,11 @@ extension CallBuilder {
             }
         case .asyncEnterParent:
             state.awaiting = .nothing
-            let enter = state.held, token = state.heldAux
-            asyncEnter(enter, token: token.time, task: token.address, parentToken: record.kind == .aux ? record.time : 0,
-                       position: state.heldPosition, thread: thread, &visitor)
+            let enter = state.held
+            let token = state.heldAux
+            asyncEnter(
+                enter, token: token.time, task: token.address, parentToken: record.kind == .aux ? record.time : 0,
+                position: state.heldPosition, thread: thread, &visitor)
             if record.kind == .aux { return }
         case .asyncExitToken:
             state.awaiting = .nothing
@@ -66,7 +70,9 @@ extension CallBuilder {
 
     /// The call a new root call or async call hangs under: the task's innermost open async call, else the one
     /// its creator had open (possibly ended since), else none.
-    mutating func parent(task: UInt64, parentToken: UInt64) -> (token: UInt64, spanId: UInt64, depth: Int32, tag: Int32, thread: Int32, task: UInt64)? {
+    mutating func parent(task: UInt64, parentToken: UInt64) -> (
+        token: UInt64, spanId: UInt64, depth: Int32, tag: Int32, thread: Int32, task: UInt64
+    )? {
         if task != 0, let token = taskStacks[task]?.last, let open = openAsync[token] {
             return (token, open.frame.spanId, open.frame.depth, open.frame.tag, open.thread, open.task)
         }
@@ -74,7 +80,9 @@ extension CallBuilder {
         if let open = openAsync[parentToken] {
             // A child task made while tracer spans are open above its creator's call in the creator's task
             // (an `async let` inside `withSpan`) hangs under the innermost of them.
-            if let stack = taskStacks[open.task], let top = stack.last, top != parentToken, let span = openAsync[top], span.frame.isSpan {
+            if let stack = taskStacks[open.task], let top = stack.last, top != parentToken, let span = openAsync[top],
+                span.frame.isSpan
+            {
                 var index = stack.count - 1
                 while index >= 0, openAsync[stack[index]]?.frame.isSpan == true { index -= 1 }
                 if index >= 0, stack[index] == parentToken {
@@ -87,7 +95,9 @@ extension CallBuilder {
         return nil
     }
 
-    mutating func enter<V: CallVisitor>(_ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V) {
+    mutating func enter<V: CallVisitor>(
+        _ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V
+    ) {
         let depth = record.depth
         // Calls whose exits were lost (a gap) end here.
         while state.stack.count > depth, depth < Int(TraceRecord.depthMax) {
@@ -95,29 +105,36 @@ extension CallBuilder {
         }
         let site = site(record.address)
         let name = Int(sameName[Int(site)])
-        if state.open.count <= name { state.open.append(contentsOf: repeatElement(0, count: name + 1 - state.open.count)) }
+        if state.open.count <= name {
+            state.open.append(contentsOf: repeatElement(0, count: name + 1 - state.open.count))
+        }
         let outermost = state.open[name] == 0
         state.open[name] += 1
         let spanId = UInt64(state.slot + 1) << 44 | (position & (1 << 44 - 1))
         var frame: Frame
         if let span = state.spans.last, span.depth == state.stack.count, state.stack.count > 0 || state.task == 0,
-           let open = openAsync[span.token] {
+            let open = openAsync[span.token]
+        {
             // Inside a tracer span that this thread opened at this depth.
-            frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: open.frame.spanId, depth: open.frame.depth + 1,
-                          outermost: outermost, parentThread: open.thread, parentToken: state.stack.isEmpty ? span.token : 0)
+            frame = Frame(
+                site: site, start: record.time, spanId: spanId, parentSpanId: open.frame.spanId,
+                depth: open.frame.depth + 1,
+                outermost: outermost, parentThread: open.thread, parentToken: state.stack.isEmpty ? span.token : 0)
             frame.spanParent = state.stack.isEmpty ? 0 : span.token
             frame.task = state.stack.last?.task ?? state.task
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: open.frame.tag)
         } else if let top = state.stack.last {
-            frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
-                          outermost: outermost, parentThread: thread, parentToken: 0)
+            frame = Frame(
+                site: site, start: record.time, spanId: spanId, parentSpanId: top.spanId, depth: top.depth + 1,
+                outermost: outermost, parentThread: thread, parentToken: 0)
             frame.task = top.task
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: top.tag)
         } else {
             let parent = parent(task: state.task, parentToken: state.taskParent)
-            frame = Frame(site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
-                          depth: parent.map { $0.depth + 1 } ?? 0, outermost: outermost,
-                          parentThread: parent?.thread ?? -1, parentToken: parent?.token ?? 0)
+            frame = Frame(
+                site: site, start: record.time, spanId: spanId, parentSpanId: parent?.spanId ?? 0,
+                depth: parent.map { $0.depth + 1 } ?? 0, outermost: outermost,
+                parentThread: parent?.thread ?? -1, parentToken: parent?.token ?? 0)
             frame.task = state.task
             frame.startsTask = state.task != 0 && parent?.task != state.task
             frame.tag = visitor.enter(event(frame, thread: thread), parentTag: parent?.tag ?? -1)
@@ -138,7 +155,9 @@ extension CallBuilder {
         }
     }
 
-    mutating func endFrame<V: CallVisitor>(thread: Int32, at time: UInt64, unfinished: Bool, state: ThreadState, _ visitor: inout V) {
+    mutating func endFrame<V: CallVisitor>(
+        thread: Int32, at time: UInt64, unfinished: Bool, state: ThreadState, _ visitor: inout V
+    ) {
         guard let frame = state.stack.popLast() else { return }
         state.open[Int(sameName[Int(frame.site)])] -= 1
         let end = max(time, frame.start)

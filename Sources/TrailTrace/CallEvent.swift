@@ -46,10 +46,10 @@ public protocol CallVisitor {
     mutating func endProcess(_ process: TraceProcess)
 }
 
-public extension CallVisitor {
-    mutating func beginProcess(_ process: TraceProcess) {}
-    mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 { -1 }
-    mutating func endProcess(_ process: TraceProcess) {}
+extension CallVisitor {
+    public mutating func beginProcess(_ process: TraceProcess) {}
+    public mutating func enter(_ call: CallEvent, parentTag: Int32) -> Int32 { -1 }
+    public mutating func endProcess(_ process: TraceProcess) {}
 }
 
 /// A function, once per name across every file read.
@@ -135,14 +135,20 @@ public final class TraceProcess {
         guard call.isSpan, let details = spanDetails[call.spanId] else { return "" }
         var parts: [String] = []
         if let status = details.status {
-            parts.append((status.code == 2 ? "error" : status.code == 1 ? "ok" : "unset") + (status.message.map { ": " + $0 } ?? ""))
+            parts.append(
+                (status.code == 2 ? "error" : status.code == 1 ? "ok" : "unset")
+                    + (status.message.map { ": " + $0 } ?? ""))
         }
         // The code attributes say where it was opened, which the site already does.
         parts += details.attributes.filter { !$0.key.hasPrefix("code.") }.map { "\($0.key)=\($0.value)" }
         parts += details.events.map { event in
-            "event " + event.name + (event.attributes.isEmpty ? "" : "(" + event.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")
+            "event " + event.name
+                + (event.attributes.isEmpty
+                    ? "" : "(" + event.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")")
         }
-        if let remote = details.remoteParent { parts.append("remote parent " + Self.hex(remote.traceID) + "/" + Self.hex(remote.spanID)) }
+        if let remote = details.remoteParent {
+            parts.append("remote parent " + Self.hex(remote.traceID) + "/" + Self.hex(remote.spanID))
+        }
         parts += details.links.map { "link " + Self.hex($0.traceID) + "/" + Self.hex($0.spanID) }
         return parts.isEmpty ? "" : "{" + parts.joined(separator: ", ") + "}"
     }

@@ -30,7 +30,9 @@ public final class ChromeTrace: CallVisitor {
         origin = files.map(\.startWallNanoseconds).min() ?? 0
         var spawning: [UInt64: [UInt32]] = [:]
         for file in files {
-            if let span = file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan) { spawning[span, default: []].append(file.pid) }
+            if let span = file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan) {
+                spawning[span, default: []].append(file.pid)
+            }
         }
         spawningSpans = spawning
         output.append("{\"traceEvents\":[\n")
@@ -47,9 +49,13 @@ public final class ChromeTrace: CallVisitor {
         offset = Double(process.file.startWallNanoseconds &- origin)
         if !spawningSpans.isEmpty {
             salt = ProcessTree.salt(of: process.file)
-            arrowIn = process.file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan).flatMap { arrowsBegun.contains($0) ? $0 : nil }
+            arrowIn = process.file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan).flatMap {
+                arrowsBegun.contains($0) ? $0 : nil
+            }
         }
-        event(#"{"name":"process_name","ph":"M","pid":\#(process.pid),"tid":0,"args":{"name":\#(JSONString.quote(process.file.executableName))}}"#)
+        event(
+            #"{"name":"process_name","ph":"M","pid":\#(process.pid),"tid":0,"args":{"name":\#(JSONString.quote(process.file.executableName))}}"#
+        )
     }
 
     /// Microseconds with three decimals, rounded to whole nanoseconds first so children never poke out.
@@ -62,30 +68,43 @@ public final class ChromeTrace: CallVisitor {
     public func exit(_ call: CallEvent, tag: Int32) {
         let process = process!
         let site = process.sites[call.site]
-        let pid = process.pid, tid = process.threads[Int(call.thread)].tid
+        let pid = process.pid
+        let tid = process.threads[Int(call.thread)].tid
         let name = JSONString.quote(process.name(call))
         let summary = process.spanSummary(call)
         let details = summary.isEmpty ? "" : #","span":\#(JSONString.quote(summary))"#
-        let args = #"{"location":\#(JSONString.quote(site.location))\#(details)\#(call.unfinished ? #","unfinished":true"# : "")}"#
+        let args =
+            #"{"location":\#(JSONString.quote(site.location))\#(details)\#(call.unfinished ? #","unfinished":true"# : "")}"#
         let creator = call.startsTask && call.parentSpanId != 0 ? String(call.parentSpanId, radix: 16) : nil
         if !spawningSpans.isEmpty { processArrows(call, pid: pid, tid: tid) }
         if call.isAsync {
             let category = call.isSpan ? "span" : "async"
             let endTid = process.threads[Int(call.exitThread >= 0 ? call.exitThread : call.thread)].tid
-            let id = String(call.spanId, radix: 16), start = micros(call.start)
-            event(#"{"name":\#(name),"cat":"\#(category)","ph":"b","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(id)","flow_out":true,"args":\#(args)}"#)
-            event(#"{"name":\#(name),"cat":"\#(category)","ph":"e","id":"\#(id)","ts":\#(micros(call.end)),"pid":\#(pid),"tid":\#(endTid)}"#)
+            let id = String(call.spanId, radix: 16)
+            let start = micros(call.start)
+            event(
+                #"{"name":\#(name),"cat":"\#(category)","ph":"b","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(id)","flow_out":true,"args":\#(args)}"#
+            )
+            event(
+                #"{"name":\#(name),"cat":"\#(category)","ph":"e","id":"\#(id)","ts":\#(micros(call.end)),"pid":\#(pid),"tid":\#(endTid)}"#
+            )
             if let creator {
-                event(#"{"name":"child task","cat":"async","ph":"n","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(creator)","flow_in":true}"#)
+                event(
+                    #"{"name":"child task","cat":"async","ph":"n","id":"\#(id)","ts":\#(start),"pid":\#(pid),"tid":\#(tid),"bind_id":"\#(creator)","flow_in":true}"#
+                )
             }
         } else {
             let start = micros(call.start)
-            let ns = (offset + process.nanoseconds(call.end)).rounded() - (offset + process.nanoseconds(call.start)).rounded()
+            let ns =
+                (offset + process.nanoseconds(call.end)).rounded()
+                - (offset + process.nanoseconds(call.start)).rounded()
             let duration = UInt64(max(0, ns))
             let fraction = duration % 1000
             let dur = "\(duration / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction)
             let flow = creator.map { #","bind_id":"\#($0)","flow_in":true"# } ?? ""
-            event(#"{"name":\#(name),"cat":"function","ph":"X","ts":\#(start),"dur":\#(dur),"pid":\#(pid),"tid":\#(tid)\#(flow),"args":\#(args)}"#)
+            event(
+                #"{"name":\#(name),"cat":"function","ph":"X","ts":\#(start),"dur":\#(dur),"pid":\#(pid),"tid":\#(tid)\#(flow),"args":\#(args)}"#
+            )
         }
     }
 
@@ -95,18 +114,24 @@ public final class ChromeTrace: CallVisitor {
         let exported = SpanIDMath.exported(call.spanId, salt: salt)
         if let children = spawningSpans[exported], arrowsBegun.insert(exported).inserted {
             for child in children {
-                event(#"{"name":"process","cat":"process","ph":"s","id":"\#(String(exported, radix: 16))-\#(child)","ts":\#(micros(call.start)),"pid":\#(pid),"tid":\#(tid)}"#)
+                event(
+                    #"{"name":"process","cat":"process","ph":"s","id":"\#(String(exported, radix: 16))-\#(child)","ts":\#(micros(call.start)),"pid":\#(pid),"tid":\#(tid)}"#
+                )
             }
         }
         if let arrow = arrowIn, call.parentSpanId == 0 {
             arrowIn = nil
-            event(#"{"name":"process","cat":"process","ph":"f","bp":"e","id":"\#(String(arrow, radix: 16))-\#(pid)","ts":\#(micros(call.start)),"pid":\#(pid),"tid":\#(tid)}"#)
+            event(
+                #"{"name":"process","cat":"process","ph":"f","bp":"e","id":"\#(String(arrow, radix: 16))-\#(pid)","ts":\#(micros(call.start)),"pid":\#(pid),"tid":\#(tid)}"#
+            )
         }
     }
 
     public func endProcess(_ process: TraceProcess) {
         for thread in process.threads {
-            event(#"{"name":"thread_name","ph":"M","pid":\#(process.pid),"tid":\#(thread.tid),"args":{"name":\#(JSONString.quote(thread.name))}}"#)
+            event(
+                #"{"name":"thread_name","ph":"M","pid":\#(process.pid),"tid":\#(thread.tid),"args":{"name":\#(JSONString.quote(thread.name))}}"#
+            )
         }
         dropped += process.dropped
         cut += process.file.cut?.records ?? 0

@@ -92,7 +92,9 @@ public struct FlameGraph: CallVisitor {
 
     public func render(title: String = "Flame graph") -> String {
         let root = tree()
-        let width = 1200.0, frameHeight = 17.0, top = 60.0
+        let width = 1200.0
+        let frameHeight = 17.0
+        let top = 60.0
         var frames: [String] = []
         var maxDepth = 0
         // Lay out frames left to right, children in alphabetical order as flame graphs do.
@@ -101,13 +103,18 @@ public struct FlameGraph: CallVisitor {
             maxDepth = max(maxDepth, depth)
             let fraction = root.total > 0 ? node.total / root.total : 0
             let share = String(format: "%.2f%%", fraction * 100)
-            let label = "\(node.name) (\(DurationFormat.format(node.total).trimmingCharacters(in: .whitespaces)), \(share))"
+            let label =
+                "\(node.name) (\(DurationFormat.format(node.total).trimmingCharacters(in: .whitespaces)), \(share))"
             // Static geometry, the same as the script's first draw, so viewers without scripts show it too.
-            let pixelX = x * width, pixelWidth = fraction * width, y = top + Double(depth) * frameHeight
-            let geometry = String(format: "x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"",
-                                  pixelX, y, max(0, pixelWidth - 0.5), frameHeight - 1)
+            let pixelX = x * width
+            let pixelWidth = fraction * width
+            let y = top + Double(depth) * frameHeight
+            let geometry = String(
+                format: "x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"",
+                pixelX, y, max(0, pixelWidth - 0.5), frameHeight - 1)
             let textPosition = String(format: "x=\"%.2f\" y=\"%.1f\"", pixelX + 3, y + frameHeight - 5)
-            frames.append("""
+            frames.append(
+                """
                 <g class="f\(pixelWidth < 0.5 ? " hidden" : "")" data-x="\(x)" data-w="\(fraction)" data-d="\(depth)">\
                 <title>\(Self.escape(label))</title><rect \(geometry) rx="2" ry="2" fill="\(Self.color(node.name, depth: depth))"/>\
                 <text \(textPosition)>\(Self.escape(Self.fitted(node.name, pixelWidth)))</text></g>
@@ -158,9 +165,11 @@ public struct FlameGraph: CallVisitor {
 
     /// Warm colours, stable per name, a little lighter with depth.
     static func color(_ name: String, depth: Int) -> String {
-        var hash: UInt32 = 2166136261
-        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }
-        let red = 205 + Int(hash % 50), green = 80 + Int((hash >> 8) % 130), blue = 40 + Int((hash >> 16) % 40)
+        var hash: UInt32 = 2_166_136_261
+        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let red = 205 + Int(hash % 50)
+        let green = 80 + Int((hash >> 8) % 130)
+        let blue = 40 + Int((hash >> 16) % 40)
         return "rgb(\(red),\(green),\(blue))"
     }
 

@@ -68,9 +68,11 @@ struct PendingRecords {
         let copy = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * TraceRecord.size, alignment: 16)
         var filled = 0
         for index in first ..< end {
-            let run = runs[index], skipped = index == first ? offset : 0
-            (copy + filled * TraceRecord.size).copyMemory(from: run.base + skipped * TraceRecord.size,
-                                                         byteCount: (run.count - skipped) * TraceRecord.size)
+            let run = runs[index]
+            let skipped = index == first ? offset : 0
+            (copy + filled * TraceRecord.size).copyMemory(
+                from: run.base + skipped * TraceRecord.size,
+                byteCount: (run.count - skipped) * TraceRecord.size)
             filled += run.count - skipped
             if run.block == RecordRun.owned { UnsafeMutableRawPointer(mutating: run.base).deallocate() }
         }
@@ -80,7 +82,9 @@ struct PendingRecords {
 
     /// Frees the copies still held (a reader that stopped before the end).
     mutating func freeCopies() {
-        for run in runs[first...] where run.block == RecordRun.owned { UnsafeMutableRawPointer(mutating: run.base).deallocate() }
+        for run in runs[first...] where run.block == RecordRun.owned {
+            UnsafeMutableRawPointer(mutating: run.base).deallocate()
+        }
         runs.removeAll()
         first = 0
         offset = 0

@@ -23,7 +23,9 @@ public struct Profile: CallVisitor {
     public enum Order: String, Sendable, CaseIterable {
         case total, `self`, calls, average, minimum, maximum, name
 
-        static let aliases: [String: Order] = ["call": .calls, "avg": .average, "min": .minimum, "max": .maximum, "func": .name]
+        static let aliases: [String: Order] = [
+            "call": .calls, "avg": .average, "min": .minimum, "max": .maximum, "func": .name,
+        ]
 
         /// A comma-separated list of keys, the first deciding and the next breaking ties; nil names the first
         /// key that is not one.
@@ -130,16 +132,21 @@ public struct Profile: CallVisitor {
     /// The table, without the functions `excluded` matches.
     public func render(_ keys: [Order], excluding excluded: NamePattern? = nil) -> String {
         let width = byProcess ? max(10, merged.values.map(\.executable.count).max() ?? 0) : 0
-        let pidColumn = byProcess ? "       PID  " + "Executable".padding(toLength: width, withPad: " ", startingAt: 0) : ""
+        let pidColumn =
+            byProcess ? "       PID  " + "Executable".padding(toLength: width, withPad: " ", startingAt: 0) : ""
         var out = "  Total time   Self time       Calls     Average     Minimum     Maximum\(pidColumn)  Function\n"
-        out += "  ==========  ==========  ==========  ==========  ==========  =========="
+        out +=
+            "  ==========  ==========  ==========  ==========  ==========  =========="
             + (byProcess ? "  ========  " + String(repeating: "=", count: width) : "") + "  ====================\n"
         for entry in entries(keys, excluding: excluded) {
-            var columns = [entry.total, entry.selfTime].map { "  " + DurationFormat.format($0) }.joined()
+            var columns =
+                [entry.total, entry.selfTime].map { "  " + DurationFormat.format($0) }.joined()
                 + "  " + String(format: "%10d", entry.calls)
                 + [entry.average, entry.minimum, entry.maximum].map { "  " + DurationFormat.format($0) }.joined()
             if let pid = entry.pid {
-                columns += "  " + String(format: "%8u", pid) + "  " + entry.executable.padding(toLength: width, withPad: " ", startingAt: 0)
+                columns +=
+                    "  " + String(format: "%8u", pid) + "  "
+                    + entry.executable.padding(toLength: width, withPad: " ", startingAt: 0)
             }
             out += columns + "  " + entry.name + "\n"
         }

@@ -63,7 +63,8 @@ public struct Replay: CallVisitor {
 
     public init(_ options: ReplayOptions, output: TextOutput, tree: ProcessTree? = nil) {
         self.init(options, output: output, tree: tree, baseIndent: 0, rootsInScope: false)
-        output.append(options.showPid ? "# DURATION      PID      TID     FUNCTION\n" : "# DURATION     TID     FUNCTION\n")
+        output.append(
+            options.showPid ? "# DURATION      PID      TID     FUNCTION\n" : "# DURATION     TID     FUNCTION\n")
     }
 
     init(_ options: ReplayOptions, output: TextOutput, tree: ProcessTree?, baseIndent: Int32, rootsInScope: Bool) {
@@ -88,13 +89,17 @@ public struct Replay: CallVisitor {
         let inScope = (parent?.inScope ?? rootsInScope) || startsScope
         // A root line keeps its depth (calls above it were cut), except a child task's whose creator already
         // returned: it would read as nested in whatever call printed last.
-        let indent: Int32 = if let parent, parent.inScope { parent.indent + 1 } else { options.filter == nil && call.parentSpanId == 0 ? call.depth : 0 }
+        let indent: Int32 =
+            if let parent, parent.inScope { parent.indent + 1 } else {
+                options.filter == nil && call.parentSpanId == 0 ? call.depth : 0
+            }
         var shown = inScope && (parent.map { $0.shown || startsScope } ?? true)
         if let maxDepth = options.maxDepth, indent >= maxDepth { shown = false }
         if let threads = options.threads, !threads.contains(process.threads[Int(call.thread)].tid) { shown = false }
         let excluded = (parent?.excluded ?? false) || (options.exclude?.matches(process.sites[call.site].name) ?? false)
         if excluded { shown = false }
-        return lines.add(Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope, excluded: excluded))
+        return lines.add(
+            Line(call: call, parent: parentTag, indent: indent, shown: shown, inScope: inScope, excluded: excluded))
     }
 
     public mutating func exit(_ call: CallEvent, tag: Int32) {
@@ -102,12 +107,15 @@ public struct Replay: CallVisitor {
         let line = lines[tag]
         guard line.shown, line.printed || call.duration >= minimumTicks else { return }
         let process = process!
-        if let tree, case let children = tree.claimChildren(of: SpanIDMath.exported(call.spanId, salt: salt)), !children.isEmpty {
+        if let tree, case let children = tree.claimChildren(of: SpanIDMath.exported(call.spanId, salt: salt)),
+            !children.isEmpty
+        {
             openAncestors(of: tag)
             replay(children, indent: line.indent + 1, inScope: line.inScope)
         }
         if lines[tag].printed {
-            prefix(duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
+            prefix(
+                duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
             if options.colors { output.append(Self.dim) }
             output.append("} /* ")
             output.append(process.name(call))
@@ -132,13 +140,17 @@ public struct Replay: CallVisitor {
         for file in files {
             output.append(spaces: 10)
             output.append(byte: 0x20)
-            if options.showPid { output.append(UInt64(file.pid), width: 8); output.append(byte: 0x20) }
+            if options.showPid {
+                output.append(UInt64(file.pid), width: 8)
+                output.append(byte: 0x20)
+            }
             output.append(byte: 0x5B)
             output.append(UInt64(file.pid), width: 6)
             output.append("] | ")
             output.append(spaces: Int(baseIndent + indent) * 2)
             output.append("[process \(file.pid) \(file.executableName)]\n")
-            var nested = Replay(options, output: output, tree: tree, baseIndent: baseIndent + indent, rootsInScope: inScope)
+            var nested = Replay(
+                options, output: output, tree: tree, baseIndent: baseIndent + indent, rootsInScope: inScope)
             CallStream().read([file], into: &nested)
         }
     }
@@ -173,7 +185,10 @@ public struct Replay: CallVisitor {
             output.append(spaces: 10)
         }
         output.append(byte: 0x20)
-        if options.showPid { output.append(UInt64(process.pid), width: 8); output.append(byte: 0x20) }
+        if options.showPid {
+            output.append(UInt64(process.pid), width: 8)
+            output.append(byte: 0x20)
+        }
         output.append(byte: 0x5B)
         output.append(UInt64(process.threads[Int(thread)].tid), width: 6)
         output.append("] | ")

@@ -57,8 +57,10 @@ public struct SpanSelection: CallVisitor {
     var traces: [[UInt8]] = []
     var traceIndex: [[UInt8]: Int32] = [:]
 
-    public init(beginProcess: @escaping (TraceProcess) -> Void, span: @escaping (Selected, TraceProcess) -> Void,
-                endProcess: @escaping (TraceProcess) -> Void) {
+    public init(
+        beginProcess: @escaping (TraceProcess) -> Void, span: @escaping (Selected, TraceProcess) -> Void,
+        endProcess: @escaping (TraceProcess) -> Void
+    ) {
         self.beginProcess = beginProcess
         self.span = span
         self.endProcess = endProcess
@@ -84,11 +86,13 @@ public struct SpanSelection: CallVisitor {
                 node.isContext = true
                 node.remoteSpan = remote.spanID
             }
-            node.trace = traceIndex[remote.traceID] ?? {
-                traces.append(remote.traceID)
-                traceIndex[remote.traceID] = Int32(traces.count - 1)
-                return Int32(traces.count - 1)
-            }()
+            node.trace =
+                traceIndex[remote.traceID]
+                ?? {
+                    traces.append(remote.traceID)
+                    traceIndex[remote.traceID] = Int32(traces.count - 1)
+                    return Int32(traces.count - 1)
+                }()
         } else if parentTag >= 0 {
             node.trace = nodes[parentTag].trace
         }
@@ -121,7 +125,8 @@ public struct SpanSelection: CallVisitor {
         }
         if call.isAsync { rememberExported(call.spanId) }
         kept += 1
-        var selected = Selected(call: call, parentSpanId: parentSpanId, foldedCalls: node.foldedCalls, foldedTicks: node.foldedTicks)
+        var selected = Selected(
+            call: call, parentSpanId: parentSpanId, foldedCalls: node.foldedCalls, foldedTicks: node.foldedTicks)
         if node.trace >= 0 { selected.traceID = traces[Int(node.trace)] }
         if call.isSpan, let details = process!.spanDetails[call.spanId] {
             selected.details = details

@@ -30,9 +30,12 @@ public final class TextOutput {
 
     /// `value` right-aligned in `width` columns.
     public func append(_ value: UInt64, width: Int = 0) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         var rest = value
         withUnsafeMutableBytes(of: &digits) { raw in
@@ -49,11 +52,12 @@ public final class TextOutput {
     /// Nanoseconds as uftrace prints a duration: `%7.3f` and a unit (us, ms, s), ten columns.
     public func append(duration nanoseconds: Double) {
         let ns = nanoseconds < 0 ? 0 : nanoseconds
-        let (scaled, unit): (UInt64, StaticString) = switch ns {
-        case ..<999_999.5: (UInt64(ns.rounded()), "us")
-        case ..<999_999_500: (UInt64((ns / 1e3).rounded()), "ms")
-        default: (UInt64((ns / 1e6).rounded()), " s")
-        }
+        let (scaled, unit): (UInt64, StaticString) =
+            switch ns {
+            case ..<999_999.5: (UInt64(ns.rounded()), "us")
+            case ..<999_999_500: (UInt64((ns / 1e3).rounded()), "ms")
+            default: (UInt64((ns / 1e6).rounded()), " s")
+            }
         append(scaled / 1000, width: 3)
         bytes.append(0x2E)
         let fraction = scaled % 1000

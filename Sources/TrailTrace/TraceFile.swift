@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// One trace file as the runtime's recorder writes it (Docs/trace-format.md): a header, then blocks of chunks
 /// read in sequence order. Opening reads the header, the block directory and what a one-pass reader needs
@@ -83,17 +84,25 @@ public final class TraceFile {
         }
         guard got == TraceLayout.headerSize else {
             close(descriptor)
-            throw FormatError(description: "\(path): the trace ends inside its header (\(max(got, 0)) of \(TraceLayout.headerSize) bytes)")
+            throw FormatError(
+                description:
+                    "\(path): the trace ends inside its header (\(max(got, 0)) of \(TraceLayout.headerSize) bytes)")
         }
         guard let header = TraceHeader(headerBytes), header.version == TraceLayout.version else {
             close(descriptor)
             let version = headerBytes[8 ..< 12].reversed().reduce(0) { $0 << 8 | Int($1) }
-            throw FormatError(description: "\(path): trace format version \(version) is not supported (this trail reads version \(TraceLayout.version); record it again)")
+            throw FormatError(
+                description:
+                    "\(path): trace format version \(version) is not supported (this trail reads version \(TraceLayout.version); record it again)"
+            )
         }
         guard header.blockSize >= 4096, header.blockSize <= 1 << 30, header.blockSize & (header.blockSize - 1) == 0,
-              header.size >= TraceLayout.headerSize else {
+            header.size >= TraceLayout.headerSize
+        else {
             close(descriptor)
-            throw FormatError(description: "\(path): the header is damaged (block size \(header.blockSize), header size \(header.size))")
+            throw FormatError(
+                description:
+                    "\(path): the header is damaged (block size \(header.blockSize), header size \(header.size))")
         }
         self.header = header
         self.fileSize = fileSize
@@ -106,14 +115,19 @@ public final class TraceFile {
         var blockHeader = [UInt8](repeating: 0, count: TraceLayout.blockHeaderSize)
         while offset + TraceLayout.blockHeaderSize <= fileSize {
             let read = blockHeader.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-            guard read == TraceLayout.blockHeaderSize, let decoded = blockHeader.withUnsafeBytes({ TraceChunks.BlockHeader($0) }) else {
+            guard read == TraceLayout.blockHeaderSize,
+                let decoded = blockHeader.withUnsafeBytes({ TraceChunks.BlockHeader($0) })
+            else {
                 truncated = true
                 break
             }
             var used = decoded.used
             let sequence = decoded.sequence
-            if used > header.blockSize - TraceLayout.blockHeaderSize || offset + TraceLayout.blockHeaderSize + used > fileSize {
-                used = min(header.blockSize - TraceLayout.blockHeaderSize, fileSize - offset - TraceLayout.blockHeaderSize)
+            if used > header.blockSize - TraceLayout.blockHeaderSize
+                || offset + TraceLayout.blockHeaderSize + used > fileSize
+            {
+                used = min(
+                    header.blockSize - TraceLayout.blockHeaderSize, fileSize - offset - TraceLayout.blockHeaderSize)
                 truncated = true
             }
             blocks.append(Block(sequence: sequence, offset: offset + TraceLayout.blockHeaderSize, used: used))
@@ -222,9 +236,11 @@ public final class TraceFile {
             // that is not the one opened, or is shorter now, is read into buffers. (Traces only grow while
             // written; a file cut while this reads it is not covered.)
             var status = stat()
-            let same = fstat(descriptor, &status) == 0 && Int(status.st_size) >= file.fileSize
+            let same =
+                fstat(descriptor, &status) == 0 && Int(status.st_size) >= file.fileSize
                 && UInt(status.st_dev) == file.identity.device && UInt(status.st_ino) == file.identity.inode
-            memory = BlockMemory(descriptor: descriptor, fileSize: file.fileSize, sequential: true, maps: file.mapsFile && same)
+            memory = BlockMemory(
+                descriptor: descriptor, fileSize: file.fileSize, sequential: true, maps: file.mapsFile && same)
         }
 
         public func next() -> Chunk? {
@@ -270,12 +286,16 @@ public final class TraceFile {
     /// The totals only grow: the largest CUT chunk is the last one written.
     func addCut(_ payload: UnsafeRawBufferPointer) {
         guard let chunk = TraceChunks.Cut(payload) else { return }
-        if chunk.records >= cut?.records ?? 0 { cut = Cut(policy: chunk.policy, records: chunk.records, bytes: chunk.bytes) }
+        if chunk.records >= cut?.records ?? 0 {
+            cut = Cut(policy: chunk.policy, records: chunk.records, bytes: chunk.bytes)
+        }
     }
 
     func addInfo(_ payload: UnsafeRawBufferPointer) {
         for line in String(decoding: payload, as: UTF8.self).split(separator: "\n") {
-            if let equals = line.firstIndex(of: "=") { info[String(line[..<equals])] = String(line[line.index(after: equals)...]) }
+            if let equals = line.firstIndex(of: "=") {
+                info[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            }
         }
     }
 }
@@ -307,8 +327,14 @@ struct BlockChunks {
             whole = false
             offset = filled
             let records = (filled - start - TraceLayout.recordsHeaderSize) / TraceRecord.size
-            guard type == TraceLayout.Chunk.records.rawValue, start + TraceLayout.recordsHeaderSize <= filled, records > 0 else { return nil }
-            return (type, UnsafeRawBufferPointer(rebasing: bytes[start ..< start + TraceLayout.recordsHeaderSize + records * TraceRecord.size]))
+            guard type == TraceLayout.Chunk.records.rawValue, start + TraceLayout.recordsHeaderSize <= filled,
+                records > 0
+            else { return nil }
+            return (
+                type,
+                UnsafeRawBufferPointer(
+                    rebasing: bytes[start ..< start + TraceLayout.recordsHeaderSize + records * TraceRecord.size])
+            )
         }
         offset = start + size
         return (type, UnsafeRawBufferPointer(rebasing: bytes[start ..< offset]))

@@ -1,7 +1,8 @@
+import TrailFormat
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailFormat
 
 /// Reads a trace while its process is still writing it, for `trail export --otlp --follow`: each poll hands the
 /// visitor what was written since, calls at their end as a finished file's reader does. The file is read with
@@ -14,9 +15,9 @@ public final class TraceFollower {
     public let process: TraceProcess
     private var builder: CallBuilder
     private let descriptor: Int32
-    private var slot = -1               // the block being read; -1 until one is found
-    private var sequence: UInt64 = 0    // its sequence
-    private var consumed = 0            // bytes of its chunks handed on
+    private var slot = -1  // the block being read; -1 until one is found
+    private var sequence: UInt64 = 0  // its sequence
+    private var consumed = 0  // bytes of its chunks handed on
     private var begun = false
     /// Blocks overwritten before they were read.
     public private(set) var lostBlocks: UInt64 = 0
@@ -27,7 +28,8 @@ public final class TraceFollower {
         builder = CallBuilder(process: process)
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw TraceFile.FormatError(description: "\(path): cannot read the trace file: \(String(cString: strerror(errno)))")
+            throw TraceFile.FormatError(
+                description: "\(path): cannot read the trace file: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -62,7 +64,8 @@ public final class TraceFollower {
                 var bytes = [UInt8](repeating: 0, count: head.used - consumed)
                 let offset = blockOffset(slot) + TraceLayout.blockHeaderSize + consumed
                 let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-                guard got == bytes.count, blockHeader(slot)?.sequence == sequence else { continue }  // rewritten meanwhile
+                // rewritten meanwhile
+                guard got == bytes.count, blockHeader(slot)?.sequence == sequence else { continue }
                 bytes.withUnsafeBytes { raw in
                     var chunks = BlockChunks(raw, used: raw.count)
                     while let (type, payload) = chunks.next() { builder.feed(type: type, payload: payload, &visitor) }
@@ -94,7 +97,8 @@ public final class TraceFollower {
         var bytes = [UInt8](repeating: 0, count: TraceLayout.blockHeaderSize)
         let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(blockOffset(slot))) }
         guard got == bytes.count, let header = bytes.withUnsafeBytes({ TraceChunks.BlockHeader($0) }),
-              header.used <= file.header.blockSize - TraceLayout.blockHeaderSize else { return nil }
+            header.used <= file.header.blockSize - TraceLayout.blockHeaderSize
+        else { return nil }
         return (header.used, header.sequence)
     }
 
@@ -121,7 +125,8 @@ extension CallBuilder {
             guard let chunk = TraceChunks.Records(payload), chunk.count > 0 else { return }
             let count = chunk.count
             let copy = UnsafeMutableRawPointer.allocate(byteCount: count * TraceRecord.size, alignment: 16)
-            copy.copyMemory(from: payload.baseAddress! + TraceLayout.recordsHeaderSize, byteCount: count * TraceRecord.size)
+            copy.copyMemory(
+                from: payload.baseAddress! + TraceLayout.recordsHeaderSize, byteCount: count * TraceRecord.size)
             let state = threads[Int(thread(slot: chunk.slot, tid: chunk.tid))]
             if state.pending.isEmpty { state.position = chunk.position }
             state.pending.append(RecordRun(base: UnsafeRawPointer(copy), count: count, block: RecordRun.owned))
@@ -137,9 +142,12 @@ extension CallBuilder {
         case .clock:
             // A cycle counter's rate, from the header's sample to this one.
             let header = file.header
-            guard let clock = TraceChunks.Clock(payload), header.clockKind == TraceLayout.Clock.cycles.rawValue else { return }
+            guard let clock = TraceChunks.Clock(payload), header.clockKind == TraceLayout.Clock.cycles.rawValue else {
+                return
+            }
             if clock.ticks > header.ticks, clock.nanoseconds > header.monotonicNanoseconds {
-                file.nanosecondsPerTick = Double(clock.nanoseconds - header.monotonicNanoseconds) / Double(clock.ticks - header.ticks)
+                file.nanosecondsPerTick =
+                    Double(clock.nanoseconds - header.monotonicNanoseconds) / Double(clock.ticks - header.ticks)
             }
         case .end:
             file.complete = true

@@ -19,7 +19,9 @@ public struct TrailSpanContext: Sendable, Hashable {
     var readerSpanID: UInt64 = 0
     var flowParent: UInt64 = 0
 
-    public init(traceID: [UInt8], spanID: UInt64, sampled: Bool = true, isRemote: Bool = false, traceState: String? = nil) {
+    public init(
+        traceID: [UInt8], spanID: UInt64, sampled: Bool = true, isRemote: Bool = false, traceState: String? = nil
+    ) {
         self.traceID = traceID
         self.spanID = spanID
         self.sampled = sampled
@@ -33,7 +35,9 @@ public struct TrailSpanContext: Sendable, Hashable {
     /// Parses a W3C `traceparent` (Trail.TraceParent's rules); nil for anything W3C says to ignore.
     public init?(traceparent: String, traceState: String? = nil) {
         guard let parent = Trail.TraceParent(traceparent) else { return nil }
-        self.init(traceID: parent.traceID, spanID: parent.spanID, sampled: parent.sampled, isRemote: true, traceState: traceState)
+        self.init(
+            traceID: parent.traceID, spanID: parent.spanID, sampled: parent.sampled, isRemote: true,
+            traceState: traceState)
     }
 }
 

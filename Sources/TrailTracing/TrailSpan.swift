@@ -45,19 +45,26 @@ public final class TrailSpan: Tracing.Span, Sendable {
         let code: UInt8 = status.code == .ok ? 1 : 2
         state.withLock { state in
             // OTel: once OK, a status stays OK.
-            if state.recording, state.status?.code != 1 { state.status = SpanDetails.Status(code: code, message: status.message) }
+            if state.recording, state.status?.code != 1 {
+                state.status = SpanDetails.Status(code: code, message: status.message)
+            }
         }
     }
 
     public func addEvent(_ event: SpanEvent) {
-        let recorded = SpanDetails.Event(name: event.name, time: event.nanosecondsSinceEpoch, attributes: Self.convert(event.attributes))
+        let recorded = SpanDetails.Event(
+            name: event.name, time: event.nanosecondsSinceEpoch, attributes: Self.convert(event.attributes))
         state.withLock { if $0.recording { $0.events.append(recorded) } }
     }
 
     /// The semantic conventions' `exception` event.
-    public func recordError<Instant: TracerInstant>(_ error: Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
-        var converted = [SpanDetails.Attribute("exception.type", .string(String(reflecting: type(of: error)))),
-                         SpanDetails.Attribute("exception.message", .string(String(describing: error)))]
+    public func recordError<Instant: TracerInstant>(
+        _ error: Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant
+    ) {
+        var converted = [
+            SpanDetails.Attribute("exception.type", .string(String(reflecting: type(of: error)))),
+            SpanDetails.Attribute("exception.message", .string(String(describing: error))),
+        ]
         converted += Self.convert(attributes)
         let event = SpanDetails.Event(name: "exception", time: instant().nanosecondsSinceEpoch, attributes: converted)
         state.withLock { if $0.recording { $0.events.append(event) } }
@@ -65,8 +72,9 @@ public final class TrailSpan: Tracing.Span, Sendable {
 
     public func addLink(_ link: SpanLink) {
         guard let other = link.context.trailSpanContext else { return }
-        let remote = SpanDetails.Remote(traceID: other.traceID, spanID: other.spanID, sampled: other.sampled,
-                                        attributes: Self.convert(link.attributes))
+        let remote = SpanDetails.Remote(
+            traceID: other.traceID, spanID: other.spanID, sampled: other.sampled,
+            attributes: Self.convert(link.attributes))
         state.withLock { if $0.recording { $0.links.append(remote) } }
     }
 
@@ -89,7 +97,7 @@ public final class TrailSpan: Tracing.Span, Sendable {
 
     static func convert(_ attributes: SpanAttributes) -> [SpanDetails.Attribute] {
         var converted: [SpanDetails.Attribute] = []
-        attributes.forEach { key, value in converted.append(SpanDetails.Attribute(key, convert(value))) }
+        for (key, value) in attributes { converted.append(SpanDetails.Attribute(key, convert(value))) }
         return converted.sorted { $0.key < $1.key }
     }
 

@@ -26,9 +26,11 @@ public struct TrailTracer: Tracer {
         }
     }
 
-    public func startSpan<Instant: TracerInstant>(_ operationName: String, context: @autoclosure () -> ServiceContext,
-                                                  ofKind kind: SpanKind, at instant: @autoclosure () -> Instant,
-                                                  function: String, file fileID: String, line: UInt) -> TrailSpan {
+    public func startSpan<Instant: TracerInstant>(
+        _ operationName: String, context: @autoclosure () -> ServiceContext,
+        ofKind kind: SpanKind, at instant: @autoclosure () -> Instant,
+        function: String, file fileID: String, line: UInt
+    ) -> TrailSpan {
         var context = context()
         let parent = context.trailSpanContext
         var start = SpanDetails()
@@ -36,7 +38,8 @@ public struct TrailTracer: Tracer {
         start.attributes = [SpanDetails.Attribute("code.function.name", .string(function))]
         if let parent {
             if parent.isRemote {
-                start.remoteParent = SpanDetails.Remote(traceID: parent.traceID, spanID: parent.spanID, sampled: parent.sampled)
+                start.remoteParent = SpanDetails.Remote(
+                    traceID: parent.traceID, spanID: parent.spanID, sampled: parent.sampled)
             } else if parent.readerSpanID != 0 {
                 start.localParent = parent.readerSpanID
             }
@@ -49,11 +52,13 @@ public struct TrailTracer: Tracer {
             let site = SpanSites.site(name: operationName, file: fileID, line: line)
             handle = Self.withEncoded(start) { trail_span_start(site, $0.baseAddress, UInt32($0.count), 0) }
         }
-        let recorded = handle.word != 0 && trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue)  // `start` is the token
+        // `start` is the token
+        let recorded = handle.word != 0 && trail_current_mode() == Int32(TRAIL_MODE_RECORD.rawValue)
         let readerID: UInt64 = recorded ? 1 << 63 | handle.start : 0
-        var own = TrailSpanContext(traceID: parent?.traceID ?? Self.processTraceID() ?? Self.randomTraceID(),
-                                   spanID: handle.word != 0 ? trail_span_handle_id(handle) : Self.randomSpanID(),
-                                   sampled: parent?.sampled ?? true, traceState: parent?.traceState)
+        var own = TrailSpanContext(
+            traceID: parent?.traceID ?? Self.processTraceID() ?? Self.randomTraceID(),
+            spanID: handle.word != 0 ? trail_span_handle_id(handle) : Self.randomSpanID(),
+            sampled: parent?.sampled ?? true, traceState: parent?.traceState)
         own.readerSpanID = readerID
         own.flowParent = inCall ? innermost : 0
         context.trailSpanContext = own
@@ -65,18 +70,23 @@ public struct TrailTracer: Tracer {
     public func forceFlush() { trail_trace_flush() }
 
     /// Reads `traceparent` (and `tracestate`); a malformed one is ignored, as W3C trace context says.
-    public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
-        where Extract.Carrier == Carrier {
+    public func extract<Carrier, Extract: Extractor>(
+        _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+    )
+    where Extract.Carrier == Carrier {
         guard let header = extractor.extract(key: "traceparent", from: carrier),
-              let remote = TrailSpanContext(traceparent: header, traceState: extractor.extract(key: "tracestate", from: carrier))
+            let remote = TrailSpanContext(
+                traceparent: header, traceState: extractor.extract(key: "tracestate", from: carrier))
         else { return }
         context.trailSpanContext = remote
     }
 
     /// Writes `traceparent` (and `tracestate`) for the innermost span: a traced call made inside the context's
     /// span, else that span, else the current traced call in this process's trace.
-    public func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
-        where Inject.Carrier == Carrier {
+    public func inject<Carrier, Inject: Injector>(
+        _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+    )
+    where Inject.Carrier == Carrier {
         var callTrace = [UInt8](repeating: 0, count: 16)
         var call: UInt64 = 0
         let inCall = trail_current_span(&callTrace, &call) == 1
@@ -93,7 +103,9 @@ public struct TrailTracer: Tracer {
         }
         outgoing.isRemote = false
         injector.inject(outgoing.traceparent, forKey: "traceparent", into: &carrier)
-        if let state = outgoing.traceState, !state.isEmpty { injector.inject(state, forKey: "tracestate", into: &carrier) }
+        if let state = outgoing.traceState, !state.isEmpty {
+            injector.inject(state, forKey: "tracestate", into: &carrier)
+        }
     }
 
     static func kind(_ kind: SpanKind) -> SpanDetails.Kind {
@@ -114,7 +126,9 @@ public struct TrailTracer: Tracer {
             cut.attributes = [SpanDetails.Attribute("trail.details.cut", .bool(true))]
             cut.events = []
             cut.links = []
-            cut.status = details.status.map { SpanDetails.Status(code: $0.code, message: $0.message.map { String($0.prefix(1024)) }) }
+            cut.status = details.status.map {
+                SpanDetails.Status(code: $0.code, message: $0.message.map { String($0.prefix(1024)) })
+            }
             cut.name = details.name.map { String($0.prefix(1024)) }
             encoded = cut.encoded()
         }
@@ -127,7 +141,8 @@ public struct TrailTracer: Tracer {
     }
 
     static func randomTraceID() -> [UInt8] {
-        let high = RandomIDs.next(), low = RandomIDs.next()
+        let high = RandomIDs.next()
+        let low = RandomIDs.next()
         return (0 ..< 16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (56 - 8 * UInt64($0 % 8))) }
     }
 

@@ -1,8 +1,9 @@
+import TrailCommandLine
+import TrailResourcesVerb
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailCommandLine
-import TrailResourcesVerb
 
 /// `trail resources` in a lean binary for the TrailResources plugin, which runs it once per XML file: it
 /// loads neither SwiftSyntax nor libdw, which it does not need.

@@ -19,28 +19,46 @@ let instrumentVerb = Verb(
         With a single file and no destination, the result is printed.
         """,
     options: pathOptions + [
-        .flag("--closures", help: "Also trace closures (off by default; one-statement closures only with a full signature)."),
+        .flag(
+            "--closures",
+            help: "Also trace closures (off by default; one-statement closures only with a full signature)."),
         .flag("--inlinable", help: "Also trace @inlinable and @_alwaysEmitIntoClient bodies (needs a public import)."),
-        .value("--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."),
-        .value("--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).", repeatable: true),
-        .value("--never", placeholder: "NAME", help: "A function returning Never, defined elsewhere (repeatable).", repeatable: true),
-        .value("--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
-        .value("--experimental-feature", placeholder: "NAME",
-               help: "Parse this experimental syntax, by the compiler's feature name (repeatable; also TRAIL_EXPERIMENTAL_FEATURES=A,B).",
-               repeatable: true),
+        .value(
+            "--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."
+        ),
+        .value(
+            "--builder", placeholder: "ATTR", help: "Another result-builder attribute to skip (repeatable).",
+            repeatable: true),
+        .value(
+            "--never", placeholder: "NAME", help: "A function returning Never, defined elsewhere (repeatable).",
+            repeatable: true),
+        .value(
+            "--declarations", placeholder: "FILE", help: "Never functions and result builders listed by 'trail scan'."),
+        .value(
+            "--experimental-feature", placeholder: "NAME",
+            help:
+                "Parse this experimental syntax, by the compiler's feature name (repeatable; also TRAIL_EXPERIMENTAL_FEATURES=A,B).",
+            repeatable: true),
     ],
     run: { arguments in
         var settings = InstrumentSettings(
             closures: arguments.has("closures"), inlinable: arguments.has("inlinable"),
-            declared: [Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))])
-        let features = InstrumentSettings.features(named: arguments.all("experimental-feature"),
-                                                   environment: ProcessInfo.processInfo.environment)
+            declared: [
+                Declarations(neverReturning: Set(arguments.all("never")), resultBuilders: Set(arguments.all("builder")))
+            ])
+        let features = InstrumentSettings.features(
+            named: arguments.all("experimental-feature"),
+            environment: ProcessInfo.processInfo.environment)
         if let unknown = features.unknown.first {
-            throw UsageError(description: "unknown experimental feature '\(unknown)' (in --experimental-feature or \(InstrumentSettings.featuresVariable))")
+            throw UsageError(
+                description:
+                    "unknown experimental feature '\(unknown)' (in --experimental-feature or \(InstrumentSettings.featuresVariable))"
+            )
         }
         settings.experimentalFeatures = features.features
         if let path = arguments.value("declarations") {
-            settings.declared.append(try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })
+            settings.declared.append(
+                try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })
         }
         return try runBatch(arguments, .instrument(settings), verb: "instrument", done: "instrumented")
     })

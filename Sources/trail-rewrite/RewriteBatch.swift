@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TrailCommandLine
 import TrailDriver
 import TrailRewriter
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The destinations and file options shared by `instrument` and `strip`.
 let pathOptions: [OptionSpec] = [
@@ -11,10 +12,13 @@ let pathOptions: [OptionSpec] = [
     .value("--output", "-o", placeholder: "DIR", help: "Write the results below DIR, mirroring the input tree."),
     .value("--output-file", placeholder: "FILE", help: "Write the result of a single input file to FILE."),
     .flag("--dry-run", "-n", help: "Print a unified diff of what would change; write nothing."),
-    .value("--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).", repeatable: true),
+    .value(
+        "--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).", repeatable: true),
     .value("--jobs", "-j", placeholder: "N", help: "Files processed at once (default: the number of cores)."),
-    .flag("--line-directive", help: "Start each output with #sourceLocation naming the input (for build copies);"
-              + " an output named main.swift names itself, so #fileID has one path."),
+    .flag(
+        "--line-directive",
+        help: "Start each output with #sourceLocation naming the input (for build copies);"
+            + " an output named main.swift names itself, so #fileID has one path."),
     .flag("--debug-only", help: "With --line-directive: trace only when DEBUG is set; release compiles the original."),
 ]
 
@@ -29,7 +33,9 @@ func reportingInputErrors<Value>(_ body: () throws(SourceError) -> Value) throws
 
 /// Collects the files, runs the batch and prints its summary: `instrument` and `strip` after their own options.
 func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation, verb: String, done: String) throws -> Int32 {
-    guard !arguments.positionals.isEmpty else { throw UsageError(description: "no PATH given (see 'trail \(verb) --help')") }
+    guard !arguments.positionals.isEmpty else {
+        throw UsageError(description: "no PATH given (see 'trail \(verb) --help')")
+    }
     var destinations: [BatchOptions.Destination] = []
     if arguments.has("in-place") { destinations.append(.inPlace) }
     if let directory = arguments.value("output") { destinations.append(.directory(directory)) }
@@ -40,7 +46,8 @@ func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation, verb: S
     }
 
     let files = try reportingInputErrors { () throws(SourceError) in
-        try SourceFiles.collect(arguments.positionals, excludes: arguments.all("exclude"), module: arguments.value("module"))
+        try SourceFiles.collect(
+            arguments.positionals, excludes: arguments.all("exclude"), module: arguments.value("module"))
     }
     let destination: BatchOptions.Destination
     if let chosen = destinations.first {
@@ -58,11 +65,14 @@ func runBatch(_ arguments: ParsedArguments, _ operation: BatchOperation, verb: S
         guard let value = Int(text), value > 0 else { throw UsageError(description: "--jobs needs a positive number") }
         jobs = value
     }
-    let options = BatchOptions(destination: destination, jobs: jobs, lineDirective: arguments.has("line-directive"),
-                               debugOnly: arguments.has("debug-only"), progress: true)
-    let report = Batch.run(files, operation, options,
-                           standardOutput: printOut, standardError: { writeAll(2, $0) })
-    let quiet = destination == .standardOutput || (destination == .dryRun && isatty(2) == 0)
+    let options = BatchOptions(
+        destination: destination, jobs: jobs, lineDirective: arguments.has("line-directive"),
+        debugOnly: arguments.has("debug-only"), progress: true)
+    let report = Batch.run(
+        files, operation, options,
+        standardOutput: printOut, standardError: { writeAll(2, $0) })
+    let quiet =
+        destination == .standardOutput || (destination == .dryRun && isatty(2) == 0)
         || (arguments.has("line-directive") && report.errors.isEmpty)
     if !quiet {
         var summary = "trail \(verb): \(done) \(report.changed) file\(report.changed == 1 ? "" : "s")"

@@ -20,25 +20,35 @@ let runVerb = Verb(
         let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "run")
         let product = try arguments.value("product") ?? onlyExecutable(shadow)
         let built = try ShadowRun.build(shadow, ["--product", product])
-        guard built == 0 else { throw VerbFailure("the traced build of \(product) failed (status \(built)); see above", status: built) }
+        guard built == 0 else {
+            throw VerbFailure("the traced build of \(product) failed (status \(built)); see above", status: built)
+        }
         let folder = try ShadowRun.traceFolder(shadow)
-        let status = try ShadowRun.run([shadow.scratch + "/debug/" + product] + arguments.positionals,
-                                       environment: ShadowRun.recording(shadow))
+        let status = try ShadowRun.run(
+            [shadow.scratch + "/debug/" + product] + arguments.positionals,
+            environment: ShadowRun.recording(shadow))
         let traces = ShadowRun.traces(in: folder)
-        printOut("\n== trail run: \(product) ended with status \(status); \(traces.count) trace\(traces.count == 1 ? "" : "s"), "
-            + "\(ShadowRun.size(traces.bytes)), in \(ShadowRun.relative(folder))\n")
-        if traces.count > 0 { ShadowRun.show(["replay", folder], lines: 60, more: "trail replay \(ShadowRun.relative(folder))") }
+        printOut(
+            "\n== trail run: \(product) ended with status \(status); \(traces.count) trace\(traces.count == 1 ? "" : "s"), "
+                + "\(ShadowRun.size(traces.bytes)), in \(ShadowRun.relative(folder))\n")
+        if traces.count > 0 {
+            ShadowRun.show(["replay", folder], lines: 60, more: "trail replay \(ShadowRun.relative(folder))")
+        }
         return status
     })
 
 /// The package's one executable product.
 private func onlyExecutable(_ shadow: ShadowPackage) throws -> String {
     guard let executables = PackageDescription.executableProducts(shadow.copy, scratch: shadow.scratch) else {
-        throw VerbFailure("cannot describe \(shadow.copy) (swift package describe failed); name the product with --product")
+        throw VerbFailure(
+            "cannot describe \(shadow.copy) (swift package describe failed); name the product with --product")
     }
     guard executables.count == 1 else {
-        throw UsageError(description: executables.isEmpty ? "the package has no executable product"
-            : "the package has \(executables.count) executable products (\(executables.sorted().joined(separator: ", "))); choose one with --product")
+        throw UsageError(
+            description: executables.isEmpty
+                ? "the package has no executable product"
+                : "the package has \(executables.count) executable products (\(executables.sorted().joined(separator: ", "))); choose one with --product"
+        )
     }
     return executables[0]
 }

@@ -13,7 +13,9 @@ let scanVerb = Verb(
         """,
     options: [
         .value("--output", "-o", placeholder: "FILE", help: "Where the list goes."),
-        .value("--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).", repeatable: true),
+        .value(
+            "--exclude", placeholder: "GLOB", help: "Skip files or folders matching GLOB (repeatable).",
+            repeatable: true),
     ],
     run: { arguments in
         guard let output = arguments.value("output") else { throw UsageError(description: "--output FILE is required") }

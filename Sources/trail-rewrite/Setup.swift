@@ -19,17 +19,21 @@ let setupVerb = Verb(
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
-        .value("--target", placeholder: "NAME", help: "A target to set up or undo (repeatable; default: all).", repeatable: true),
+        .value(
+            "--target", placeholder: "NAME", help: "A target to set up or undo (repeatable; default: all).",
+            repeatable: true),
         .flag("--undo", help: "Remove what 'trail setup' added: manifest lines and placeholders."),
         .flag("--dry-run", "-n", help: "Print a unified diff of what would change; write nothing."),
     ],
     run: { arguments in
         guard arguments.positionals.isEmpty else {
-            throw UsageError(description: "unexpected argument '\(arguments.positionals[0])' (the folder goes after --package)")
+            throw UsageError(
+                description: "unexpected argument '\(arguments.positionals[0])' (the folder goes after --package)")
         }
         let undo = arguments.has("undo")
         let plan = try reportingInputErrors { () throws(SourceError) in
-            try PackageSetup.plan(package: arguments.value("package") ?? ".", targets: arguments.all("target"), undo: undo)
+            try PackageSetup.plan(
+                package: arguments.value("package") ?? ".", targets: arguments.all("target"), undo: undo)
         }
         for note in plan.notes { printError(note) }
         if arguments.has("dry-run") {
@@ -43,11 +47,13 @@ let setupVerb = Verb(
         }
         try reportingInputErrors { () throws(SourceError) in try plan.apply() }
         if undo {
-            printError("trail setup: removed the setup of \(plan.changed.joined(separator: ", ")) from \(plan.manifest)")
+            printError(
+                "trail setup: removed the setup of \(plan.changed.joined(separator: ", ")) from \(plan.manifest)")
         } else {
-            printError("trail setup: set up \(plan.changed.joined(separator: ", ")) in \(plan.manifest)"
-                + (plan.unchanged.isEmpty ? "" : "; \(plan.unchanged.joined(separator: ", ")) already set up")
-                + "\nTraced build: TRAIL=1 swift build --scratch-path .build/trail")
+            printError(
+                "trail setup: set up \(plan.changed.joined(separator: ", ")) in \(plan.manifest)"
+                    + (plan.unchanged.isEmpty ? "" : "; \(plan.unchanged.joined(separator: ", ")) already set up")
+                    + "\nTraced build: TRAIL=1 swift build --scratch-path .build/trail")
         }
         return 0
     })

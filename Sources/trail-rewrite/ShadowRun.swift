@@ -11,7 +11,9 @@ enum ShadowRun {
     /// installed `<prefix>/bin`.
     static func trailPackage() throws -> String {
         if let given = ProcessInfo.processInfo.environment["TRAIL_PACKAGE"], !given.isEmpty {
-            guard isTrailPackage(given) else { throw VerbFailure("TRAIL_PACKAGE=\(given) is not a swift-trail package folder") }
+            guard isTrailPackage(given) else {
+                throw VerbFailure("TRAIL_PACKAGE=\(given) is not a swift-trail package folder")
+            }
             // Absolute: the copy's manifest and the runtime package's links name it from elsewhere.
             return URL(fileURLWithPath: given).resolvingSymlinksInPath().standardizedFileURL.path
         }
@@ -22,8 +24,9 @@ enum ShadowRun {
             if isTrailPackage(folder.path) { return folder.path }
             folder.deleteLastPathComponent()
         }
-        throw VerbFailure("cannot find swift-trail's package (this trail was not built in a checkout, nor installed with "
-            + "'make install'); set TRAIL_PACKAGE to a swift-trail folder")
+        throw VerbFailure(
+            "cannot find swift-trail's package (this trail was not built in a checkout, nor installed with "
+                + "'make install'); set TRAIL_PACKAGE to a swift-trail folder")
     }
 
     static func isTrailPackage(_ folder: String) -> Bool {
@@ -36,15 +39,21 @@ enum ShadowRun {
         let trail = try trailPackage()
         return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
             let shadow = try ShadowPackage(package: package)
-            try shadow.lock { printError("trail \(verb): another trail test or trail run is using \(relative(shadow.root)); waiting for it") }
+            try shadow.lock {
+                printError(
+                    "trail \(verb): another trail test or trail run is using \(relative(shadow.root)); waiting for it")
+            }
             let changes = try shadow.sync(trail: trail)
             try shadow.seedResolution()
             let report = try shadow.instrument(changes)
             let copied = changes.copied.count
-            printError("trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied"), "
-                + "\(report.changed) instrumented (\(report.bodies) bodies) in \(relative(shadow.copy))")
+            printError(
+                "trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied"), "
+                    + "\(report.changed) instrumented (\(report.bodies) bodies) in \(relative(shadow.copy))")
             if !report.errors.isEmpty {
-                throw SourceError(path: shadow.original, message: "\(report.errors.count) file(s) could not be instrumented (see above)")
+                throw SourceError(
+                    path: shadow.original,
+                    message: "\(report.errors.count) file(s) could not be instrumented (see above)")
             }
             try shadow.commit(changes)
             return shadow
@@ -53,28 +62,37 @@ enum ShadowRun {
 
     /// Runs a program with this process's standard streams, and returns its exit status (128 + signal when
     /// a signal ended it).
-    static func run(_ arguments: [String], environment extra: [String: String] = [:], clearTracing: Bool = true,
-                    outputToStandardError: Bool = false) throws -> Int32 {
+    static func run(
+        _ arguments: [String], environment extra: [String: String] = [:], clearTracing: Bool = true,
+        outputToStandardError: Bool = false
+    ) throws -> Int32 {
         let process = Process()
         if outputToStandardError { process.standardOutput = FileHandle.standardError }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        if clearTracing { for key in environment.keys where key.hasPrefix("TRAIL_") && key != "TRAIL_PACKAGE" { environment[key] = nil } }
+        if clearTracing {
+            for key in environment.keys where key.hasPrefix("TRAIL_") && key != "TRAIL_PACKAGE" {
+                environment[key] = nil
+            }
+        }
         environment.merge(extra) { $1 }
         process.environment = environment
         do { try process.run() } catch {
             throw VerbFailure("cannot run \(arguments.first ?? "?"): \(error.localizedDescription)")
         }
         process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
     }
 
     /// `swift build` of the instrumented copy. Its progress goes to standard error, so that standard output holds
     /// only what the program or the tests print, and the summary.
     static func build(_ shadow: ShadowPackage, _ extra: [String]) throws -> Int32 {
-        try run(["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch] + shadow.resolutionArguments + extra,
-                outputToStandardError: true)
+        try run(
+            ["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch]
+                + shadow.resolutionArguments + extra,
+            outputToStandardError: true)
     }
 
     /// A new folder for this run's traces, `.build/trail-shadow/traces/<time>`, which `traces/latest` then
@@ -87,7 +105,8 @@ enum ShadowRun {
         let runs = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [])
             .filter { $0 != name && !$0.hasPrefix(latest) }.sorted()
         for old in runs.dropLast(4) { try? FileManager.default.removeItem(atPath: parent + "/" + old) }
-        let link = parent + "/" + latest, temporary = link + ".\(getpid()).tmp"
+        let link = parent + "/" + latest
+        let temporary = link + ".\(getpid()).tmp"
         unlink(temporary)
         guard symlink((folder as NSString).lastPathComponent, temporary) == 0, rename(temporary, link) == 0 else {
             throw VerbFailure("cannot link \(link) to \(folder): \(String(cString: strerror(errno)))")
@@ -106,8 +125,10 @@ enum ShadowRun {
 
     /// The traces in `folder`: their count and total size.
     static func traces(in folder: String) -> (count: Int, bytes: Int) {
-        var count = 0, bytes = 0
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".trace") {
+        var count = 0
+        var bytes = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".trace")
+        {
             count += 1
             bytes += ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int) ?? 0
         }
@@ -116,7 +137,8 @@ enum ShadowRun {
 
     /// `trail` (the viewers), beside this binary.
     static var viewer: String {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("trail").path
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("trail").path
     }
 
     /// Runs a viewer and prints at most `lines` lines of what it writes, then a note of how many more there were.
@@ -127,7 +149,9 @@ enum ShadowRun {
         let pipe = Pipe()
         process.standardOutput = pipe
         guard (try? process.run()) != nil else { return }
-        var shown = 0, hidden = 0, pending = Data()
+        var shown = 0
+        var hidden = 0
+        var pending = Data()
         let handle = pipe.fileHandleForReading
         while true {
             let chunk = handle.availableData
@@ -136,7 +160,12 @@ enum ShadowRun {
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = pending[pending.startIndex ... newline]
                 pending.removeSubrange(pending.startIndex ... newline)
-                if shown < lines { FileHandle.standardOutput.write(line); shown += 1 } else { hidden += 1 }
+                if shown < lines {
+                    FileHandle.standardOutput.write(line)
+                    shown += 1
+                } else {
+                    hidden += 1
+                }
             }
         }
         process.waitUntilExit()
@@ -149,7 +178,8 @@ enum ShadowRun {
     }
 
     static func size(_ bytes: Int) -> String {
-        bytes >= 1 << 30 ? String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
+        bytes >= 1 << 30
+            ? String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
             : bytes >= 1 << 20 ? String(format: "%.1f MB", Double(bytes) / Double(1 << 20)) : "\(bytes / 1024) KB"
     }
 }

@@ -18,20 +18,27 @@ let testVerb = Verb(
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
-        .value("--filter", placeholder: "X", help: "Run only the tests matching X, as 'swift test --filter' (repeatable).", repeatable: true),
+        .value(
+            "--filter", placeholder: "X", help: "Run only the tests matching X, as 'swift test --filter' (repeatable).",
+            repeatable: true),
     ],
     run: { arguments in
         let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "test")
         let folder = try ShadowRun.traceFolder(shadow)
         // One `swift test` builds and runs: a `swift build` before it costs a second planning of the build, and
         // each makes the other plan again. The environment names the `latest` link, so it is the same every run.
-        var command = ["swift", "test", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
-                       "--xunit-output", folder + "/results.xml"] + shadow.resolutionArguments
+        var command =
+            [
+                "swift", "test", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
+                "--xunit-output", folder + "/results.xml",
+            ] + shadow.resolutionArguments
         for filter in arguments.all("filter") { command += ["--filter", filter] }
         command += arguments.positionals
         let status = try ShadowRun.run(command, environment: ShadowRun.recording(shadow))
         if status != 0, TestSummary.results(in: folder).isEmpty, ShadowRun.traces(in: folder).count == 0 {
-            throw VerbFailure("the traced build or test run of \(shadow.original) failed (status \(status)); see above", status: status)
+            throw VerbFailure(
+                "the traced build or test run of \(shadow.original) failed (status \(status)); see above",
+                status: status)
         }
         TestSummary.print(folder: folder, status: status)
         return status
@@ -49,10 +56,12 @@ enum TestSummary {
         let cases = results(in: folder)
         let failed = cases.filter(\.failed)
         let traces = ShadowRun.traces(in: folder)
-        printOut("\n== trail test: \(cases.count - failed.count) passed, \(failed.count) failed"
-            + (cases.isEmpty ? " (no test results: status \(status))" : "") + "\n")
-        printOut("== \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(ShadowRun.size(traces.bytes)), in "
-            + "\(ShadowRun.relative(folder))\n")
+        printOut(
+            "\n== trail test: \(cases.count - failed.count) passed, \(failed.count) failed"
+                + (cases.isEmpty ? " (no test results: status \(status))" : "") + "\n")
+        printOut(
+            "== \(traces.count) trace\(traces.count == 1 ? "" : "s"), \(ShadowRun.size(traces.bytes)), in "
+                + "\(ShadowRun.relative(folder))\n")
         guard traces.count > 0 else {
             printOut("   No trace was written: no traced test process ran.\n")
             return
@@ -60,26 +69,34 @@ enum TestSummary {
         printOut("== the busiest functions (trail report \(ShadowRun.relative(folder)))\n")
         ShadowRun.show(["report", folder], lines: 16, more: "trail report \(ShadowRun.relative(folder))")
         for test in failed.prefix(3) {
-            let pattern = "*" + (test.suite.split(separator: ".").last.map { $0 + "." } ?? "") + test.name.prefix { $0 != "(" } + "(*"
+            let pattern =
+                "*" + (test.suite.split(separator: ".").last.map { $0 + "." } ?? "") + test.name.prefix { $0 != "(" }
+                + "(*"
             printOut("\n== \(test.suite).\(test.name) failed; its calls (trail replay --filter '\(pattern)')\n")
-            ShadowRun.show(["replay", "--filter", pattern, folder], lines: 40,
-                           more: "trail replay --filter '\(pattern)' \(ShadowRun.relative(folder))")
+            ShadowRun.show(
+                ["replay", "--filter", pattern, folder], lines: 40,
+                more: "trail replay --filter '\(pattern)' \(ShadowRun.relative(folder))")
         }
     }
 
     /// Every test case in the xUnit files of `folder` (XCTest's and Swift Testing's).
     static func results(in folder: String) -> [Case] {
         var cases: [Case] = []
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(".xml") {
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        where name.hasSuffix(".xml") {
             guard let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8) else { continue }
             var rest = text[...]
             while let start = rest.range(of: "<testcase ") {
                 rest = rest[start.upperBound...]
                 let end = rest.range(of: "</testcase>")?.lowerBound ?? rest.endIndex
-                let selfClosed = rest.range(of: "/>").map { $0.lowerBound < (rest.range(of: ">")?.lowerBound ?? rest.endIndex) } ?? false
+                let selfClosed =
+                    rest.range(of: "/>").map { $0.lowerBound < (rest.range(of: ">")?.lowerBound ?? rest.endIndex) }
+                    ?? false
                 let body = selfClosed ? rest[..<rest.startIndex] : rest[..<end]
-                cases.append(Case(suite: attribute("classname", in: rest), name: attribute("name", in: rest),
-                                  failed: body.contains("<failure")))
+                cases.append(
+                    Case(
+                        suite: attribute("classname", in: rest), name: attribute("name", in: rest),
+                        failed: body.contains("<failure")))
             }
         }
         return cases
@@ -88,8 +105,11 @@ enum TestSummary {
     private static func attribute(_ name: String, in text: Substring) -> String {
         let tagEnd = text.range(of: ">")?.lowerBound ?? text.endIndex
         let tag = text[..<tagEnd]
-        guard let start = tag.range(of: " \(name)=\"") ?? (tag.hasPrefix("\(name)=\"") ? tag.range(of: "\(name)=\"") : nil),
-              let end = tag[start.upperBound...].firstIndex(of: "\"") else { return "" }
+        guard
+            let start = tag.range(of: " \(name)=\"")
+                ?? (tag.hasPrefix("\(name)=\"") ? tag.range(of: "\(name)=\"") : nil),
+            let end = tag[start.upperBound...].firstIndex(of: "\"")
+        else { return "" }
         return String(tag[start.upperBound ..< end])
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
             .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")

@@ -1,7 +1,8 @@
+import TrailCommandLine
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailCommandLine
 
 /// The verbs that parse Swift, which `trail` hands on: SwiftSyntax takes most of this binary's start-up, so
 /// the viewers in `trail` do without it. The TrailPlugin and TrailCommand plugins run this binary directly.

@@ -1,8 +1,9 @@
+import TrailCommandLine
+import TrailSymbolizeVerb
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrailCommandLine
-import TrailSymbolizeVerb
 
 /// `trail <verb> ...`: each verb parses its arguments and calls a library. The viewers live here, in a static
 /// binary that starts in a millisecond or two; the verbs that parse Swift or XML are handed to `trail-rewrite`

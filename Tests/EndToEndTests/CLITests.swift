@@ -6,11 +6,15 @@ import TrailTestSupport
 @Suite struct CLITests {
     func tree() throws -> String {
         let directory = Paths.temporaryDirectory("cli")
-        try FileManager.default.createDirectory(atPath: directory + "/Sources/App/Sub", withIntermediateDirectories: true)
-        try "import Foundation\nfunc main() {}\n".write(toFile: directory + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
-        try "struct S {\n    func f() -> Int { 1 }\n}\n".write(toFile: directory + "/Sources/App/Sub/S.swift", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: directory + "/Sources/App/Sub", withIntermediateDirectories: true)
+        try "import Foundation\nfunc main() {}\n".write(
+            toFile: directory + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
+        try "struct S {\n    func f() -> Int { 1 }\n}\n".write(
+            toFile: directory + "/Sources/App/Sub/S.swift", atomically: true, encoding: .utf8)
         try "func broken( {\n".write(toFile: directory + "/Sources/App/Broken.swift", atomically: true, encoding: .utf8)
-        try "func skipped() {}\n".write(toFile: directory + "/Sources/App/Generated.swift", atomically: true, encoding: .utf8)
+        try "func skipped() {}\n".write(
+            toFile: directory + "/Sources/App/Generated.swift", atomically: true, encoding: .utf8)
         return directory
     }
 
@@ -24,16 +28,20 @@ import TrailTestSupport
         #expect(result.stderr.contains("instrumented 2 files"))
         #expect(Transcript.read(directory + "/Sources/App/Broken.swift") == broken)
         #expect(Transcript.read(directory + "/Sources/App/Generated.swift") == "func skipped() {}\n")
-        #expect(Transcript.read(directory + "/Sources/App/Sub/S.swift").contains(#"Trail.enter("App.S.f() @ App/S.swift:2")"#))
+        #expect(
+            Transcript.read(directory + "/Sources/App/Sub/S.swift").contains(
+                #"Trail.enter("App.S.f() @ App/S.swift:2")"#))
 
-        let strip = try run(Paths.trail, ["strip", "--in-place", directory + "/Sources/App/main.swift", directory + "/Sources/App/Sub"])
+        let strip = try run(
+            Paths.trail, ["strip", "--in-place", directory + "/Sources/App/main.swift", directory + "/Sources/App/Sub"])
         #expect(strip.status == 0)
         #expect(Transcript.read(directory + "/Sources/App/main.swift") == "import Foundation\nfunc main() {}\n")
     }
 
     @Test func dryRunPrintsADiffAndWritesNothing() throws {
         let directory = try tree()
-        let result = try run(Paths.trail, ["instrument", "--dry-run", "--exclude", "Broken.swift", directory + "/Sources"])
+        let result = try run(
+            Paths.trail, ["instrument", "--dry-run", "--exclude", "Broken.swift", directory + "/Sources"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("--- a/\(directory)/Sources/App/Sub/S.swift"))
         #expect(result.stdout.contains("-    func f() -> Int { 1 }"))
@@ -44,7 +52,9 @@ import TrailTestSupport
     @Test func outputDirectoryMirrorsTheTree() throws {
         let directory = try tree()
         let output = directory + "/out"
-        let result = try run(Paths.trail, ["instrument", "-o", output, "--jobs", "1", "--exclude", "Broken.swift", directory + "/Sources"])
+        let result = try run(
+            Paths.trail,
+            ["instrument", "-o", output, "--jobs", "1", "--exclude", "Broken.swift", directory + "/Sources"])
         #expect(result.status == 0)
         #expect(Transcript.read(output + "/App/Sub/S.swift").contains("Trail.enter"))
         #expect(Transcript.read(output + "/App/Generated.swift").contains("Trail.enter"))
@@ -54,7 +64,8 @@ import TrailTestSupport
         let directory = try tree()
         let broken = directory + "/Sources/App/Broken.swift"
         let copy = directory + "/copy/Broken.trail.swift"
-        let plugin = try run(Paths.trail, ["instrument", "--line-directive", "--module", "App", "--output-file", copy, broken])
+        let plugin = try run(
+            Paths.trail, ["instrument", "--line-directive", "--module", "App", "--output-file", copy, broken])
         #expect(plugin.status == 0)
         #expect(plugin.stderr.contains("\(broken):1:"))
         #expect(plugin.stderr.contains("note: compiled without tracing"))
@@ -71,11 +82,13 @@ import TrailTestSupport
         let bad = try run(Paths.trail, ["instrument", "--experimental-feature", "NoSuchFeature", file])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("unknown experimental feature 'NoSuchFeature'"))
-        let fromEnvironment = try run(Paths.trail, ["instrument", file], environment: ["TRAIL_EXPERIMENTAL_FEATURES": "Bogus"])
+        let fromEnvironment = try run(
+            Paths.trail, ["instrument", file], environment: ["TRAIL_EXPERIMENTAL_FEATURES": "Bogus"])
         #expect(fromEnvironment.status == 2)
         #expect(fromEnvironment.stderr.contains("'Bogus'"))
-        let good = try run(Paths.trail, ["instrument", "--experimental-feature", "CoroutineAccessors", file],
-                           environment: ["TRAIL_EXPERIMENTAL_FEATURES": "DoExpressions,ThenStatements"])
+        let good = try run(
+            Paths.trail, ["instrument", "--experimental-feature", "CoroutineAccessors", file],
+            environment: ["TRAIL_EXPERIMENTAL_FEATURES": "DoExpressions,ThenStatements"])
         #expect(good.status == 0)
         #expect(good.stdout.contains("Trail.enter"))
     }
@@ -95,15 +108,20 @@ import TrailTestSupport
         let directory = try tree()
         let copies = directory + "/copies"
         for (input, output) in [("main.swift", "main/main.swift"), ("Sub/S.swift", "Sub+S.trail.swift")] {
-            let result = try run(Paths.trail, ["instrument", "--module", "App", "--line-directive", "--debug-only",
-                                               "--output-file", copies + "/" + output, directory + "/Sources/App/" + input])
+            let result = try run(
+                Paths.trail,
+                [
+                    "instrument", "--module", "App", "--line-directive", "--debug-only",
+                    "--output-file", copies + "/" + output, directory + "/Sources/App/" + input,
+                ])
             #expect(result.status == 0, "\(result.stderr)")
         }
         let main = Transcript.read(copies + "/main/main.swift")
         #expect(main.hasPrefix("#if DEBUG\n#sourceLocation(file: \"\(copies)/main/main.swift\", line: 1)\n"))
         #expect(!main.contains("Sources/App/main.swift"))
-        #expect(Transcript.read(copies + "/Sub+S.trail.swift")
-            .hasPrefix("#if DEBUG\n#sourceLocation(file: \"\(directory)/Sources/App/Sub/S.swift\", line: 1)\n"))
+        #expect(
+            Transcript.read(copies + "/Sub+S.trail.swift")
+                .hasPrefix("#if DEBUG\n#sourceLocation(file: \"\(directory)/Sources/App/Sub/S.swift\", line: 1)\n"))
     }
 
     @Test func helpForEveryVerbAndUsageErrors() throws {
@@ -140,7 +158,10 @@ import TrailTestSupport
         }
         let cases: [([String], String)] = [
             (["export", "--chrome", "--otlp", "x.trace"], "--chrome and --otlp cannot be given together"),
-            (["export", "--otlp-logs", "--min-duration", "5us", "x.log"], "--min-duration and --otlp-logs cannot be given together"),
+            (
+                ["export", "--otlp-logs", "--min-duration", "5us", "x.log"],
+                "--min-duration and --otlp-logs cannot be given together"
+            ),
             (["export", "--summary", "x.trace"], "--summary means something only with --otlp"),
             (["flamegraph", "--calls", "x.trace"], "--calls means something only with --folded"),
             (["symbolize", "--json", "x.log"], "--json means something only with --obj"),
@@ -166,18 +187,21 @@ import TrailTestSupport
     /// and every `TRAIL_*` variable the sources read is in it.
     @Test func oneSettingsTableForHelpAndDocs() throws {
         let markdown = try run(Paths.trail, ["help", "settings", "--markdown"], check: true).stdout
-        #expect(Transcript.firstDifference(markdown, Transcript.read(Paths.packageRoot + "/Docs/settings.md")) == nil,
-                "Docs/settings.md is stale: write it with 'trail help settings --markdown > Docs/settings.md'")
+        #expect(
+            Transcript.firstDifference(markdown, Transcript.read(Paths.packageRoot + "/Docs/settings.md")) == nil,
+            "Docs/settings.md is stale: write it with 'trail help settings --markdown > Docs/settings.md'")
         let help = try run(Paths.trail, ["--help"], check: true).stdout
         var read: Set<String> = []
         for folder in ["Sources", "Plugins"] {
             for path in try FileManager.default.subpathsOfDirectory(atPath: Paths.packageRoot + "/" + folder)
-                where path.hasSuffix(".swift") || path.hasSuffix(".c") {
+            where path.hasSuffix(".swift") || path.hasSuffix(".c") {
                 let text = Transcript.read(Paths.packageRoot + "/\(folder)/\(path)")
                 var rest = text[...]
                 while let start = rest.range(of: "\"TRAIL") {
                     let name = rest[rest.index(after: start.lowerBound)...].prefix { $0.isUppercase || $0 == "_" }
-                    if name == "TRAIL" || name.hasPrefix("TRAIL_"), !name.hasSuffix("_"), !path.hasSuffix("SettingsTable.swift") {
+                    if name == "TRAIL" || name.hasPrefix("TRAIL_"), !name.hasSuffix("_"),
+                        !path.hasSuffix("SettingsTable.swift")
+                    {
                         read.insert(String(name))
                     }
                     rest = rest[start.upperBound...]
@@ -197,24 +221,26 @@ import TrailTestSupport
         let package = Paths.temporaryDirectory("solo")
         defer { try? FileManager.default.removeItem(atPath: package) }
         let sources = [
-            "Solo": "// Solo: one file\nimport Foundation\n\n@main\nstruct Solo {\n    static func main() { print(greeting()) }\n    static func greeting() -> String { \"hi\" }\n}\n",
+            "Solo":
+                "// Solo: one file\nimport Foundation\n\n@main\nstruct Solo {\n    static func main() { print(greeting()) }\n    static func greeting() -> String { \"hi\" }\n}\n",
             "Bare": "@main\nstruct Bare {\n    static func main() { print(\"bare\") }\n}\n",
             "Unended": "@main\nstruct Unended {\n    static func main() { print(\"unended\") }\n}",
         ]
         for (name, text) in sources {
-            try FileManager.default.createDirectory(atPath: package + "/Sources/" + name, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: package + "/Sources/" + name, withIntermediateDirectories: true)
             try text.write(toFile: package + "/Sources/\(name)/\(name).swift", atomically: true, encoding: .utf8)
         }
         try """
-            // swift-tools-version:6.0
-            import PackageDescription
-            let package = Package(
-                name: "Solo",
-                dependencies: [.package(name: "swift-trail", path: \(String(reflecting: Paths.packageRoot)))],
-                targets: ["Solo", "Bare", "Unended"].map { .executableTarget(name: $0, dependencies: [.product(name: "Trail", package: "swift-trail")]) }
-            )
+        // swift-tools-version:6.0
+        import PackageDescription
+        let package = Package(
+            name: "Solo",
+            dependencies: [.package(name: "swift-trail", path: \(String(reflecting: Paths.packageRoot)))],
+            targets: ["Solo", "Bare", "Unended"].map { .executableTarget(name: $0, dependencies: [.product(name: "Trail", package: "swift-trail")]) }
+        )
 
-            """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
         try run(Paths.trail, ["instrument", "--in-place", package + "/Sources"], check: true)
         try run("swift", ["build", "--package-path", package], check: true)
         let solo = try run(package + "/.build/debug/Solo", [], environment: ["TRAIL_TRACE": "1"], check: true)
@@ -232,7 +258,10 @@ import TrailTestSupport
     /// every verb is listed and reachable, and a missing binary is named with the command that builds it.
     @Test func verbsHandedToTheBinariesBesideTrail() throws {
         let top = try run(Paths.trail, ["--help"])
-        for verb in ["instrument", "strip", "scan", "setup", "resources", "replay", "report", "export", "flamegraph", "symbolize"] {
+        for verb in [
+            "instrument", "strip", "scan", "setup", "resources", "replay", "report", "export", "flamegraph",
+            "symbolize",
+        ] {
             #expect(top.stdout.contains("\n  \(verb) "), "trail --help lists \(verb)")
         }
         let resources = try run(Paths.trail, ["resources", "--help"])
@@ -247,7 +276,8 @@ import TrailTestSupport
         let instrumented = try run(Paths.trail, ["instrument", "--in-place", directory + "/F.swift"])
         #expect(instrumented.status == 0, "\(instrumented.stderr)")
         #expect(try String(contentsOfFile: directory + "/F.swift", encoding: .utf8).contains("Trail.enter"))
-        let broken = try run(Paths.trail, ["scan", "--output", directory + "/list.swift", directory + "/missing.swift"])
+        let broken = try run(
+            Paths.trail, ["scan", "--output", directory + "/list.swift", directory + "/missing.swift"])
         #expect(broken.status == 1)
         #expect(broken.stderr.contains(directory + "/missing.swift"))
 

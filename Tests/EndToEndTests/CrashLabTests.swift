@@ -13,8 +13,9 @@ import TrailTestSupport
         return sample.products(scratch: "trail") + "/CrashLab"
     }()
     static let release: String = {
-        try! sample.build(scratch: "release-g", traced: true, configuration: "release", extra: ["-Xswiftc", "-g"],
-                          environment: ["TRAIL_RELEASE": "1"])
+        try! sample.build(
+            scratch: "release-g", traced: true, configuration: "release", extra: ["-Xswiftc", "-g"],
+            environment: ["TRAIL_RELEASE": "1"])
         return sample.products(scratch: "release-g", configuration: "release") + "/CrashLab"
     }()
 
@@ -53,8 +54,11 @@ import TrailTestSupport
     /// Runs one crash and returns the symbolized JSON of its block.
     func crash(_ binary: String, _ kind: Kind, backtracer: Bool) throws -> (json: [String: Any], log: String) {
         let directory = Paths.temporaryDirectory("crash-\(kind.name)")
-        let result = try run(binary, ["--log-dir", directory, kind.name],
-                             environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": backtracer ? "enable=yes,interactive=no" : "enable=no"])
+        let result = try run(
+            binary, ["--log-dir", directory, kind.name],
+            environment: [
+                "TRAIL_TRACE": "record", "SWIFT_BACKTRACE": backtracer ? "enable=yes,interactive=no" : "enable=no",
+            ])
         #expect(result.shellStatus == 128 + kind.signal, "\(kind.name): exit \(result.shellStatus)")
         let log = directory + "/CrashLab.log"
         let symbolized = try run(Paths.trail, ["symbolize", "--format", "json", log], check: true)
@@ -83,15 +87,21 @@ import TrailTestSupport
         let line = Self.sites[kind.site ?? kind.name]!
         let atSite = frames.contains { frame in
             guard let location = frame["sourceLocation"] as? [String: Any] else { return false }
-            return (location["file"] as? String ?? "").hasSuffix("CrashLab/Crashes.swift") && location["line"] as? Int == line
+            return (location["file"] as? String ?? "").hasSuffix("CrashLab/Crashes.swift")
+                && location["line"] as? Int == line
         }
-        #expect(atSite, "\(context): no frame at Crashes.swift:\(line); frames: \(frames.prefix(8).map { "\($0["description"] ?? "?") \($0["sourceLocation"] ?? "")" })")
+        #expect(
+            atSite,
+            "\(context): no frame at Crashes.swift:\(line); frames: \(frames.prefix(8).map { "\($0["description"] ?? "?") \($0["sourceLocation"] ?? "")" })"
+        )
         #expect(crumbs.contains { $0.contains(kind.function) }, "\(context): breadcrumbs \(crumbs)")
         if kind.name == "thread" {
             #expect(((crash["threads"] as? [[String: Any]])?.first?["name"] as? String) == "crashlab-worker")
         }
         if backtracer {
-            #expect(log.contains("*** Signal \(kind.signal): Backtracing from"), "\(context): the Swift backtracer ran after trail's handler")
+            #expect(
+                log.contains("*** Signal \(kind.signal): Backtracing from"),
+                "\(context): the Swift backtracer ran after trail's handler")
         }
     }
 
@@ -107,7 +117,9 @@ import TrailTestSupport
     /// signal and the symbolized stack, found in the crash block of the log beside the trace.
     @Test func aCrashBecomesAnExceptionEventOnTheSpansItInterrupted() throws {
         let directory = Paths.temporaryDirectory("otlp-crash")
-        let crashed = try run(Self.debug, ["--log-dir", directory, "pointer"], environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": "enable=no"])
+        let crashed = try run(
+            Self.debug, ["--log-dir", directory, "pointer"],
+            environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": "enable=no"])
         #expect(crashed.signal == 11)
         let requests = directory + "/spans.json"
         let export = try run(Paths.trail, ["export", "--otlp", "-o", requests, directory], check: true)
@@ -119,27 +131,37 @@ import TrailTestSupport
         let spans = (request?["resourceSpans"] as? [[String: Any]] ?? []).flatMap {
             ($0["scopeSpans"] as? [[String: Any]] ?? []).flatMap { $0["spans"] as? [[String: Any]] ?? [] }
         }
-        let interrupted = spans.filter { ($0["events"] as? [[String: Any]])?.contains { $0["name"] as? String == "exception" } == true }
+        let interrupted = spans.filter {
+            ($0["events"] as? [[String: Any]])?.contains { $0["name"] as? String == "exception" } == true
+        }
         #expect(interrupted.map { $0["name"] as? String ?? "" }.contains { $0.contains("Crashes.badPointer") })
         let event = (interrupted.first?["events"] as? [[String: Any]])?.first
-        let attributes = Dictionary(uniqueKeysWithValues: (event?["attributes"] as? [[String: Any]] ?? []).map {
-            ($0["key"] as? String ?? "", ($0["value"] as? [String: Any])?["stringValue"] as? String ?? "")
-        })
+        let attributes = Dictionary(
+            uniqueKeysWithValues: (event?["attributes"] as? [[String: Any]] ?? []).map {
+                ($0["key"] as? String ?? "", ($0["value"] as? [String: Any])?["stringValue"] as? String ?? "")
+            })
         #expect(attributes["exception.type"] == "SIGSEGV")
-        #expect(attributes["exception.stacktrace"]?.contains("Crashes.swift:\(Self.sites["pointer"]!)") == true, "\(attributes)")
+        #expect(
+            attributes["exception.stacktrace"]?.contains("Crashes.swift:\(Self.sites["pointer"]!)") == true,
+            "\(attributes)")
         #expect(interrupted.allSatisfy { ($0["status"] as? [String: Any])?["code"] as? Int == 2 })
         // The resource names the app as Trail.bootstrap was told (CrashLab 1.0).
         let resource = (request?["resourceSpans"] as? [[String: Any]])?.first?["resource"] as? [String: Any]
-        let resourceAttributes = Dictionary(uniqueKeysWithValues: (resource?["attributes"] as? [[String: Any]] ?? []).map {
-            ($0["key"] as? String ?? "", ($0["value"] as? [String: Any])?["stringValue"] as? String ?? "")
-        })
-        #expect(resourceAttributes["service.name"] == "CrashLab" && resourceAttributes["service.version"] == "1.0", "\(resourceAttributes)")
+        let resourceAttributes = Dictionary(
+            uniqueKeysWithValues: (resource?["attributes"] as? [[String: Any]] ?? []).map {
+                ($0["key"] as? String ?? "", ($0["value"] as? [String: Any])?["stringValue"] as? String ?? "")
+            })
+        #expect(
+            resourceAttributes["service.name"] == "CrashLab" && resourceAttributes["service.version"] == "1.0",
+            "\(resourceAttributes)")
     }
 
     @Test func nextLaunchFindsThePreviousCrashAndReportsIt() throws {
         let home = Paths.temporaryDirectory("home")
         let directory = home + "/logs"
-        let crashed = try run(Self.debug, ["--log-dir", directory, "pointer"], environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": "enable=no"])
+        let crashed = try run(
+            Self.debug, ["--log-dir", directory, "pointer"],
+            environment: ["TRAIL_TRACE": "record", "SWIFT_BACKTRACE": "enable=no"])
         #expect(crashed.signal == 11)
         let next = try run(Self.debug, ["--log-dir", directory, "ok"], check: true)
         #expect(next.stdout.contains("We're sorry: CrashLab crashed last time (SIGSEGV"))
@@ -148,15 +170,19 @@ import TrailTestSupport
         #expect(!(try run(Self.debug, ["--log-dir", directory, "ok"], check: true)).stdout.contains("sorry"))
 
         let report = try run(Paths.trail, ["report", "--crash", directory], environment: ["HOME": home], check: true)
-        for text in ["# Crash report: CrashLab 1.0", "**SIGSEGV (SEGV_MAPERR) at 0x8**", "Build ID", "static Crashes.badPointer(_:)",
-                     "Crashes.swift:\(Self.sites["pointer"]!)", "## Last traced calls", "## Log before the crash",
-                     "info CrashLab: running pointer", "Debian"] {
+        for text in [
+            "# Crash report: CrashLab 1.0", "**SIGSEGV (SEGV_MAPERR) at 0x8**", "Build ID",
+            "static Crashes.badPointer(_:)",
+            "Crashes.swift:\(Self.sites["pointer"]!)", "## Last traced calls", "## Log before the crash",
+            "info CrashLab: running pointer", "Debian",
+        ] {
             #expect(report.stdout.contains(text), "report lacks \(text)")
         }
         // Two launches since the crash: its log keeps the name the first gave it, found by its crash block.
         #expect(report.stdout.contains("~/logs/CrashLab.1.log"), "the home folder is masked")
         #expect(!report.stdout.contains(home))
-        let raw = try run(Paths.trail, ["report", "--crash", "--no-sanitize", directory], environment: ["HOME": home], check: true)
+        let raw = try run(
+            Paths.trail, ["report", "--crash", "--no-sanitize", directory], environment: ["HOME": home], check: true)
         #expect(raw.stdout.contains(home))
         let json = try run(Paths.trail, ["report", "--crash", "--json", directory], check: true)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -172,7 +198,8 @@ import TrailTestSupport
         #expect(symbolized.stdout.contains("Error 1 of 1"))
         #expect(symbolized.stdout.contains("Overdraft: overdraft of 30 (paying the rent)"))
         #expect(symbolized.stdout.contains("CrashLab_main"))
-        #expect(!FileManager.default.fileExists(atPath: directory + "/CrashLab.crash"), "a non-fatal report is no crash")
+        #expect(
+            !FileManager.default.fileExists(atPath: directory + "/CrashLab.crash"), "a non-fatal report is no crash")
 
         let fatal = try run(Self.debug, ["--log-dir", directory, "fatal-report"])
         #expect(fatal.status == 70)

@@ -8,7 +8,9 @@ import TrailTestSupport
 /// the plugin, with the Trail import in the same place both ways.
 @Suite struct ImportLookupTests {
     /// The modules a file that imports `Trail` may load: the standard library and what every file loads.
-    static let allowedModules: Set<String> = ["Swift", "SwiftOnoneSupport", "_Concurrency", "_StringProcessing", "Trail"]
+    static let allowedModules: Set<String> = [
+        "Swift", "SwiftOnoneSupport", "_Concurrency", "_StringProcessing", "Trail",
+    ]
 
     /// The Swift modules that type-checking `source` loads, from the compiler's loaded-module trace.
     static func loadedModules(_ source: String) throws -> Set<String> {
@@ -16,9 +18,13 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try source.write(toFile: directory + "/client.swift", atomically: true, encoding: .utf8)
         let trace = directory + "/trace.json"
-        try run("swiftc", ["-typecheck", directory + "/client.swift", "-module-name", "Client",
-                           "-I", Paths.buildDirectory + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include",
-                           "-emit-loaded-module-trace-path", trace], check: true)
+        try run(
+            "swiftc",
+            [
+                "-typecheck", directory + "/client.swift", "-module-name", "Client",
+                "-I", Paths.buildDirectory + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include",
+                "-emit-loaded-module-trace-path", trace,
+            ], check: true)
         // One JSON object per line, one line per compile job.
         var names: Set<String> = []
         for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
@@ -31,17 +37,23 @@ import TrailTestSupport
     }
 
     @Test func aTracedFileLoadsOnlyTheStandardLibraryAndTrail() throws {
-        let loaded = try Self.loadedModules("""
+        let loaded = try Self.loadedModules(
+            """
             import enum Trail.Trail
             func f() { Trail.enter("Client.f()"); Trail.exit() }
             func g() async { let span = Trail.enterAsync("Client.g()"); Trail.exit(span) }
 
             """)
         #expect(loaded.contains("Trail"))
-        #expect(loaded.subtracting(Self.allowedModules).isEmpty, "a traced file loads \(loaded.subtracting(Self.allowedModules).sorted())")
+        #expect(
+            loaded.subtracting(Self.allowedModules).isEmpty,
+            "a traced file loads \(loaded.subtracting(Self.allowedModules).sorted())")
         // The whole module too, as a file that logs imports it.
-        let whole = try Self.loadedModules("import Trail\nlet log = Logger(label: \"x\")\nfunc h() { log.info(\"n \\(1)\") }\n")
-        #expect(whole.subtracting(Self.allowedModules).isEmpty, "import Trail loads \(whole.subtracting(Self.allowedModules).sorted())")
+        let whole = try Self.loadedModules(
+            "import Trail\nlet log = Logger(label: \"x\")\nfunc h() { log.info(\"n \\(1)\") }\n")
+        #expect(
+            whole.subtracting(Self.allowedModules).isEmpty,
+            "import Trail loads \(whole.subtracting(Self.allowedModules).sorted())")
     }
 
     /// A check that fails when a public import comes back: the runtime imports everything internally but the
@@ -49,11 +61,15 @@ import TrailTestSupport
     @Test func theRuntimeImportsNothingPubliclyButTheHooks() throws {
         let runtime = Paths.packageRoot + "/Sources/Trail"
         var offending: [String] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: runtime).sorted() where name.hasSuffix(".swift") {
-            let lines = try String(contentsOfFile: runtime + "/" + name, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        for name in try FileManager.default.contentsOfDirectory(atPath: runtime).sorted() where name.hasSuffix(".swift")
+        {
+            let lines = try String(contentsOfFile: runtime + "/" + name, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
             for (index, line) in lines.enumerated() {
                 let words = line.split(separator: " ")
-                guard let at = words.firstIndex(of: "import"), !line.hasPrefix("//"), !line.hasPrefix(" ") else { continue }
+                guard let at = words.firstIndex(of: "import"), !line.hasPrefix("//"), !line.hasPrefix(" ") else {
+                    continue
+                }
                 let modifiers = words[..<at].map(String.init)
                 if modifiers == ["public"], words.dropFirst(at + 1).first == "CTrailHooks" { continue }
                 if modifiers != ["internal"] && modifiers != ["private"] && modifiers != ["fileprivate"] {
@@ -66,7 +82,8 @@ import TrailTestSupport
         let header = try String(contentsOfFile: hooks + "/trail_hooks.h", encoding: .utf8)
         #expect(!header.contains("#include"), "trail_hooks.h includes a header")
         let moduleMap = try String(contentsOfFile: hooks + "/module.modulemap", encoding: .utf8)
-        #expect(!moduleMap.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("export") })
+        #expect(
+            !moduleMap.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("export") })
     }
 
     /// A copy of the fixture with swift-trail pointed at this checkout.
@@ -83,16 +100,22 @@ import TrailTestSupport
 
     /// Builds with warnings as errors; the build must succeed and print no diagnostic.
     static func build(_ package: String, scratch: String, environment: [String: String] = [:]) throws {
-        let result = try run("swift", ["build", "--package-path", package, "--scratch-path", scratch,
-                                       "-Xswiftc", "-warnings-as-errors"], environment: environment)
+        let result = try run(
+            "swift",
+            [
+                "build", "--package-path", package, "--scratch-path", scratch,
+                "-Xswiftc", "-warnings-as-errors",
+            ], environment: environment)
         let log = result.stdout + result.stderr
         try #require(result.status == 0, "\(log.suffix(3000))")
         #expect(!log.contains("warning:") && !log.contains("error:"), "\(log.suffix(3000))")
     }
 
     static let expectedOutput = "word Bool is stored as word\nfiles: 2\n"
-    static let expectedCalls = ["-> LookupApp.run()", "-> Atomicish.representation()", "-> Atomicish.Bool.describe()",
-                                "-> Walk.countFiles(under:)", "-> Walk.isRegularFile(_:)"]
+    static let expectedCalls = [
+        "-> LookupApp.run()", "-> Atomicish.representation()", "-> Atomicish.Bool.describe()",
+        "-> Walk.countFiles(under:)", "-> Walk.isRegularFile(_:)",
+    ]
 
     /// Runs the app over the fixture's C target (two regular files), traced when `TRAIL_TRACE` is set.
     static func runApp(_ binary: String, package: String) throws -> ProcessResult {
@@ -124,7 +147,8 @@ import TrailTestSupport
         try Self.build(package, scratch: package + "/.build/trail", environment: ["TRAIL": "1"])
         let copies = try FileManager.default.subpathsOfDirectory(atPath: package + "/.build/trail/plugins/outputs")
         let walkCopy = try #require(copies.first { $0.hasSuffix("/Walk.trail.swift") })
-        let copyText = try String(contentsOfFile: package + "/.build/trail/plugins/outputs/" + walkCopy, encoding: .utf8)
+        let copyText = try String(
+            contentsOfFile: package + "/.build/trail/plugins/outputs/" + walkCopy, encoding: .utf8)
         #expect(copyText.contains("\nimport CWalk/*<trail*/; import enum Trail.Trail/*trail>*/\n"))
         let plugin = try Self.runApp(package + "/.build/trail/debug/LookupApp", package: package)
         #expect(plugin.stdout == Self.expectedOutput)

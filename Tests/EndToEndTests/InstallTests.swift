@@ -11,7 +11,8 @@ import TrailTestSupport
         // A scratch path of its own: `swift test` holds the lock on .build while this runs.
         let scratch = Paths.temporaryDirectory("install-scratch")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let install = try run("make", ["-C", Paths.packageRoot, "install", "PREFIX=\(prefix)", "INSTALL_SCRATCH=\(scratch)"])
+        let install = try run(
+            "make", ["-C", Paths.packageRoot, "install", "PREFIX=\(prefix)", "INSTALL_SCRATCH=\(scratch)"])
         try #require(install.status == 0, "\(install.stdout.suffix(2000))\(install.stderr.suffix(2000))")
         #expect(!(install.stdout + install.stderr).contains("warning:"))
         for binary in ["trail", "trail-rewrite", "trail-resources", "trail-symbolize"] {
@@ -25,7 +26,9 @@ import TrailTestSupport
         let elsewhere = Paths.temporaryDirectory("elsewhere")
         let version = try run(prefix + "/bin/trail", ["--version"], directory: elsewhere, check: true)
         #expect(version.stdout.hasPrefix("trail "))
-        #expect(try run(prefix + "/bin/trail", ["help", "instrument"], directory: elsewhere, check: true).stdout.contains("Usage: trail instrument"))
+        #expect(
+            try run(prefix + "/bin/trail", ["help", "instrument"], directory: elsewhere, check: true).stdout.contains(
+                "Usage: trail instrument"))
         let test = try run(prefix + "/bin/trail", ["test", "--package", elsewhere], directory: elsewhere)
         #expect(test.status == 1)
         #expect(test.stderr.contains("no Package.swift here"), "\(test.stderr)")

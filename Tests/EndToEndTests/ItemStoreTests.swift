@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+import TrailTestSupport
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-import TrailTestSupport
 
 /// The ItemStore Sample built through the plugin: traced debug, plain, and release builds of one copy.
 /// Serialized: some tests edit the copy's sources.
@@ -26,7 +27,8 @@ import TrailTestSupport
 
     func demo(_ binary: String, trace: Bool) throws -> ProcessResult {
         let store = Paths.temporaryDirectory("itemstore") + "/items.json"
-        return try run(binary, ["--store", store, "demo"], environment: trace ? ["TRAIL_TRACE": "1"] : [:], check: true)
+        return try run(
+            binary, ["--store", store, "demo"], environment: trace ? ["TRAIL_TRACE": "1"] : [:], check: true)
     }
 
     @Test func tracedDemoMatchesTheTranscript() throws {
@@ -42,8 +44,9 @@ import TrailTestSupport
     @Test func recordReplayAndReportMatchTheTranscript() throws {
         let directory = Paths.temporaryDirectory("record")
         let trace = directory + "/demo.trace"
-        let recorded = try run(Self.traced, ["--store", directory + "/items.json", "demo"],
-                               environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        let recorded = try run(
+            Self.traced, ["--store", directory + "/items.json", "demo"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
         #expect(recorded.stderr.isEmpty, "record mode prints nothing")
 
         let replay = try run(Paths.trail, ["replay", trace], check: true)
@@ -68,19 +71,27 @@ import TrailTestSupport
 
         // uftrace's habits: its sort keys, comma-separated (calls first, then names breaking ties); -N leaving
         // functions out of the report, and out of replay with what they call; a time needs its unit.
-        let byCalls = try run(Paths.trail, ["report", "--sort", "call,func", "-N", "ItemStore.Store.*", trace], check: true)
-        let names = byCalls.stdout.split(separator: "\n").dropFirst(2).compactMap { $0.split(separator: " ").last.map(String.init) }
+        let byCalls = try run(
+            Paths.trail, ["report", "--sort", "call,func", "-N", "ItemStore.Store.*", trace], check: true)
+        let names = byCalls.stdout.split(separator: "\n").dropFirst(2).compactMap {
+            $0.split(separator: " ").last.map(String.init)
+        }
         #expect(names.first == "ItemStore.Int.dollars.get")
-        #expect(!names.contains { $0.hasPrefix("ItemStore.Store.") } && names.count == 27 - calls.keys.filter { $0.hasPrefix("ItemStore.Store.") }.count)
+        #expect(
+            !names.contains { $0.hasPrefix("ItemStore.Store.") }
+                && names.count == 27 - calls.keys.filter { $0.hasPrefix("ItemStore.Store.") }.count)
         let orderedCalls = names.compactMap { calls[$0] }
         #expect(orderedCalls == orderedCalls.sorted(by: >))
         let badKey = try run(Paths.trail, ["report", "--sort", "total,bogus", trace])
         #expect(badKey.status == 2 && badKey.stderr.contains("--sort: 'bogus' is not a key"))
-        let excluded = try run(Paths.trail, ["replay", "-N", "ItemStore.Store.create(name:value:)", trace], check: true)
+        let excluded = try run(
+            Paths.trail, ["replay", "-N", "ItemStore.Store.create(name:value:)", trace], check: true)
         func count(_ text: String, _ name: String) -> Int { text.components(separatedBy: name).count - 1 }
         #expect(!excluded.stdout.contains("ItemStore.Store.create(name:value:)"))
         // The three creates' validate calls go with them; update's stays.
-        #expect(count(excluded.stdout, "ItemStore.Store.validate(") == count(replay.stdout, "ItemStore.Store.validate(") - 3)
+        #expect(
+            count(excluded.stdout, "ItemStore.Store.validate(") == count(replay.stdout, "ItemStore.Store.validate(") - 3
+        )
         #expect(excluded.stdout.contains("ItemStore.Demo.run(on:)"))
         let bare = try run(Paths.trail, ["replay", "-t", "5", trace])
         #expect(bare.status == 2 && bare.stderr.contains("--min-duration: '5' has no unit; write 5ns, 5us, 5ms or 5s"))
@@ -92,9 +103,12 @@ import TrailTestSupport
         #expect(!replay.stdout.contains("\u{1B}["))
         #expect(try run(Paths.trail, ["replay", "--color=sometimes", trace]).status == 2)
         // On a terminal the output goes through PAGER, unless --no-pager (script(1) gives the terminal).
-        let paged = try run("script", ["-qec", "PAGER='sed s/^/paged:/' \(Paths.trail) report \(trace)", "/dev/null"], check: true)
+        let paged = try run(
+            "script", ["-qec", "PAGER='sed s/^/paged:/' \(Paths.trail) report \(trace)", "/dev/null"], check: true)
         #expect(paged.stdout.contains("paged:  Total time"))
-        let unpaged = try run("script", ["-qec", "PAGER='sed s/^/paged:/' \(Paths.trail) report --no-pager \(trace)", "/dev/null"], check: true)
+        let unpaged = try run(
+            "script", ["-qec", "PAGER='sed s/^/paged:/' \(Paths.trail) report --no-pager \(trace)", "/dev/null"],
+            check: true)
         #expect(unpaged.stdout.contains("  Total time") && !unpaged.stdout.contains("paged:"))
 
         let chrome = try run(Paths.trail, ["export", "--chrome", trace], check: true)
@@ -133,8 +147,9 @@ import TrailTestSupport
             _ = try run(Self.plain, ["--store", store, "add", name, value], check: true)
         }
         let trace = directory + "/survey.trace"
-        let surveyed = try run(Self.traced, ["--store", store, "survey"],
-                               environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        let surveyed = try run(
+            Self.traced, ["--store", store, "survey"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
         #expect(surveyed.stdout == "surveyed 3 item(s) at $473; audit clean; 3 items\n")
         let folded = try run(Paths.trail, ["flamegraph", "--folded", "--calls", trace], check: true)
         let expected = Transcript.read(Paths.fixture("ItemStore/survey-folded.txt"))
@@ -143,12 +158,16 @@ import TrailTestSupport
         // In the Chrome trace each child task's first slice takes a flow arrow from Survey.run(_:)'s async slice
         // (Perfetto binds `bind_id`/`flow_in`/`flow_out` on "X", "b" and "n" events alike).
         let exported = try run(Paths.trail, ["export", "--chrome", trace], check: true)
-        let events = (try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])?["traceEvents"] as? [[String: Any]] ?? []
+        let events =
+            (try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])?["traceEvents"]
+            as? [[String: Any]] ?? []
         var creators: [String: String] = [:]
         for event in events where event["flow_out"] as? Bool == true {
             creators[event["bind_id"] as? String ?? ""] = event["name"] as? String
         }
-        let arrows = events.filter { $0["flow_in"] as? Bool == true }.map { creators[$0["bind_id"] as? String ?? ""] ?? "nothing" }
+        let arrows = events.filter { $0["flow_in"] as? Bool == true }.map {
+            creators[$0["bind_id"] as? String ?? ""] ?? "nothing"
+        }
         #expect(arrows == Array(repeating: "ItemStore.Survey.run(_:)", count: 5), "\(arrows)")
 
         // The same tree as OTLP spans, checked against the official definitions: every call a span, every
@@ -156,14 +175,18 @@ import TrailTestSupport
         // Survey.run(_:).
         let requests = directory + "/spans.json"
         _ = try run(Paths.trail, ["export", "--otlp", "--batch", "4", "-o", requests, trace], check: true)
-        #expect(try otlpCheck("traces", requests, ["--spans", "14", "--requests", "4"])
+        #expect(
+            try otlpCheck("traces", requests, ["--spans", "14", "--requests", "4"])
                 == "ok=1 requests=4 resources=4 spans=14 logs=0 orphans=0 outliving=0")
         let spans = try Transcript.read(requests).split(separator: "\n").flatMap { line -> [[String: Any]] in
             let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             let resources = request?["resourceSpans"] as? [[String: Any]] ?? []
-            return resources.flatMap { ($0["scopeSpans"] as? [[String: Any]] ?? []).flatMap { $0["spans"] as? [[String: Any]] ?? [] } }
+            return resources.flatMap {
+                ($0["scopeSpans"] as? [[String: Any]] ?? []).flatMap { $0["spans"] as? [[String: Any]] ?? [] }
+            }
         }
-        let byId = Dictionary(uniqueKeysWithValues: spans.map { ($0["spanId"] as? String ?? "", $0["name"] as? String ?? "") })
+        let byId = Dictionary(
+            uniqueKeysWithValues: spans.map { ($0["spanId"] as? String ?? "", $0["name"] as? String ?? "") })
         let parents = spans.filter { ($0["name"] as? String)?.hasPrefix("ItemStore.Appraisal.marketValue") == true }
             .map { byId[$0["parentSpanId"] as? String ?? ""] }
         #expect(parents == Array(repeating: "ItemStore.Survey.run(_:)", count: 3))
@@ -174,11 +197,16 @@ import TrailTestSupport
         let report = try run(Paths.trail, ["report", "--sort", "calls", directory], check: true)
         #expect(report.stdout.contains("ItemStore.Appraisal.marketValue(of:)"), "\(report.stdout)\(report.stderr)")
         let chrome = try run(Paths.trail, ["export", "--chrome", "--min-duration", "60s", trace], check: true)
-        let chromeEvents = (try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any])?["traceEvents"] as? [[String: Any]]
-        #expect(chromeEvents?.filter { $0["ph"] as? String == "M" }.count == chromeEvents?.count, "only metadata events are left")
+        let chromeEvents =
+            (try JSONSerialization.jsonObject(with: Data(chrome.stdout.utf8)) as? [String: Any])?["traceEvents"]
+            as? [[String: Any]]
+        #expect(
+            chromeEvents?.filter { $0["ph"] as? String == "M" }.count == chromeEvents?.count,
+            "only metadata events are left")
 
         // Volume control: calls shorter than a minute are left out, and with --summary counted into the root.
-        let summary = try run(Paths.trail, ["export", "--otlp", "--min-duration", "60s", "--summary", "-o", requests, trace], check: true)
+        let summary = try run(
+            Paths.trail, ["export", "--otlp", "--min-duration", "60s", "--summary", "-o", requests, trace], check: true)
         #expect(summary.stderr.contains("0 spans from 1 processes (14 shorter calls folded into their parents)"))
     }
 
@@ -192,7 +220,8 @@ import TrailTestSupport
         #expect(!symbols.isEmpty)
         #expect(!symbols.contains(where: Self.isTraceHook))
         // The same check finds the hooks in the traced build, so it can fail.
-        let tracedSymbols = try undefinedSymbols(inObjectsOf: Self.sample.products(scratch: "trail") + "/ItemStore.build")
+        let tracedSymbols = try undefinedSymbols(
+            inObjectsOf: Self.sample.products(scratch: "trail") + "/ItemStore.build")
         #expect(tracedSymbols.contains("trail_enter_sync"))
         #expect(tracedSymbols.contains("trail_enter_async"))
     }
@@ -205,10 +234,13 @@ import TrailTestSupport
         #expect(try demo(release + "/ItemStore", trace: true).stderr.isEmpty)
 
         // TRAIL_RELEASE=1 asks for traced release builds.
-        try Self.sample.build(scratch: "release-traced", traced: true, configuration: "release",
-                              environment: ["TRAIL_RELEASE": "1"])
+        try Self.sample.build(
+            scratch: "release-traced", traced: true, configuration: "release",
+            environment: ["TRAIL_RELEASE": "1"])
         let tracedRelease = Self.sample.products(scratch: "release-traced", configuration: "release")
-        #expect(try demo(tracedRelease + "/ItemStore", trace: true).stderr.contains("-> ItemStore.Store.create(name:value:)"))
+        #expect(
+            try demo(tracedRelease + "/ItemStore", trace: true).stderr.contains(
+                "-> ItemStore.Store.create(name:value:)"))
     }
 
     @Test func touchingOneFileReinstrumentsOnlyThatFile() throws {
@@ -228,7 +260,8 @@ import TrailTestSupport
     @Test func anEnvironmentChangeRecompilesNothing() throws {
         _ = Self.traced
         try Self.sample.build(scratch: "trail", traced: true)
-        let rebuild = try Self.sample.build(scratch: "trail", traced: true, environment: ["TRAIL_UNRELATED": UUID().uuidString])
+        let rebuild = try Self.sample.build(
+            scratch: "trail", traced: true, environment: ["TRAIL_UNRELATED": UUID().uuidString])
         let compiled = rebuild.stdout.split(separator: "\n").filter { $0.contains("Compiling ItemStore") }
         #expect(compiled.isEmpty, "\(compiled)")
     }
@@ -238,7 +271,8 @@ import TrailTestSupport
         // Each file has a command of its own; `trail scan` tells it that `unfinished` returns Never, so the lone
         // call is not turned into `return unfinished(...)`, which would not compile in an `Int` getter.
         let directory = Self.sample.directory + "/Sources/ItemStore/"
-        let declaring = directory + "ZUnfinished.swift", calling = directory + "AForecast.swift"
+        let declaring = directory + "ZUnfinished.swift"
+        let calling = directory + "AForecast.swift"
         defer {
             try? FileManager.default.removeItem(atPath: declaring)
             try? FileManager.default.removeItem(atPath: calling)
@@ -260,11 +294,14 @@ import TrailTestSupport
         let file = Self.sample.directory + "/Sources/ItemStore/Store.swift"
         let original = try String(contentsOfFile: file, encoding: .utf8)
         defer { try? original.write(toFile: file, atomically: true, encoding: .utf8) }
-        let line = original.split(separator: "\n", omittingEmptySubsequences: false)
+        let line =
+            original.split(separator: "\n", omittingEmptySubsequences: false)
             .firstIndex { $0.contains("var totalValue: Int") }! + 1
-        try original.replacingOccurrences(of: "var totalValue: Int { items.reduce(0) { $0 + $1.valueInDollars } }",
-                                          with: "var totalValue: Int { items.reduce(0) { $0 + $1.valueInDollars } + \"x\" }")
-            .write(toFile: file, atomically: true, encoding: .utf8)
+        try original.replacingOccurrences(
+            of: "var totalValue: Int { items.reduce(0) { $0 + $1.valueInDollars } }",
+            with: "var totalValue: Int { items.reduce(0) { $0 + $1.valueInDollars } + \"x\" }"
+        )
+        .write(toFile: file, atomically: true, encoding: .utf8)
         let failed = try Self.sample.build(scratch: "trail", traced: true, check: false)
         #expect(failed.status != 0)
         let output = failed.stdout + failed.stderr
@@ -276,7 +313,10 @@ import TrailTestSupport
         let sources = Self.sample.directory + "/Sources/ItemStore"
         let before = try FileManager.default.contentsOfDirectory(atPath: sources).sorted()
             .map { try String(contentsOfFile: sources + "/" + $0, encoding: .utf8) }
-        let package = ["package", "--package-path", Self.sample.directory, "--scratch-path", Self.sample.directory + "/.build/plain"]
+        let package = [
+            "package", "--package-path", Self.sample.directory, "--scratch-path",
+            Self.sample.directory + "/.build/plain",
+        ]
 
         let refused = try run("swift", package + ["trail", "instrument"])
         #expect(refused.status != 0)
@@ -284,7 +324,7 @@ import TrailTestSupport
 
         try run("swift", package + ["--allow-writing-to-package-directory", "trail", "instrument"], check: true)
         let store = try String(contentsOfFile: sources + "/Store.swift", encoding: .utf8)
-        #expect(store.contains(#"Trail.enter("ItemStore.Store.create(name:value:) @ ItemStore/Store.swift:32")"#))
+        #expect(store.contains(#"Trail.enter("ItemStore.Store.create(name:value:) @ ItemStore/Store.swift:34")"#))
         try run("swift", package + ["--allow-writing-to-package-directory", "trail", "strip"], check: true)
         let after = try FileManager.default.contentsOfDirectory(atPath: sources).sorted()
             .map { try String(contentsOfFile: sources + "/" + $0, encoding: .utf8) }
@@ -298,14 +338,19 @@ final class FlameFrames: NSObject, XMLParserDelegate {
     var depths: [Int] = []
     private var inFrame = false
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if name == "g", let depth = attributes["data-d"].flatMap(Int.init) {
             depths.append(depth)
             inFrame = true
         } else if name == "rect", inFrame {
-            rects.append((Double(attributes["x"] ?? "") ?? -1, Double(attributes["y"] ?? "") ?? -1,
-                          Double(attributes["width"] ?? "") ?? -1))
+            rects.append(
+                (
+                    Double(attributes["x"] ?? "") ?? -1, Double(attributes["y"] ?? "") ?? -1,
+                    Double(attributes["width"] ?? "") ?? -1
+                ))
             inFrame = false
         }
     }

@@ -19,7 +19,8 @@ import TrailTestSupport
                 try manager.copyItem(atPath: Paths.fixture(fixture) + "/" + name, toPath: sources + "/" + name)
             }
         }
-        try "// The only source with TRAIL=1.\n".write(toFile: directory + "/Sources/Zoo/_Trail.swift", atomically: true, encoding: .utf8)
+        try "// The only source with TRAIL=1.\n".write(
+            toFile: directory + "/Sources/Zoo/_Trail.swift", atomically: true, encoding: .utf8)
         let manifest = directory + "/Package.swift"
         try String(contentsOfFile: manifest, encoding: .utf8)
             .replacingOccurrences(of: #"path: "../../..""#, with: "path: \(String(reflecting: Paths.packageRoot))")
@@ -39,9 +40,13 @@ import TrailTestSupport
         let package = try Self.makePackage()
         defer { try? FileManager.default.removeItem(atPath: package) }
         // Experimental features reach the plugin's commands as trail-rewrite reads them, spaces and all.
-        let build = try run("swift", ["build", "--package-path", package, "--scratch-path", package + "/.build/trail",
-                                      "-Xswiftc", "-warnings-as-errors"],
-                            environment: ["TRAIL": "1", "TRAIL_EXPERIMENTAL_FEATURES": " ThenStatements "])
+        let build = try run(
+            "swift",
+            [
+                "build", "--package-path", package, "--scratch-path", package + "/.build/trail",
+                "-Xswiftc", "-warnings-as-errors",
+            ],
+            environment: ["TRAIL": "1", "TRAIL_EXPERIMENTAL_FEATURES": " ThenStatements "])
         let log = build.stdout + build.stderr
         try #require(build.status == 0, "\(log.suffix(3000))")
         #expect(!log.contains("warning:"), "\(log.suffix(3000))")
@@ -52,8 +57,11 @@ import TrailTestSupport
         // and the target that compiles its own files are not instrumented.
         let app = try run(products + "/App", [], environment: ["TRAIL_TRACE": "1"], check: true)
         #expect(app.stdout == "hello, mix\ncount 1 count 2\nDONE\nwhere: App/main.swift 11\n")
-        #expect(Self.calls(app.stderr) == ["-> App.Greeter.greet()  (App/Greeter.swift:4)",
-                                          "-> App.report(_:)  (App/main.swift:4)", "-> App.report(_:)  (App/main.swift:4)"])
+        #expect(
+            Self.calls(app.stderr) == [
+                "-> App.Greeter.greet()  (App/Greeter.swift:4)",
+                "-> App.report(_:)  (App/main.swift:4)", "-> App.report(_:)  (App/main.swift:4)",
+            ])
 
         // The zoo without --closures: the calls of the expected transcript, less the closures.
         let zoo = try run(products + "/Zoo", [], environment: ["TRAIL_TRACE": "1"], check: true)

@@ -30,24 +30,27 @@ import TrailTestSupport
     func modificationTimes() throws -> [String: Date] {
         var times: [String: Date] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: Self.generated) {
-            times[name] = try FileManager.default.attributesOfItem(atPath: Self.generated + "/" + name)[.modificationDate] as? Date
+            times[name] =
+                try FileManager.default.attributesOfItem(atPath: Self.generated + "/" + name)[.modificationDate]
+                as? Date
         }
         return times
     }
 
     @Test func theSampleLoadsItsResourcesThroughTheConstants() throws {
         let gallery = try run(Self.sample.products(scratch: "debug") + "/Gallery", [], check: true)
-        #expect(gallery.stdout == """
-            Resources/Images/glyphicons-002-dog.png: 73 bytes, PNG: true
-            cat@2x.png and Resources/Images/Star icon.svg
-            Today: soup, bread, pie
-            MasterObject: found in Main.storyboard
-            DetailObject: found in Main.storyboard
-            dish-cell: found in Main.storyboard
-            showDetail: found in Main.storyboard
-            settings: SettingsRoot, switch tag 42
+        #expect(
+            gallery.stdout == """
+                Resources/Images/glyphicons-002-dog.png: 73 bytes, PNG: true
+                cat@2x.png and Resources/Images/Star icon.svg
+                Today: soup, bread, pie
+                MasterObject: found in Main.storyboard
+                DetailObject: found in Main.storyboard
+                dish-cell: found in Main.storyboard
+                showDetail: found in Main.storyboard
+                settings: SettingsRoot, switch tag 42
 
-            """)
+                """)
     }
 
     @Test func aRebuildWithNoChangeRunsNoCommand() throws {
@@ -67,8 +70,10 @@ import TrailTestSupport
         let before = try modificationTimes()
         // Written in place: an editor that saves by renaming also touches the folder, and the list command
         // then runs too, finds the same names, and leaves its file alone.
-        try original.replacingOccurrences(of: #"<tableView id="t1">"#, with: #"<tableView id="t1" identifier="dish-table">"#)
-            .write(toFile: layout, atomically: false, encoding: .utf8)
+        try original.replacingOccurrences(
+            of: #"<tableView id="t1">"#, with: #"<tableView id="t1" identifier="dish-table">"#
+        )
+        .write(toFile: layout, atomically: false, encoding: .utf8)
         let rebuild = try build()
         try #require(rebuild.status == 0, "\(rebuild.stdout)\(rebuild.stderr)")
         #expect(commands(rebuild) == ["Main.storyboard"], "\(rebuild.stdout)")
@@ -83,11 +88,15 @@ import TrailTestSupport
     @Test func aRenamedImageFailsTheBuildAtTheLineThatUsedIt() throws {
         let images = Self.sources + "/Resources/Images/"
         try FileManager.default.moveItem(atPath: images + "glyphicons-002-dog.png", toPath: images + "dog.png")
-        defer { try? FileManager.default.moveItem(atPath: images + "dog.png", toPath: images + "glyphicons-002-dog.png") }
+        defer {
+            try? FileManager.default.moveItem(atPath: images + "dog.png", toPath: images + "glyphicons-002-dog.png")
+        }
         let broken = try build()
         #expect(broken.status != 0)
-        #expect((broken.stdout + broken.stderr).contains(
-            Self.sources + "/main.swift:4:28: error: type 'Resources.Images' has no member 'glyphicons002Dog'"), "\(broken.stdout)")
+        #expect(
+            (broken.stdout + broken.stderr).contains(
+                Self.sources + "/main.swift:4:28: error: type 'Resources.Images' has no member 'glyphicons002Dog'"),
+            "\(broken.stdout)")
     }
 
     @Test func aClashAndABrokenXMLFileAreReportedAtTheirPlace() throws {
@@ -96,20 +105,24 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: clash) }
         let clashing = try build()
         #expect(clashing.status != 0)
-        #expect((clashing.stdout + clashing.stderr).contains(
-            "\(clash):1:1: error: 'Resources/Images/glyphicons.002.dog.jpg' maps to Resources.Images.glyphicons002Dog, "
-                + "as 'Resources/Images/glyphicons-002-dog.png' (\(Self.sources)/Resources/Images/glyphicons-002-dog.png) does; "
-                + "rename one of them"), "\(clashing.stdout)")
+        #expect(
+            (clashing.stdout + clashing.stderr).contains(
+                "\(clash):1:1: error: 'Resources/Images/glyphicons.002.dog.jpg' maps to Resources.Images.glyphicons002Dog, "
+                    + "as 'Resources/Images/glyphicons-002-dog.png' (\(Self.sources)/Resources/Images/glyphicons-002-dog.png) does; "
+                    + "rename one of them"), "\(clashing.stdout)")
         try FileManager.default.removeItem(atPath: clash)
 
         let settings = Self.sources + "/Resources/Layouts/Settings.xib"
         let original = try String(contentsOfFile: settings, encoding: .utf8)
         defer { try? original.write(toFile: settings, atomically: false, encoding: .utf8) }
-        try original.replacingOccurrences(of: "</view>", with: "</vew>").write(toFile: settings, atomically: false, encoding: .utf8)
+        try original.replacingOccurrences(of: "</view>", with: "</vew>").write(
+            toFile: settings, atomically: false, encoding: .utf8)
         let broken = try build()
         #expect(broken.status != 0)
-        #expect((broken.stdout + broken.stderr).contains("\(settings):6:15: error: the end tag does not match the open element"),
-                "\(broken.stdout)")
+        #expect(
+            (broken.stdout + broken.stderr).contains(
+                "\(settings):6:15: error: the end tag does not match the open element"),
+            "\(broken.stdout)")
     }
 }
 
@@ -118,9 +131,11 @@ import TrailTestSupport
     @Test func writesOnceAndFailsWithThePlace() throws {
         let target = Paths.temporaryDirectory("resources-verb")
         try FileManager.default.createDirectory(atPath: target + "/Resources", withIntermediateDirectories: true)
-        try "<doc><a identifier=\"first-one\"/></doc>\n".write(toFile: target + "/Resources/Main.xib", atomically: true, encoding: .utf8)
+        try "<doc><a identifier=\"first-one\"/></doc>\n".write(
+            toFile: target + "/Resources/Main.xib", atomically: true, encoding: .utf8)
         try "{}".write(toFile: target + "/Resources/my data.json", atomically: true, encoding: .utf8)
-        let list = target + "/out/TrailResources.swift", xml = target + "/out/Main.swift"
+        let list = target + "/out/TrailResources.swift"
+        let xml = target + "/out/Main.swift"
         let files = [target + "/Resources/my data.json", target + "/Resources/Main.xib"]
 
         try run(Paths.trail, ["resources", "--root", target, "-o", list] + files, check: true)

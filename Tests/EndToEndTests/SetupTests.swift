@@ -29,12 +29,15 @@ import TrailTestSupport
         let scratch = ["--package-path", package, "--scratch-path", package + "/.build/trail"]
 
         // The command plugin builds `trail` in the scratch folder the traced build then reuses.
-        try run("swift", ["package"] + scratch + ["--allow-writing-to-package-directory", "trail", "setup"], check: true)
+        try run(
+            "swift", ["package"] + scratch + ["--allow-writing-to-package-directory", "trail", "setup"], check: true)
         let edited = Transcript.read(manifest)
         #expect(edited.contains(#"let traced = Context.environment["TRAIL"] == "1""#))
-        #expect(edited.contains(#"dependencies: ["Greeting", "CDouble"] + (traced ? [.product(name: "Trail", package: "#))
-        #expect(Self.placeholders(package) == ["Greeting", "Hello"].map { package + "/Sources/\($0)/_Trail.swift" },
-                "C targets and test targets are left alone")
+        #expect(
+            edited.contains(#"dependencies: ["Greeting", "CDouble"] + (traced ? [.product(name: "Trail", package: "#))
+        #expect(
+            Self.placeholders(package) == ["Greeting", "Hello"].map { package + "/Sources/\($0)/_Trail.swift" },
+            "C targets and test targets are left alone")
 
         try run("swift", ["build"] + scratch, environment: ["TRAIL": "1"], check: true)
         let traced = try run(package + "/.build/trail/debug/Hello", [], environment: ["TRAIL_TRACE": "1"], check: true)
@@ -42,7 +45,8 @@ import TrailTestSupport
         #expect(traced.stderr.contains("-> Hello.twice(_:)  (Hello/main.swift:4)"), "\(traced.stderr)")
         #expect(traced.stderr.contains("-> Greeting.Greeting.text(for:)  (Greeting/Greeting.swift:4)"))
 
-        try run("swift", ["build", "--package-path", package, "--scratch-path", package + "/.build/plain"], check: true)
+        try run(
+            "swift", ["build", "--package-path", package, "--scratch-path", package + "/.build/plain"], check: true)
         let plain = try run(package + "/.build/plain/debug/Hello", [], environment: ["TRAIL_TRACE": "1"], check: true)
         #expect(plain.stdout == "hello, setup 42\n")
         #expect(plain.stderr.isEmpty)
@@ -55,7 +59,9 @@ import TrailTestSupport
         #expect(again.stderr.contains("nothing to do"))
         #expect(Transcript.read(manifest) == edited)
 
-        try run("swift", ["package"] + scratch + ["--allow-writing-to-package-directory", "trail", "setup", "--undo"], check: true)
+        try run(
+            "swift", ["package"] + scratch + ["--allow-writing-to-package-directory", "trail", "setup", "--undo"],
+            check: true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: manifest)) == original)
         #expect(Self.placeholders(package).isEmpty)
     }
@@ -66,7 +72,8 @@ import TrailTestSupport
         let package = Paths.temporaryDirectory("legacy-executable")
         defer { try? FileManager.default.removeItem(atPath: package) }
         try FileManager.default.createDirectory(atPath: package + "/Sources/App", withIntermediateDirectories: true)
-        try "func greet() -> String { \"hi\" }\nprint(greet())\n".write(toFile: package + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
+        try "func greet() -> String { \"hi\" }\nprint(greet())\n".write(
+            toFile: package + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
         let manifest = """
             // swift-tools-version:5.9
             import PackageDescription
@@ -80,7 +87,9 @@ import TrailTestSupport
             """
         try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
         try run(Paths.trail, ["setup", "--package", package], check: true)
-        #expect(Transcript.read(package + "/Package.swift").contains(#"sources: traced ? ["_Trail.swift", "main.swift"] : nil"#))
+        #expect(
+            Transcript.read(package + "/Package.swift").contains(
+                #"sources: traced ? ["_Trail.swift", "main.swift"] : nil"#))
         try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
         #expect(Transcript.read(package + "/Package.swift") == manifest)
     }
@@ -132,8 +141,14 @@ import TrailTestSupport
         // And the same targets set up now: the product only for traced builds.
         try run(Paths.trail, ["setup", "--package", package], check: true)
         let now = Transcript.read(package + "/Package.swift")
-        #expect(now.contains(#".target(name: "A", dependencies: ["B"] + (traced ? [.product(name: "Trail", package: "swift-trail")] : []), sources:"#))
-        #expect(now.contains(#".target(name: "B", dependencies: traced ? [.product(name: "Trail", package: "swift-trail")] : [], sources:"#))
+        #expect(
+            now.contains(
+                #".target(name: "A", dependencies: ["B"] + (traced ? [.product(name: "Trail", package: "swift-trail")] : []), sources:"#
+            ))
+        #expect(
+            now.contains(
+                #".target(name: "B", dependencies: traced ? [.product(name: "Trail", package: "swift-trail")] : [], sources:"#
+            ))
         try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
         #expect(Transcript.read(package + "/Package.swift") == original)
     }
@@ -146,7 +161,9 @@ import TrailTestSupport
         let dry = try run(Paths.trail, ["setup", "--package", package, "--target", "Hello", "--dry-run"], check: true)
         #expect(dry.stdout.contains("+let traced = Context.environment[\"TRAIL\"] == \"1\"\n"))
         #expect(dry.stdout.contains("-            path: \"Sources/Hello\"\n+            dependencies: "))
-        #expect(dry.stdout.contains("+            path: \"Sources/Hello\",\n+            sources: traced ? [\"_Trail.swift\"] : nil,\n"))
+        #expect(
+            dry.stdout.contains(
+                "+            path: \"Sources/Hello\",\n+            sources: traced ? [\"_Trail.swift\"] : nil,\n"))
         #expect(dry.stdout.contains("+++ b/\(package)/Sources/Hello/_Trail.swift"))
         #expect(Transcript.read(manifest) == original)
         #expect(Self.placeholders(package).isEmpty)
@@ -167,8 +184,11 @@ import TrailTestSupport
         try FileManager.default.createDirectory(atPath: package + "/Sources/Fib", withIntermediateDirectories: true)
         try "// placeholder\n".write(toFile: package + "/Sources/Fib/_Trail.swift", atomically: true, encoding: .utf8)
         try "print(1)\n".write(toFile: package + "/Sources/Fib/main.swift", atomically: true, encoding: .utf8)
-        #expect(try run(Paths.trail, ["setup", "--package", package], check: true).stderr.contains("Fib already set up"))
-        #expect(try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true).stderr.contains("nothing to undo"))
+        #expect(
+            try run(Paths.trail, ["setup", "--package", package], check: true).stderr.contains("Fib already set up"))
+        #expect(
+            try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true).stderr.contains(
+                "nothing to undo"))
         #expect(Transcript.read(manifest) == sample)
     }
 
@@ -176,8 +196,10 @@ import TrailTestSupport
     static func twoTargetPackage(_ name: String, manifest: String) throws -> String {
         let package = Paths.temporaryDirectory(name)
         for target in ["A", "B"] {
-            try FileManager.default.createDirectory(atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
-            try "func f() {}\n".write(toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(
+                atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
+            try "func f() {}\n".write(
+                toFile: package + "/Sources/\(target)/\(target).swift", atomically: true, encoding: .utf8)
         }
         try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
         return package
@@ -204,20 +226,24 @@ import TrailTestSupport
 
     /// swift-log's manifest adjusts every target's settings in a loop: reading `package.targets` is no reason to refuse.
     @Test func aLoopThatAdjustsSettingsIsAccepted() throws {
-        let manifest = Self.header + """
-                targets: [.target(name: "A"), .target(name: "B")]
-            )
-            for target in package.targets where target.type == .regular {
-                var settings = target.swiftSettings ?? []
-                settings.append(.enableUpcomingFeature("ExistentialAny"))
-                target.swiftSettings = settings
-            }
+        let manifest =
+            Self.header + """
+                    targets: [.target(name: "A"), .target(name: "B")]
+                )
+                for target in package.targets where target.type == .regular {
+                    var settings = target.swiftSettings ?? []
+                    settings.append(.enableUpcomingFeature("ExistentialAny"))
+                    target.swiftSettings = settings
+                }
 
-            """
+                """
         let package = try Self.twoTargetPackage("setup-settings-loop", manifest: manifest)
         let result = try run(Paths.trail, ["setup", "--package", package])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(Transcript.read(package + "/Package.swift").components(separatedBy: #"sources: traced ? ["_Trail.swift"] : nil"#).count == 3)
+        #expect(
+            Transcript.read(package + "/Package.swift").components(
+                separatedBy: #"sources: traced ? ["_Trail.swift"] : nil"#
+            ).count == 3)
         try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
         #expect(Transcript.read(package + "/Package.swift") == manifest)
     }
@@ -225,20 +251,25 @@ import TrailTestSupport
     /// swift-argument-parser appends macOS-only targets in code: the targets written out are set up, and a note
     /// says which were not.
     @Test func targetsAddedInCodeAreLeftAloneWithANote() throws {
-        let manifest = Self.header + """
-                targets: [.target(name: "A")]
-            )
-            #if os(macOS)
-            package.targets.append(contentsOf: [.target(name: "B")])
-            #endif
+        let manifest =
+            Self.header + """
+                    targets: [.target(name: "A")]
+                )
+                #if os(macOS)
+                package.targets.append(contentsOf: [.target(name: "B")])
+                #endif
 
-            """
+                """
         let package = try Self.twoTargetPackage("setup-appended", manifest: manifest)
         let result = try run(Paths.trail, ["setup", "--package", package])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("\(package)/Package.swift:10:1: note: targets added by code here are not set up"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("\(package)/Package.swift:10:1: note: targets added by code here are not set up"),
+            "\(result.stderr)")
         #expect(result.stderr.contains("set up A in"))
-        #expect(Transcript.read(package + "/Package.swift").contains(#".target(name: "A", dependencies: traced ? [.product("#))
+        #expect(
+            Transcript.read(package + "/Package.swift").contains(
+                #".target(name: "A", dependencies: traced ? [.product("#))
         try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
         #expect(Transcript.read(package + "/Package.swift") == manifest)
     }
@@ -259,63 +290,85 @@ import TrailTestSupport
         let package = try Self.twoTargetPackage("setup-dependency-in-code", manifest: manifest)
         let result = try run(Paths.trail, ["setup", "--package", package])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(Transcript.read(package + "/Package.swift").components(separatedBy: #"traced ? [.product(name: "Trail", package: "swift-trail")] : []"#).count == 3)
+        #expect(
+            Transcript.read(package + "/Package.swift").components(
+                separatedBy: #"traced ? [.product(name: "Trail", package: "swift-trail")] : []"#
+            ).count == 3)
         try run(Paths.trail, ["setup", "--package", package, "--undo"], check: true)
         #expect(Transcript.read(package + "/Package.swift") == manifest)
     }
 
     @Test func refusesManifestsItCannotEditSafely() throws {
         // Targets added by a loop: refused at the line that adds them, with the lines to add by hand.
-        let loop = try refused(Self.header + """
-                targets: []
-            )
-            for name in ["A", "B"] {
-                package.targets.append(.target(name: name))
-            }
+        let loop = try refused(
+            Self.header + """
+                    targets: []
+                )
+                for name in ["A", "B"] {
+                    package.targets.append(.target(name: name))
+                }
 
-            """)
+                """)
         #expect(loop.result.status == 1)
-        #expect(loop.result.stderr.hasPrefix("\(loop.path):10:5: error: cannot edit safely: targets are added by code, and none is written out"), "\(loop.result.stderr)")
-        #expect(loop.result.stderr.contains(#"plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []"#))
+        #expect(
+            loop.result.stderr.hasPrefix(
+                "\(loop.path):10:5: error: cannot edit safely: targets are added by code, and none is written out"),
+            "\(loop.result.stderr)")
+        #expect(
+            loop.result.stderr.contains(
+                #"plugins: traced ? [.plugin(name: "TrailPlugin", package: "swift-trail")] : []"#))
 
         // Replaced in code: what setup writes could be thrown away.
-        let replaced = try refused(Self.header + """
-                targets: [.target(name: "A"), .target(name: "B")]
-            )
-            package.targets = [.target(name: "A")]
+        let replaced = try refused(
+            Self.header + """
+                    targets: [.target(name: "A"), .target(name: "B")]
+                )
+                package.targets = [.target(name: "A")]
 
-            """)
-        #expect(replaced.result.stderr.hasPrefix("\(replaced.path):9:1: error: cannot edit safely: targets are replaced or changed by code"),
-                "\(replaced.result.stderr)")
+                """)
+        #expect(
+            replaced.result.stderr.hasPrefix(
+                "\(replaced.path):9:1: error: cannot edit safely: targets are replaced or changed by code"),
+            "\(replaced.result.stderr)")
 
-        let mapped = try refused(Self.header + """
-                targets: ["A", "B"].map { .target(name: $0) }
-            )
+        let mapped = try refused(
+            Self.header + """
+                    targets: ["A", "B"].map { .target(name: $0) }
+                )
 
-            """)
-        #expect(mapped.result.stderr.hasPrefix("\(mapped.path):7:5: error: cannot edit safely: `targets:` is not an array literal"),
-                "\(mapped.result.stderr)")
+                """)
+        #expect(
+            mapped.result.stderr.hasPrefix(
+                "\(mapped.path):7:5: error: cannot edit safely: `targets:` is not an array literal"),
+            "\(mapped.result.stderr)")
 
-        let ownSources = try refused(Self.header + """
-                targets: [
-                    .target(name: "A"),
-                    .target(name: "B", sources: ["B.swift"]),
-                ]
-            )
+        let ownSources = try refused(
+            Self.header + """
+                    targets: [
+                        .target(name: "A"),
+                        .target(name: "B", sources: ["B.swift"]),
+                    ]
+                )
 
-            """)
-        #expect(ownSources.result.stderr.hasPrefix("\(ownSources.path):9:28: error: cannot edit safely: target 'B' already has `sources:`"),
-                "\(ownSources.result.stderr)")
+                """)
+        #expect(
+            ownSources.result.stderr.hasPrefix(
+                "\(ownSources.path):9:28: error: cannot edit safely: target 'B' already has `sources:`"),
+            "\(ownSources.result.stderr)")
 
-        let computedName = try refused(Self.header + """
-                targets: [.target(name: "A" + "")]
-            )
+        let computedName = try refused(
+            Self.header + """
+                    targets: [.target(name: "A" + "")]
+                )
 
-            """)
-        #expect(computedName.result.stderr.contains("Package.swift:7:15: error: cannot edit safely: a target whose name is not a string literal"),
-                "\(computedName.result.stderr)")
+                """)
+        #expect(
+            computedName.result.stderr.contains(
+                "Package.swift:7:15: error: cannot edit safely: a target whose name is not a string literal"),
+            "\(computedName.result.stderr)")
 
-        let noTrail = try refused("""
+        let noTrail = try refused(
+            """
             // swift-tools-version:6.0
             import PackageDescription
 
@@ -325,8 +378,11 @@ import TrailTestSupport
             )
 
             """)
-        #expect(noTrail.result.stderr.contains("Package.swift:4:15: error: cannot edit safely: no swift-trail package among the manifest's dependencies"),
-                "\(noTrail.result.stderr)")
+        #expect(
+            noTrail.result.stderr.contains(
+                "Package.swift:4:15: error: cannot edit safely: no swift-trail package among the manifest's dependencies"
+            ),
+            "\(noTrail.result.stderr)")
         #expect(noTrail.result.stderr.contains(#".package(name: "swift-trail", path: "<path to swift-trail>")"#))
     }
 }

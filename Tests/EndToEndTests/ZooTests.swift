@@ -9,24 +9,36 @@ import TrailTestSupport
     /// ZooLog, a module the zoo imports, whose `Logger` and `LogSink` are also names in Trail, and whose `Card`
     /// protocol carries a result builder to its conformers, as SwiftUI's `View` does.
     static func compileLogModule(into directory: String) throws {
-        let sources = try FileManager.default.contentsOfDirectory(atPath: Paths.fixture("ZooLog")).filter { $0.hasSuffix(".swift") }
-        try run("swiftc", ["-module-name", "ZooLog", "-parse-as-library", "-emit-module", "-emit-library", "-static",
-                           "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a"]
-                    + sources.sorted().map { Paths.fixture("ZooLog") + "/" + $0 }, check: true)
+        let sources = try FileManager.default.contentsOfDirectory(atPath: Paths.fixture("ZooLog")).filter {
+            $0.hasSuffix(".swift")
+        }
+        try run(
+            "swiftc",
+            [
+                "-module-name", "ZooLog", "-parse-as-library", "-emit-module", "-emit-library", "-static",
+                "-emit-module-path", directory + "/ZooLog.swiftmodule", "-o", directory + "/libZooLog.a",
+            ]
+                + sources.sorted().map { Paths.fixture("ZooLog") + "/" + $0 }, check: true)
     }
 
     /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced.
     static func compile(_ sources: String, traced: Bool, into directory: String) throws -> String {
-        let files = try FileManager.default.contentsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }
+            .sorted()
         let output = directory + (traced ? "/zoo-traced" : "/zoo-plain")
         // Warnings are errors: what the rewriter inserts must not warn, or such packages stop building.
-        var arguments = ["-module-name", "Zoo", "-Onone", "-g", "-warnings-as-errors", "-o", output,
-                         "-I", directory, "-L", directory, "-lZooLog"]
+        var arguments =
+            [
+                "-module-name", "Zoo", "-Onone", "-g", "-warnings-as-errors", "-o", output,
+                "-I", directory, "-L", directory, "-lZooLog",
+            ]
             + files.map { sources + "/" + $0 }
         if traced {
             let build = Paths.buildDirectory
-            arguments += ["-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include",
-                          "-L", build, "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build]
+            arguments += [
+                "-I", build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include",
+                "-L", build, "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build,
+            ]
         }
         try run("swiftc", arguments, check: true)
         return output
@@ -35,9 +47,13 @@ import TrailTestSupport
     static let built: (plain: String, traced: String, directory: String) = {
         let directory = Paths.temporaryDirectory("zoo")
         let instrumented = directory + "/src"
-        try! run(Paths.trail, ["instrument", "--closures", "--module", "Zoo", "--output", instrumented, zoo], check: true)
+        try! run(
+            Paths.trail, ["instrument", "--closures", "--module", "Zoo", "--output", instrumented, zoo], check: true)
         try! compileLogModule(into: directory)
-        return (try! compile(zoo, traced: false, into: directory), try! compile(instrumented, traced: true, into: directory), directory)
+        return (
+            try! compile(zoo, traced: false, into: directory),
+            try! compile(instrumented, traced: true, into: directory), directory
+        )
     }()
 
     @Test func plainAndInstrumentedPrintTheSame() throws {
@@ -61,7 +77,10 @@ import TrailTestSupport
     @Test func pluginCopiesCompileAndTraceTheSame() throws {
         let directory = Paths.temporaryDirectory("zoo-copies")
         let copies = directory + "/src"
-        try run(Paths.trail, ["instrument", "--closures", "--module", "Zoo", "--line-directive", "--output", copies, Self.zoo], check: true)
+        try run(
+            Paths.trail,
+            ["instrument", "--closures", "--module", "Zoo", "--line-directive", "--output", copies, Self.zoo],
+            check: true)
         // As the plugin names them, so that a copy's #fileID differs from the original's it names; main.swift,
         // top-level code only, is compiled as written.
         for name in try FileManager.default.contentsOfDirectory(atPath: copies) where name.hasSuffix(".swift") {
@@ -85,7 +104,8 @@ import TrailTestSupport
         for name in try FileManager.default.contentsOfDirectory(atPath: Self.zoo) where name.hasSuffix(".swift") {
             let original = Transcript.read(Self.zoo + "/" + name)
             let copy = Transcript.read(Self.built.directory + "/src/" + name)
-            #expect(original.split(separator: "\n", omittingEmptySubsequences: false).count
+            #expect(
+                original.split(separator: "\n", omittingEmptySubsequences: false).count
                     == copy.split(separator: "\n", omittingEmptySubsequences: false).count, "\(name)")
         }
     }

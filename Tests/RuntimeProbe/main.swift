@@ -1,9 +1,10 @@
+import CTrailShim
+import Foundation
+import Trail
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Trail
-import CTrailShim
 
 /// Programs the runtime tests run as real processes: logging under load, dying in various ways, and async
 /// calls that hop threads. `trail-probe <mode> <log dir> [arguments]`.
@@ -12,8 +13,11 @@ guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: trail-probe MODE DIR ...\n".utf8))
     exit(2)
 }
-let mode = arguments[1], directory = arguments[2]
-func number(_ index: Int, _ fallback: Int) -> Int { arguments.count > index ? Int(arguments[index]) ?? fallback : fallback }
+let mode = arguments[1]
+let directory = arguments[2]
+func number(_ index: Int, _ fallback: Int) -> Int {
+    arguments.count > index ? Int(arguments[index]) ?? fallback : fallback
+}
 
 var configuration = Trail.Configuration(appName: "probe", directory: directory)
 configuration.destination = .file
@@ -33,7 +37,8 @@ case "fork-calls":
         defer { Trail.exit() }
     }
     let forks = number(3, 50)
-    let stop = DispatchSemaphore(value: 0), workers = DispatchGroup()
+    let stop = DispatchSemaphore(value: 0)
+    let workers = DispatchGroup()
     for _ in 0 ..< 4 {
         workers.enter()
         Thread {
@@ -55,13 +60,19 @@ case "fork-calls":
             for _ in 0 ..< 200 { forkChild() }
             switch index % 3 {
             case 0: exit(0)
-            case 1: trail_trace_flush(); _exit(0)
+            case 1:
+                trail_trace_flush()
+                _exit(0)
             default: _exit(0)
             }
         }
-        var status: Int32 = 0, ended = false
+        var status: Int32 = 0
+        var ended = false
         for _ in 0 ..< 10_000 {
-            if waitpid(pid, &status, WNOHANG) == pid { ended = true; break }
+            if waitpid(pid, &status, WNOHANG) == pid {
+                ended = true
+                break
+            }
             usleep(1000)
         }
         if !ended {
@@ -82,10 +93,15 @@ case "short-threads":
         var batch: [pthread_t] = []
         for _ in 0 ..< min(4, count - started) {
             var thread = pthread_t()
-            if pthread_create(&thread, nil, { _ in
-                for _ in 0 ..< 3 { nothing() }
-                return nil
-            }, nil) == 0 { batch.append(thread) }
+            if pthread_create(
+                &thread, nil,
+                { _ in
+                    for _ in 0 ..< 3 { nothing() }
+                    return nil
+                }, nil) == 0
+            {
+                batch.append(thread)
+            }
         }
         for thread in batch { pthread_join(thread, nil) }
         started += 4
@@ -98,7 +114,8 @@ case "first-calls":
     // THREADS fresh threads, one after another, each making 100 calls of a trivial traced function; each is
     // kept alive until all are done, so that each sets up a ring of its own.
     let threads = number(3, 5)
-    let finished = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
     for _ in 0 ..< threads {
         Thread {
             for _ in 0 ..< 100 { nothing() }
@@ -126,7 +143,8 @@ case "trace-unwritable":
 
 case "torture":
     // THREADS threads x LINES lines, rotating every ROTATE bytes, every file kept.
-    let threads = number(3, 8), lines = number(4, 100_000)
+    let threads = number(3, 8)
+    let lines = number(4, 100_000)
     configuration.maxFileSize = number(5, 65536)
     configuration.maxFiles = 1_000_000
     configuration.maxTotalSize = Int.max
@@ -278,7 +296,9 @@ case "quota":
 case "numbers":
     // Integers through the logger's own decimal formatter, one per line.
     try Trail.bootstrap(configuration)
-    for value in [0, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 65535, 1234567, -1, -9, -10, -100, -98765, Int.max, Int.min] {
+    for value in [
+        0, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 65535, 1_234_567, -1, -9, -10, -100, -98765, Int.max, Int.min,
+    ] {
         log.info("number \(value)")
     }
     LogSink.shared.flush()
@@ -288,7 +308,10 @@ case "last-words":
     configuration.flushInterval = 10
     try Trail.bootstrap(configuration)
     log.info("shutting down")
-    kill(getpid(), arguments.count > 3 && arguments[3] == "int" ? SIGINT : arguments.count > 3 && arguments[3] == "hup" ? SIGHUP : SIGTERM)
+    kill(
+        getpid(),
+        arguments.count > 3 && arguments[3] == "int"
+            ? SIGINT : arguments.count > 3 && arguments[3] == "hup" ? SIGHUP : SIGTERM)
     sleep(5)
     print("not ended")
 
@@ -320,7 +343,8 @@ case "json-lines":
     var tagged = Logger(label: "json \"probe\"", level: .trace)
     tagged[metadataKey: "request"] = "r-1"
     for level in Logger.Level.allCases { tagged.log(level: level, "level \(level.rawValue)") }
-    tagged.info("quote \" backslash \\ newline \n tab \t bell \u{7} é", metadata: ["nested": ["list": ["a", "b"], "n": "1"]])
+    tagged.info(
+        "quote \" backslash \\ newline \n tab \t bell \u{7} é", metadata: ["nested": ["list": ["a", "b"], "n": "1"]])
     fputs("raw stderr line\n", stderr)
     let group = DispatchGroup()
     for thread in 0 ..< 4 {
@@ -355,7 +379,9 @@ case "instance":
 
 case "log-steady":
     // SECONDS of RATE lines a second ("steady ID line N"), as a service logs; rotation as TRAIL_LOG_* says.
-    let seconds = number(3, 3), rate = number(4, 500), id = number(5, 0)
+    let seconds = number(3, 3)
+    let rate = number(4, 500)
+    let id = number(5, 0)
     try Trail.bootstrap(configuration)
     let started = Date()
     var line = 0
@@ -396,7 +422,8 @@ case "fork-log":
             for line in 0 ..< 20 { log.info("child \(child) line \(line)") }
             _exit(0)
         }
-        var status: Int32 = 0, waited = 0
+        var status: Int32 = 0
+        var waited = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
             if waited >= 5000 {
                 kill(pid, SIGKILL)
@@ -485,7 +512,11 @@ case "soak":
     // SHELLS shells inherit fd 2 and print 50 lines to it; then the worker ends by END: exit, segv, abort,
     // fatal, term (SIGTERM to itself) or wait (until the driver kills it). Each line is "soak <source> <n> ."
     // and what each source must have written is printed on stdout as "expect <source> <count>".
-    let tag = arguments[3], threads = number(4, 2), lines = number(5, 1000), forks = number(6, 5), shells = number(7, 2)
+    let tag = arguments[3]
+    let threads = number(4, 2)
+    let lines = number(5, 1000)
+    let forks = number(6, 5)
+    let shells = number(7, 2)
     let end = arguments.count > 8 ? arguments[8] : "exit"
     try Trail.bootstrap(configuration)
     setvbuf(stdout, nil, _IOLBF, 0)
@@ -517,7 +548,9 @@ case "soak":
     for shell in 0 ..< shells {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "i=0; while [ $i -lt 50 ]; do echo \"soak \(tag)-s\(shell) $i .\" >&2; i=$((i+1)); done"]
+        process.arguments = [
+            "-c", "i=0; while [ $i -lt 50 ]; do echo \"soak \(tag)-s\(shell) $i .\" >&2; i=$((i+1)); done",
+        ]
         try process.run()
         process.waitUntilExit()
         print("expect \(tag)-s\(shell) 50")
@@ -528,7 +561,9 @@ case "soak":
     case "segv": UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
     case "abort": abort()
     case "fatal": fatalError("soak fatal")
-    case "term": kill(getpid(), SIGTERM); sleep(10)
+    case "term":
+        kill(getpid(), SIGTERM)
+        sleep(10)
     case "wait": sleep(60)
     default: LogSink.shared.flush()
     }
@@ -540,7 +575,11 @@ case "outlive":
     log.info("starting a child that outlives me")
     let late = Process()
     late.executableURL = URL(fileURLWithPath: "/bin/sh")
-    late.arguments = ["-c", "sleep 0.5; i=0; while [ $i -lt 3000 ]; do echo \"late line $i from a child\" >&2; i=$((i+1)); done; echo ok > \"$0/../child-done\"", directory]
+    late.arguments = [
+        "-c",
+        "sleep 0.5; i=0; while [ $i -lt 3000 ]; do echo \"late line $i from a child\" >&2; i=$((i+1)); done; echo ok > \"$0/../child-done\"",
+        directory,
+    ]
     try late.run()
     if arguments.count > 3, arguments[3] == "segv" { UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1 }
     exit(0)
@@ -639,10 +678,11 @@ case "spawn-child":
     let child = Process()
     child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     child.arguments = ["calls", directory, "100"]
-    child.environment = Dictionary(uniqueKeysWithValues: childEnvironment.map { entry in
-        let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-        return (parts[0], parts.count > 1 ? parts[1] : "")
-    })
+    child.environment = Dictionary(
+        uniqueKeysWithValues: childEnvironment.map { entry in
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            return (parts[0], parts.count > 1 ? parts[1] : "")
+        })
     try child.run()
     child.waitUntilExit()
     print("child \(child.terminationStatus)")
@@ -682,7 +722,8 @@ case "context-spawn":
 case "steady":
     // A server's day in small: RATE requests a second for SECONDS, each a traced call with three inside; the
     // trace flushed as it goes (the writer drains busy rings at once), then the process ends.
-    let seconds = number(3, 3), rate = number(4, 200)
+    let seconds = number(3, 3)
+    let rate = number(4, 200)
     let started = Date()
     var served = 0
     while Date().timeIntervalSince(started) < Double(seconds) {
@@ -731,15 +772,18 @@ case "crash-past-pipe-limit":
         guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { exit(4) }
     }
     try Trail.bootstrap(configuration)
-    let soft = Int((try? String(contentsOfFile: "/proc/sys/fs/pipe-user-pages-soft", encoding: .utf8))?
-        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+    let soft =
+        Int(
+            (try? String(contentsOfFile: "/proc/sys/fs/pipe-user-pages-soft", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
     for _ in 0 ..< soft / 16 + 16 {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { break }
     }
     var probe: [Int32] = [0, 0]
     guard pipe(&probe) == 0 else { exit(4) }
-    print("new pipe holds \(fcntl(probe[1], 1032 /* F_GETPIPE_SZ */)) bytes")
+    // 1032 is F_GETPIPE_SZ.
+    print("new pipe holds \(fcntl(probe[1], 1032)) bytes")
     fflush(stdout)
     UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
 case "crash-into-fifos":
@@ -877,12 +921,13 @@ func family() async {
 
 @Sendable func child(_ kind: String) async {
     // One site per kind, so the test can tell them apart.
-    let site: StaticString = switch kind {
-    case "asyncLet": "Probe.child.asyncLet() @ Probe/main.swift:140"
-    case "group": "Probe.child.group() @ Probe/main.swift:141"
-    case "task": "Probe.child.task() @ Probe/main.swift:142"
-    default: "Probe.child.detached() @ Probe/main.swift:143"
-    }
+    let site: StaticString =
+        switch kind {
+        case "asyncLet": "Probe.child.asyncLet() @ Probe/main.swift:140"
+        case "group": "Probe.child.group() @ Probe/main.swift:141"
+        case "task": "Probe.child.task() @ Probe/main.swift:142"
+        default: "Probe.child.detached() @ Probe/main.swift:143"
+        }
     let span = Trail.enterAsync(site)
     defer { Trail.exit(span) }
     await Task.yield()
@@ -897,7 +942,8 @@ func asyncSpan() async {
 }
 
 func printSpan(_ label: String) {
-    var trace = [UInt8](repeating: 0, count: 16), span: UInt64 = 0
+    var trace = [UInt8](repeating: 0, count: 16)
+    var span: UInt64 = 0
     if trail_current_span(&trace, &span) == 1 {
         print("\(label) span \(span) trace \(trace.map { String($0, radix: 16) }.joined(separator: ","))")
     } else {
@@ -931,7 +977,8 @@ final class FolderWatch: @unchecked Sendable {
         Thread { [self] in
             while !lock.withLock({ done }) {
                 var sizes: [UInt: Int] = [:]
-                for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".log") {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                where name.hasSuffix(".log") {
                     var info = stat()
                     if lstat(directory + "/" + name, &info) == 0 { sizes[UInt(info.st_ino)] = Int(info.st_size) }
                 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailFormat
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Named outputs are written whole or not at all, and a failure names the file and the reason.
 @Suite struct AtomicFileTests {
@@ -63,7 +64,9 @@ import TrailTestSupport
         do {
             try AtomicFile.replace("/nonexistent/folder/out.json", with: [])
         } catch {
-            #expect(error.description == "/nonexistent/folder/out.json: cannot create a temporary file: No such file or directory")
+            #expect(
+                error.description
+                    == "/nonexistent/folder/out.json: cannot create a temporary file: No such file or directory")
         }
     }
 }

@@ -114,25 +114,46 @@ import TrailTestSupport
         }
         #expect(c.count == 6, "\(c)")
         for number: Int32 in 0 ... 64 { #expect(CrashSignal.name(number) == c[number], "signal \(number)") }
-        #expect(CrashSignal.name(SIGSEGV) == "SIGSEGV" && CrashSignal.name(SIGBUS) == "SIGBUS" && CrashSignal.name(SIGILL) == "SIGILL")
-        #expect(CrashSignal.name(SIGTRAP) == "SIGTRAP" && CrashSignal.name(SIGFPE) == "SIGFPE" && CrashSignal.name(SIGABRT) == "SIGABRT")
+        #expect(
+            CrashSignal.name(SIGSEGV) == "SIGSEGV" && CrashSignal.name(SIGBUS) == "SIGBUS"
+                && CrashSignal.name(SIGILL) == "SIGILL")
+        #expect(
+            CrashSignal.name(SIGTRAP) == "SIGTRAP" && CrashSignal.name(SIGFPE) == "SIGFPE"
+                && CrashSignal.name(SIGABRT) == "SIGABRT")
     }
 
     @Test func markerTextRoundTrips() {
-        let marker = CrashMarker(log: "/var/log/app/app.log", offset: 84, signal: 11, pid: 11987, time: "2026-12-02T13:37:55.776098Z")
-        #expect(marker.text == "log=/var/log/app/app.log\noffset=84\nsignal=11\npid=11987\ntime=2026-12-02T13:37:55.776098Z\n")
+        let marker = CrashMarker(
+            log: "/var/log/app/app.log", offset: 84, signal: 11, pid: 11987, time: "2026-12-02T13:37:55.776098Z")
+        #expect(
+            marker.text
+                == "log=/var/log/app/app.log\noffset=84\nsignal=11\npid=11987\ntime=2026-12-02T13:37:55.776098Z\n")
         #expect(CrashMarker(parsing: marker.text) == marker)
-        #expect(CrashMarker(parsing: "log=x\nsignal=0\noffset=y\nnoise") == CrashMarker(log: "x", offset: nil, signal: nil, pid: nil, time: nil))
+        #expect(
+            CrashMarker(parsing: "log=x\nsignal=0\noffset=y\nnoise")
+                == CrashMarker(log: "x", offset: nil, signal: nil, pid: nil, time: nil))
         #expect(CrashMarker(parsing: "offset=1\n") == nil)
     }
 
     @Test func headerParsesTheBlockFields() {
         var bytes = Array("TRAILTRC".utf8)
-        func put32(_ value: UInt32) { for index in 0 ..< 4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * index))) } }
-        func put64(_ value: UInt64) { put32(UInt32(truncatingIfNeeded: value)); put32(UInt32(value >> 32)) }
-        put32(2); put32(64); put32(4242); put32(1)
-        put64(1_700_000_000_000_000_000); put64(123); put64(456)
-        put32(1 << 20); put32(TraceLayout.Policy.keepLast.rawValue); put64(1024)
+        func put32(_ value: UInt32) {
+            for index in 0 ..< 4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
+        }
+        func put64(_ value: UInt64) {
+            put32(UInt32(truncatingIfNeeded: value))
+            put32(UInt32(value >> 32))
+        }
+        put32(2)
+        put32(64)
+        put32(4242)
+        put32(1)
+        put64(1_700_000_000_000_000_000)
+        put64(123)
+        put64(456)
+        put32(1 << 20)
+        put32(TraceLayout.Policy.keepLast.rawValue)
+        put64(1024)
         #expect(bytes.count == TraceLayout.headerSize)
         let header = try! #require(TraceHeader(bytes))
         #expect(header.version == 2 && header.size == 64 && header.pid == 4242 && header.clockKind == 1)
@@ -144,7 +165,8 @@ import TrailTestSupport
 
     @Test func recordWordsDecodeAsTheWriterPacksThem() {
         // record_word(address, depth, kind) in C.
-        let word = UInt64(0x7f12_3456_789a) | UInt64(4095) << TraceRecord.depthShift
+        let word =
+            UInt64(0x7f12_3456_789a) | UInt64(4095) << TraceRecord.depthShift
             | UInt64(TraceRecord.Kind.asyncExit.rawValue) << TraceRecord.kindShift
         let record = TraceRecord(time: 1, word: word)
         #expect(record.kind == .asyncExit && record.depth == 4095 && record.address == 0x7f12_3456_789a)

@@ -8,7 +8,8 @@ import TrailFormat
         var details = SpanDetails()
         details.name = "GET /items/{id} ünïcode"
         details.kind = .server
-        details.remoteParent = SpanDetails.Remote(traceID: Array(1 ... 16), spanID: 0x00f0_67aa_0ba9_02b7, sampled: true)
+        details.remoteParent = SpanDetails.Remote(
+            traceID: Array(1 ... 16), spanID: 0x00f0_67aa_0ba9_02b7, sampled: true)
         details.localParent = 1 << 63 | 42
         details.attributes = [
             SpanDetails.Attribute("s", .string("a \"quoted\"\nline")), SpanDetails.Attribute("i", .int(-7)),
@@ -16,10 +17,16 @@ import TrailFormat
             SpanDetails.Attribute("ss", .strings(["x", ""])), SpanDetails.Attribute("is", .ints([1, .max, .min])),
             SpanDetails.Attribute("ds", .doubles([0.5, -1])), SpanDetails.Attribute("bs", .bools([false, true])),
         ]
-        details.events = [SpanDetails.Event(name: "exception", time: 1_700_000_000_123_456_789,
-                                            attributes: [SpanDetails.Attribute("exception.type", .string("E"))])]
-        details.links = [SpanDetails.Remote(traceID: Array(repeating: 9, count: 16), spanID: 5, sampled: false,
-                                            attributes: [SpanDetails.Attribute("reason", .string("retry"))])]
+        details.events = [
+            SpanDetails.Event(
+                name: "exception", time: 1_700_000_000_123_456_789,
+                attributes: [SpanDetails.Attribute("exception.type", .string("E"))])
+        ]
+        details.links = [
+            SpanDetails.Remote(
+                traceID: Array(repeating: 9, count: 16), spanID: 5, sampled: false,
+                attributes: [SpanDetails.Attribute("reason", .string("retry"))])
+        ]
         details.status = SpanDetails.Status(code: 2, message: "declined")
         return details
     }
@@ -43,7 +50,8 @@ import TrailFormat
 
     @Test func hostileCountsAreRefusedWithoutAllocating() {
         // An attribute list claiming 2^32-1 entries in a few bytes.
-        var bytes: [UInt8] = [6] + [1, 0, 0, 0] + Array("e".utf8) + [0, 0, 0, 0, 0, 0, 0, 0] + [0xff, 0xff, 0xff, 0xff]
+        var bytes: [UInt8] =
+            [6] + [1, 0, 0, 0] + Array("e".utf8) + [0, 0, 0, 0, 0, 0, 0, 0] + [0xff, 0xff, 0xff, 0xff]
         bytes += [0, 0]
         let decoded = bytes.withUnsafeBytes { SpanDetails(decoding: $0) }
         #expect(decoded.events.isEmpty)

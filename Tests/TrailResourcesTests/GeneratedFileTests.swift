@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailTestSupport
+
 @testable import TrailResources
 
 @Suite struct GeneratedFileTests {
@@ -20,7 +21,8 @@ import TrailTestSupport
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "let a = 2\n")
         // Replaced by a rename: a reader never sees half a file.
         #expect(inode(path).0 != before.0)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: (path as NSString).deletingLastPathComponent)
         #expect(leftovers == ["TrailResources.swift"])
     }
 }

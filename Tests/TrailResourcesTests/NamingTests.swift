@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrailResources
 
 /// The naming rules of Docs/resources.md, one row each.

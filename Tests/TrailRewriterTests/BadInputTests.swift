@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailDriver
+
 @testable import TrailRewriter
 
 @Suite struct BadInputTests {
@@ -59,7 +60,9 @@ import TrailDriver
         try found.write(to: list)
         #expect(try FileManager.default.attributesOfItem(atPath: list)[.modificationDate] as? Date == before)
 
-        let error = #expect(throws: SourceError.self) { try Declarations(text: "// never a\nsomething else\n", path: "d.txt") }
+        let error = #expect(throws: SourceError.self) {
+            try Declarations(text: "// never a\nsomething else\n", path: "d.txt")
+        }
         #expect(error?.description.hasPrefix("d.txt:2:") == true)
     }
 

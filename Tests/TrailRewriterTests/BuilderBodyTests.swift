@@ -1,5 +1,6 @@
 import Testing
 import TrailDriver
+
 @testable import TrailRewriter
 
 /// Bodies a result builder transforms without an attribute on them: builders inherited from a protocol of
@@ -11,7 +12,8 @@ import TrailDriver
     }
 
     @Test func r0OpaqueResultFromMoreThanOneExpression() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             var two: some View { let x = 1; Text("\\(x)") }
             var conditional: some View {
                 #if os(Linux)
@@ -36,7 +38,8 @@ import TrailDriver
     }
 
     @Test func r1ValueOrDeclarationAfterOtherStatements() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             var identifier: Body { let x = 1; x }
             var literal: Body { header(); "a" }
             var member: Body { header(); x.y }
@@ -54,7 +57,8 @@ import TrailDriver
     }
 
     @Test func r2ToR5StatementsThatEndWithoutAValue() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             var ifWithoutElse: Body { if flag { Text("a") } }
             var loop: Body { for i in items { Text("\\(i)") } }
             var whileLoop: Body { while flag { Text("a") } }
@@ -70,7 +74,8 @@ import TrailDriver
     }
 
     @Test func r6BranchesThatFallThrough() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             var ifElse: Body { if flag { let x = 1; Text("\\(x)") } else { Text("b") } }
             var switched: Body {
                 switch kind {
@@ -97,7 +102,8 @@ import TrailDriver
     }
 
     @Test func anyBuildConfigurationIsEnough() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             var oneClause: Body {
                 #if DEBUG
                 1
@@ -120,7 +126,8 @@ import TrailDriver
     }
 
     @Test func bodiesThatCompileWithoutABuilderAreTraced() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             func returns() -> Int { let x = 1; return x }
             func void() { for x in items { use(x) } }
             func voidWritten() -> Void { if flag { use(1) } }
@@ -128,13 +135,17 @@ import TrailDriver
             var nestedReturn: Int { let f = { return 1 }; return f() }
             func initializer() -> Self { Self(x: 1) }
             """)
-        #expect(names == ["M.returns()", "M.void()", "M.voidWritten()", "M.never()", "M.nestedReturn.get", "M.initializer()"])
+        #expect(
+            names == [
+                "M.returns()", "M.void()", "M.voidWritten()", "M.never()", "M.nestedReturn.get", "M.initializer()",
+            ])
         // A `return` nested in a closure does not turn the body's builder off.
         #expect(try traced("var b: Body { let f = { return 1 }; Text(\"\\(f())\") }\n").isEmpty)
     }
 
     @Test func closuresWithoutATypeEndingInAComponentAreSkipped() throws {
-        let names = try traced("""
+        let names = try traced(
+            """
             func host() {
                 stack { header(); Text("a") }
                 apply { a(); x = 1 }
@@ -167,7 +178,9 @@ import TrailDriver
         #expect(declarations.refinements["Page"] == ["Screen"])
         // `Rows` is a builder only once it is known to be one: here, declared in another file.
         let settings = InstrumentSettings(declared: [Declarations(resultBuilders: ["Rows"])])
-        guard case .changed(let bytes, _) = try settings.instrument(Array(source.utf8), path: "/tmp/F.swift", module: "M") else {
+        guard
+            case .changed(let bytes, _) = try settings.instrument(Array(source.utf8), path: "/tmp/F.swift", module: "M")
+        else {
             Issue.record("unchanged")
             return
         }

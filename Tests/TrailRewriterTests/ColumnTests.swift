@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailTestSupport
+
 @testable import TrailRewriter
 
 /// Build copies (`--line-directive`) keep every line and column: code after a body's brace moves to a line of
@@ -79,8 +80,11 @@ import TrailTestSupport
 
             """
         let text = try copy(source)
-        #expect(text.contains(#"defer { Trail.exit() }; return/*trail>*/"# + "\n        // a comment\n        \"store\"\n"))
-        #expect(text.contains("\n/*<trail*/#sourceLocation(file: \"\(Self.file)\", line: 7)\nreturn/*trail>*/\n        1\n"))
+        #expect(
+            text.contains(#"defer { Trail.exit() }; return/*trail>*/"# + "\n        // a comment\n        \"store\"\n"))
+        #expect(
+            text.contains("\n/*<trail*/#sourceLocation(file: \"\(Self.file)\", line: 7)\nreturn/*trail>*/\n        1\n")
+        )
         // An expression in column 1 must not line up with its `return`.
         #expect(text.contains("\n/*<trail*/#sourceLocation(file: \"\(Self.file)\", line: 9)\n return/*trail>*/\n2\n"))
         #expect(try stripped(text) == source)
@@ -88,13 +92,17 @@ import TrailTestSupport
     }
 
     @Test func zooCopiesStripExactlyAndAreStable() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixture("Zoo")) where name.hasSuffix(".swift") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixture("Zoo"))
+        where name.hasSuffix(".swift") {
             let source = try String(contentsOfFile: Paths.fixture("Zoo/" + name), encoding: .utf8)
-            let copied = try instrumented(source, module: "Zoo", path: "/x/Zoo/" + name, closures: true, lineDirectiveFile: "/x/Zoo/" + name)
+            let copied = try instrumented(
+                source, module: "Zoo", path: "/x/Zoo/" + name, closures: true, lineDirectiveFile: "/x/Zoo/" + name)
             if copied.hasPrefix("skipped") { continue }
             #expect(try stripped(copied) == source, "\(name)")
-            #expect(try instrumented(copied, module: "Zoo", path: "/x/Zoo/" + name, closures: true,
-                                     lineDirectiveFile: "/x/Zoo/" + name) == copied, "\(name)")
+            #expect(
+                try instrumented(
+                    copied, module: "Zoo", path: "/x/Zoo/" + name, closures: true,
+                    lineDirectiveFile: "/x/Zoo/" + name) == copied, "\(name)")
         }
     }
 }

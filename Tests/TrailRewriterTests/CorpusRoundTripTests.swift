@@ -2,8 +2,9 @@ import Foundation
 import SwiftParser
 import SwiftSyntax
 import Testing
-import TrailTestSupport
 import TrailDriver
+import TrailTestSupport
+
 @testable import TrailRewriter
 
 /// The toolchain's `.swiftinterface` files: ~375k lines of real Swift no one here wrote, with many
@@ -38,7 +39,8 @@ import TrailDriver
             defer { reports.withLock { $0[index] = report } }
             let path = files[index]
             guard let original = try? FileIO.read(path) else { return report.problems.append("\(path): unreadable") }
-            let module = URL(fileURLWithPath: path).deletingLastPathComponent().deletingPathExtension().lastPathComponent
+            let module = URL(fileURLWithPath: path).deletingLastPathComponent().deletingPathExtension()
+                .lastPathComponent
             let settings = InstrumentSettings(closures: true, inlinable: true)
             let instrumented: [UInt8]
             do {

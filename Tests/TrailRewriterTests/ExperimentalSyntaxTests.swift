@@ -1,12 +1,15 @@
 import Testing
 import TrailDriver
+
 @testable import TrailRewriter
 
 /// Syntax the compiler takes only with experimental features: a file of a package that builds must parse.
 @Suite struct ExperimentalSyntaxTests {
     private func names(_ source: String, features: [String] = []) throws -> [String] {
         let settings = InstrumentSettings(experimentalFeatures: features)
-        guard case .changed(let bytes, _) = try settings.instrument(Array(source.utf8), path: "/tmp/F.swift", module: "M") else {
+        guard
+            case .changed(let bytes, _) = try settings.instrument(Array(source.utf8), path: "/tmp/F.swift", module: "M")
+        else {
             return []
         }
         return sites(String(decoding: bytes, as: UTF8.self))
@@ -43,7 +46,10 @@ import TrailDriver
     @Test func otherFeaturesAreTriedWhenTheFileDoesNotParse() throws {
         #expect(try names("func h() -> Int {\n    let x = do { 5 }\n    return x\n}\n") == ["M.h()"])
         // `yield` makes `read` an accessor, not a call in a getter.
-        #expect(try names("struct R {\n    var _x = 1\n    var x: Int {\n        read { yield _x }\n    }\n}\n") == ["M.R.x.read"])
+        #expect(
+            try names("struct R {\n    var _x = 1\n    var x: Int {\n        read { yield _x }\n    }\n}\n") == [
+                "M.R.x.read"
+            ])
     }
 
     @Test func namedFeaturesApplyFromTheStart() throws {

@@ -1,12 +1,17 @@
 import Foundation
 import TrailDriver
+
 @testable import TrailRewriter
 
 /// Instruments `source` and returns the text, failing on anything but a change.
-func instrumented(_ source: String, module: String = "M", path: String = "/tmp/F.swift", closures: Bool = false,
-                  inlinable: Bool = false, builders: Set<String> = [], lineDirectiveFile: String? = nil) throws -> String {
-    let settings = InstrumentSettings(closures: closures, inlinable: inlinable, declared: [Declarations(resultBuilders: builders)])
-    switch try settings.instrument(Array(source.utf8), path: path, module: module, lineDirectiveFile: lineDirectiveFile) {
+func instrumented(
+    _ source: String, module: String = "M", path: String = "/tmp/F.swift", closures: Bool = false,
+    inlinable: Bool = false, builders: Set<String> = [], lineDirectiveFile: String? = nil
+) throws -> String {
+    let settings = InstrumentSettings(
+        closures: closures, inlinable: inlinable, declared: [Declarations(resultBuilders: builders)])
+    switch try settings.instrument(Array(source.utf8), path: path, module: module, lineDirectiveFile: lineDirectiveFile)
+    {
     case .changed(let bytes, _): return String(decoding: bytes, as: UTF8.self)
     case .unchanged: return source
     case .skipped(let reason): return "skipped: \(reason)"

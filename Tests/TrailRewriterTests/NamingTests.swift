@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrailDriver
 @testable import TrailRewriter
 
@@ -28,11 +29,12 @@ import Testing
             protocol P {}
             extension P { func defaulted() {} }
             """
-        #expect(try sites(instrumented(source)) == [
-            "M.free(_:label:)", "M.Outer.Inner.method()", "M.Outer.Inner.make(x:)", "M.Outer.Inner.change()",
-            "M.Outer.klass()", "M.Outer.Inner.extended(a:_:)", "M.Array.total()", "M.Array.joinedAll()",
-            "M.E.f()", "M.A.run()", "M.P.defaulted()",
-        ])
+        #expect(
+            try sites(instrumented(source)) == [
+                "M.free(_:label:)", "M.Outer.Inner.method()", "M.Outer.Inner.make(x:)", "M.Outer.Inner.change()",
+                "M.Outer.klass()", "M.Outer.Inner.extended(a:_:)", "M.Array.total()", "M.Array.joinedAll()",
+                "M.E.f()", "M.A.run()", "M.P.defaulted()",
+            ])
     }
 
     @Test func initializersAccessorsSubscriptsOperators() throws {
@@ -64,12 +66,13 @@ import Testing
                 deinit {}
             }
             """
-        #expect(try sites(instrumented(source)) == [
-            "M.S.stored.didSet", "M.S.stored.willSet", "M.S.computed.get", "M.S.both.get", "M.S.both.set",
-            "M.S.coroutine.read", "M.S.coroutine.modify", "M.S.init()", "M.S.init(value:)", "M.S.subscript(_:).get",
-            "M.S.subscript(key:_:).get", "M.S.subscript(key:_:).set", "M.S.+(_:_:)", "M.S.-(_:)",
-            "M.C.init(x:)", "M.C.init()", "M.C.deinit",
-        ])
+        #expect(
+            try sites(instrumented(source)) == [
+                "M.S.stored.didSet", "M.S.stored.willSet", "M.S.computed.get", "M.S.both.get", "M.S.both.set",
+                "M.S.coroutine.read", "M.S.coroutine.modify", "M.S.init()", "M.S.init(value:)", "M.S.subscript(_:).get",
+                "M.S.subscript(key:_:).get", "M.S.subscript(key:_:).set", "M.S.+(_:_:)", "M.S.-(_:)",
+                "M.C.init(x:)", "M.C.init()", "M.C.deinit",
+            ])
     }
 
     @Test func nestedFunctionsClosuresAndBackticks() throws {
@@ -84,21 +87,24 @@ import Testing
                 func `default`() {}
             }
             """
-        #expect(try sites(instrumented(source, closures: true)) == [
-            "M.T.outer()", "M.T.outer().inner()", "M.T.outer().closure#1", "M.T.outer().closure#2",
-            "M.T.outer().closure#3", "M.T.default()",
-        ])
+        #expect(
+            try sites(instrumented(source, closures: true)) == [
+                "M.T.outer()", "M.T.outer().inner()", "M.T.outer().closure#1", "M.T.outer().closure#2",
+                "M.T.outer().closure#3", "M.T.default()",
+            ])
         // A one-statement closure is traced only when its signature writes every type: Swift infers the
         // types of the others from the body, and would stop once statements were added.
-        let inferred = try instrumented("let a = { 1 }\nlet b = { (x: Int) in x }\nlet c = [1].map { $0 }\nlet d = { (x) -> Int in x }\n",
-                                        closures: true)
+        let inferred = try instrumented(
+            "let a = { 1 }\nlet b = { (x: Int) in x }\nlet c = [1].map { $0 }\nlet d = { (x) -> Int in x }\n",
+            closures: true)
         #expect(!inferred.contains("Trail.enter"))
         // Closures are not traced by default, but still count in nested names.
         #expect(try sites(instrumented(source)) == ["M.T.outer()", "M.T.outer().inner()", "M.T.default()"])
     }
 
     @Test func siteCarriesFileAndDeclarationLine() throws {
-        let source = "struct S {\n    @discardableResult\n    func f(\n        a: Int\n    ) -> Int {\n        a\n    }\n}\n"
+        let source =
+            "struct S {\n    @discardableResult\n    func f(\n        a: Int\n    ) -> Int {\n        a\n    }\n}\n"
         let text = try instrumented(source, module: "Mod", path: "/src/Sources/Mod/Thing.swift")
         #expect(text.contains(#"Trail.enter("Mod.S.f(a:) @ Mod/Thing.swift:3")"#))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailTestSupport
+
 @testable import TrailRewriter
 
 @Suite struct RewriteTests {
@@ -55,15 +56,20 @@ import TrailTestSupport
         let wrappedUnended = try instrumented("#if os(Linux)\nfunc f() {}\n#endif")
         #expect(wrappedUnended.hasSuffix("#endif/*<trail*/\nimport enum Trail.Trail/*trail>*/"))
         #expect(try stripped(wrappedUnended) == "#if os(Linux)\nfunc f() {}\n#endif")
-        let attributed = try instrumented("@preconcurrency import Dispatch // queues\n@main struct A { static func main() {} }\n")
-        #expect(attributed.hasPrefix("@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail/*trail>*/ // queues\n@main"))
+        let attributed = try instrumented(
+            "@preconcurrency import Dispatch // queues\n@main struct A { static func main() {} }\n")
+        #expect(
+            attributed.hasPrefix(
+                "@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail/*trail>*/ // queues\n@main"))
     }
 
     @Test func asyncFunctionsAndAwaitingClosuresUseTheAsyncEntry() throws {
         let text = try instrumented("func f() async throws -> Int { 1 }\nvar v: Int { get async { 2 } }\n")
-        #expect(text.contains(#"let __trail = Trail.enterAsync("M.f() @ M/F.swift:1"); defer { Trail.exit(__trail) };"#))
+        #expect(
+            text.contains(#"let __trail = Trail.enterAsync("M.f() @ M/F.swift:1"); defer { Trail.exit(__trail) };"#))
         #expect(text.contains(#"Trail.enterAsync("M.v.get @"#))
-        let closures = try instrumented("""
+        let closures = try instrumented(
+            """
             func g() {
                 Task { await work(); done() }
                 Task { for await x in stream { use(x) }; done() }
@@ -109,12 +115,13 @@ import TrailTestSupport
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first?.contains("/*<trail*/; import enum Trail.Trail/*trail>*/") == true)
         let returns = lines.map { $0.contains("/*<trail*/return /*trail>*/") }
-        #expect(returns == [
-            true, false, false, false, false, true, false,  // value ... ifStatement
-            false, true, false, false, false, false,        // the switch expression, on its `switch` line
-            false, false, true, false, true, false, false,  // each #if clause
-            false, false, true, true,                       // custom, callsCustom, getter, assignment
-        ])
+        #expect(
+            returns == [
+                true, false, false, false, false, true, false,  // value ... ifStatement
+                false, true, false, false, false, false,  // the switch expression, on its `switch` line
+                false, false, true, false, true, false, false,  // each #if clause
+                false, false, true, true,  // custom, callsCustom, getter, assignment
+            ])
         #expect(lineCount(text) == lineCount(source))
     }
 
@@ -138,9 +145,10 @@ import TrailTestSupport
             }
             """
         #expect(try sites(instrumented(source, builders: ["Custom"])) == ["M.Joined.buildBlock(_:)", "M.S.kept()"])
-        #expect(try sites(instrumented(source, inlinable: true, builders: ["Custom"])) == [
-            "M.Joined.buildBlock(_:)", "M.S.inlined()", "M.S.emitted()", "M.S.kept()",
-        ])
+        #expect(
+            try sites(instrumented(source, inlinable: true, builders: ["Custom"])) == [
+                "M.Joined.buildBlock(_:)", "M.S.inlined()", "M.S.emitted()", "M.S.kept()",
+            ])
         #expect(try instrumented("// trail:ignore-file\nfunc f() {}\n") == "skipped: marked trail:ignore-file")
         // The marker only counts as a comment.
         #expect(try sites(instrumented("let s = \"trail:ignore-file\"\nfunc f() {}\n")) == ["M.f()"])
@@ -148,8 +156,11 @@ import TrailTestSupport
     }
 
     @Test func idempotentAndStripIsExact() throws {
-        for name in ["main.swift", "Shelf.swift", "Types.swift", "Effects.swift", "Skips.swift", "Closures.swift", "Logging.swift",
-                     "Builders.swift"] {
+        for name in [
+            "main.swift", "Shelf.swift", "Types.swift", "Effects.swift", "Skips.swift", "Closures.swift",
+            "Logging.swift",
+            "Builders.swift",
+        ] {
             let path = "/x/Zoo/" + name
             let source = try String(contentsOfFile: Paths.fixture("Zoo/" + name), encoding: .utf8)
             let once = try instrumented(source, module: "Zoo", path: path, closures: true)
@@ -178,7 +189,8 @@ import TrailTestSupport
     }
 
     @Test func neverAndBuilderDeclarationsAreFoundByScanning() {
-        let source = Array("""
+        let source = Array(
+            """
             func halt(_ m: String) -> Never { fatalError(m) }
             static func stop() ->Swift.Never { fatalError() }
             func notNever() -> NeverMind { }
@@ -190,4 +202,3 @@ import TrailTestSupport
         #expect(DeclarationScan.resultBuilders(in: source) == ["HTML", "Rows"])
     }
 }
-

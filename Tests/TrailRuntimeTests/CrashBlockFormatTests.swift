@@ -8,9 +8,12 @@ import TrailTestSupport
 @Suite struct CrashBlockFormatTests {
     @Test func realBlocksAndMarkerParseWithNoUnknownLine() throws {
         let directory = Paths.temporaryDirectory("format")
-        let result = try run(Paths.buildDirectory + "/trail-probe", ["crash", directory, "traced", "3"],
-                             environment: ["SWIFT_BACKTRACE": "enable=no", "TRAIL_TRACE": "record",
-                                           "TRAIL_TRACE_FILE": directory + "/probe.trace"])
+        let result = try run(
+            Paths.buildDirectory + "/trail-probe", ["crash", directory, "traced", "3"],
+            environment: [
+                "SWIFT_BACKTRACE": "enable=no", "TRAIL_TRACE": "record",
+                "TRAIL_TRACE_FILE": directory + "/probe.trace",
+            ])
         #expect(result.signal == 11, "\(result.stderr.suffix(500))")
         let log = Transcript.read(directory + "/probe.log")
         let (blocks, problems) = CrashLog.parse(log)
@@ -24,7 +27,8 @@ import TrailTestSupport
             #expect(block.frames.allSatisfy { block.imageIndex(containing: $0.address) != nil })
             #expect(block.trace == "record" && CrashBlockSyntax.traceModes.contains(block.trace ?? ""))
             #expect(block.breadcrumbs.allSatisfy { CrashBlockSyntax.breadcrumbEvents.contains($0.event) })
-            #expect(block.breadcrumbs.contains { $0.event == "enter" && $0.site == "Probe.traced() @ Probe/main.swift:60" })
+            #expect(
+                block.breadcrumbs.contains { $0.event == "enter" && $0.site == "Probe.traced() @ Probe/main.swift:60" })
             #expect(block.openCalls == ["Probe.traced() @ Probe/main.swift:60"])
             #expect(block.app == "probe -" && block.pid.flatMap { Int($0) } != nil && block.time != nil)
         }
@@ -37,13 +41,17 @@ import TrailTestSupport
         #expect(crash.frames.first?.isReturnAddress == false)
 
         // The marker names the crash block's offset in the log.
-        let marker = try #require(CrashMarker(parsing: Transcript.read(directory + "/probe" + CrashMarker.fileExtension)))
-        #expect(marker.log.hasSuffix("/probe.log") && marker.signal == 11 && marker.pid == crash.pid.flatMap { Int($0) })
+        let marker = try #require(
+            CrashMarker(parsing: Transcript.read(directory + "/probe" + CrashMarker.fileExtension)))
+        #expect(
+            marker.log.hasSuffix("/probe.log") && marker.signal == 11 && marker.pid == crash.pid.flatMap { Int($0) })
         #expect(marker.time?.isEmpty == false)
         let offset = try #require(marker.offset)
         let atOffset = String(decoding: Array(log.utf8)[offset...], as: UTF8.self)
         let leading = try #require(CrashBlockSyntax.leadingCrashBlock(atOffset))
-        #expect(leading.hasPrefix(CrashBlockSyntax.beginLine(.crash) + "\n") && leading.hasSuffix(CrashBlockSyntax.endLine(.crash) + "\n"))
+        #expect(
+            leading.hasPrefix(CrashBlockSyntax.beginLine(.crash) + "\n")
+                && leading.hasSuffix(CrashBlockSyntax.endLine(.crash) + "\n"))
         #expect(CrashLog.parse(leading).blocks.first?.frames.map(\.address) == crash.frames.map(\.address))
         #expect(CrashMarker(parsing: marker.text) == marker)
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailFormat
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The crash path under conditions that used to turn a crash into a hang or lose it: each test provokes one and
 /// checks that the process dies of its signal within 5 s, leaving a block and a marker that names it (or, for a
@@ -14,7 +15,9 @@ import TrailTestSupport
     static let quiet = ["SWIFT_BACKTRACE": "enable=no"]
 
     /// Runs the probe under timeout(1): a hang is killed with SIGKILL after `seconds`, which fails the signal check.
-    func runBounded(_ arguments: [String], seconds: Int = 5, environment: [String: String] = quiet) throws -> ProcessResult {
+    func runBounded(_ arguments: [String], seconds: Int = 5, environment: [String: String] = quiet) throws
+        -> ProcessResult
+    {
         try run("/usr/bin/timeout", ["-s", "KILL", String(seconds), Self.probe] + arguments, environment: environment)
     }
 
@@ -24,20 +27,28 @@ import TrailTestSupport
         var crashes: [Int: String] = [:]
         for name in names where CrashMarker.isMarkerName(name, app: "probe") {
             var info = stat()
-            guard lstat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }  // a FIFO left
-            guard let marker = CrashMarker(parsing: Transcript.read(directory + "/" + name)), let offset = marker.offset,
-                  let pid = marker.pid, let data = FileManager.default.contents(atPath: marker.log), offset < data.count else { continue }
+            // a FIFO left
+            guard lstat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard let marker = CrashMarker(parsing: Transcript.read(directory + "/" + name)),
+                let offset = marker.offset,
+                let pid = marker.pid, let data = FileManager.default.contents(atPath: marker.log), offset < data.count
+            else { continue }
             let text = String(decoding: data.dropFirst(offset), as: UTF8.self)
-            guard text.hasPrefix("=== TRAIL CRASH BEGIN v1 ==="), let end = text.range(of: "=== TRAIL CRASH END ===") else { continue }
+            guard text.hasPrefix("=== TRAIL CRASH BEGIN v1 ==="), let end = text.range(of: "=== TRAIL CRASH END ===")
+            else { continue }
             crashes[pid] = String(text[..<end.upperBound])
         }
         return crashes
     }
 
     /// Died of `signal` (not killed by the timeout), with one marker naming a whole block of that signal.
-    func expectCrashKept(_ result: ProcessResult, _ directory: String, signal: Int32 = 11, _ what: String,
-                         sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(result.signal == signal, "\(what): status \(result.shellStatus), \(result.stderr.suffix(300))", sourceLocation: sourceLocation)
+    func expectCrashKept(
+        _ result: ProcessResult, _ directory: String, signal: Int32 = 11, _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            result.signal == signal, "\(what): status \(result.shellStatus), \(result.stderr.suffix(300))",
+            sourceLocation: sourceLocation)
         let crashes = keptCrashes(directory)
         #expect(crashes.count == 1, "\(what): markers \(crashes.keys)", sourceLocation: sourceLocation)
         #expect(crashes.values.first?.contains("signal: \(signal) ") == true, "\(what)", sourceLocation: sourceLocation)
@@ -55,8 +66,10 @@ import TrailTestSupport
     }
 
     @Test func theCrashTimeMatchesGmtimeWithoutCallingIt() throws {
-        var seconds: [Int64] = [0, 59, 60, 86399, 86400, 951_782_400, 951_868_799, 951_868_800, 4_107_542_399,
-                                4_107_542_400, 4_102_444_800, 253_402_300_799, 68_169_600, 1_798_761_599]
+        var seconds: [Int64] = [
+            0, 59, 60, 86399, 86400, 951_782_400, 951_868_799, 951_868_800, 4_107_542_399,
+            4_107_542_400, 4_102_444_800, 253_402_300_799, 68_169_600, 1_798_761_599,
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0 ..< 3000 { seconds.append(Int64.random(in: 0 ... 253_402_300_799, using: &generator)) }
         // Around every leap day and year end from 1970 to 2400.
@@ -73,15 +86,18 @@ import TrailTestSupport
             let january = Int64(timegm(&parts))
             seconds += [january - 1, january]
         }
-        let result = try run(Self.probe, ["civil-dates", "/nonexistent"], input: seconds.map(String.init).joined(separator: "\n") + "\n")
+        let result = try run(
+            Self.probe, ["civil-dates", "/nonexistent"], input: seconds.map(String.init).joined(separator: "\n") + "\n")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == seconds.count, "\(result.stderr)")
         var mismatches: [String] = []
         for (value, line) in zip(seconds, lines) {
-            var time = time_t(value), parts = tm()
+            var time = time_t(value)
+            var parts = tm()
             gmtime_r(&time, &parts)
-            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                                  Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            let expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
             if line != expected { mismatches.append("\(value): \(line) != \(expected)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
@@ -104,7 +120,9 @@ import TrailTestSupport
         // The marker replaced the FIFO planted at its name.
         var info = stat()
         let pid = keptCrashes(directory).keys.first ?? 0
-        #expect(lstat(directory + "/probe.\(pid).crash", &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_mode & 0o777 == 0o600)
+        #expect(
+            lstat(directory + "/probe.\(pid).crash", &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+                && info.st_mode & 0o777 == 0o600)
     }
 
     @Test func twoInstancesThatCrashKeepBothCrashes() throws {
@@ -115,11 +133,15 @@ import TrailTestSupport
         #expect(first.signal == 11 && second.signal == 6)
         let crashes = keptCrashes(directory)
         #expect(crashes.count == 2, "\(crashes.keys)")
-        for (pid, block) in crashes { #expect(block.contains("\npid: \(pid)\n"), "marker of \(pid) names another block") }
+        for (pid, block) in crashes {
+            #expect(block.contains("\npid: \(pid)\n"), "marker of \(pid) names another block")
+        }
         // Each marker leads `trail report --crash` to its own process's crash.
         for pid in crashes.keys {
-            let report = try run(Paths.trail, ["report", "--crash", "\(directory)/probe.\(pid).crash", "--no-sanitize"])
-            #expect(report.status == 0 && report.stdout.contains("\(pid)"), "\(report.stderr) \(report.stdout.prefix(300))")
+            let report = try run(
+                Paths.trail, ["report", "--crash", "\(directory)/probe.\(pid).crash", "--no-sanitize"])
+            #expect(
+                report.status == 0 && report.stdout.contains("\(pid)"), "\(report.stderr) \(report.stdout.prefix(300))")
         }
         // The next launch offers the newest.
         let next = try run(Self.probe, ["previous", directory], environment: Self.quiet, check: true)
@@ -129,8 +151,10 @@ import TrailTestSupport
     @Test func theNameOfACallInAnUnloadedLibraryDoesNotEndTheBlock() throws {
         let directory = Paths.temporaryDirectory("unloaded-site")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try #"const char site[] = "Plug.gone() @ Plug/plug.c:1";"#.write(toFile: directory + "/site.c", atomically: true, encoding: .utf8)
-        try run("/usr/bin/cc", ["-shared", "-fPIC", "-o", directory + "/libsite.so", directory + "/site.c"], check: true)
+        try #"const char site[] = "Plug.gone() @ Plug/plug.c:1";"#.write(
+            toFile: directory + "/site.c", atomically: true, encoding: .utf8)
+        try run(
+            "/usr/bin/cc", ["-shared", "-fPIC", "-o", directory + "/libsite.so", directory + "/site.c"], check: true)
         let result = try runBounded(["crash-in-unloaded-site", directory, directory + "/libsite.so"])
         expectCrashKept(result, directory, "a site in an unloaded library")
         #expect(keptCrashes(directory).values.first?.contains("\nopen 0 (unloaded) 0x") == true)
@@ -175,7 +199,8 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("console")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try runBounded(["console-crash", directory])
-        #expect(result.stderr.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stderr.contains("=== TRAIL CRASH END ==="))
+        #expect(
+            result.stderr.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stderr.contains("=== TRAIL CRASH END ==="))
         expectCrashKept(result, directory, "console mode")
         let next = try run(Self.probe, ["previous", directory], environment: Self.quiet, check: true)
         #expect(next.stdout.contains("previous: SIGSEGV") && next.stdout.contains("block whole"), "\(next.stdout)")
@@ -189,8 +214,11 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let command = "SWIFT_BACKTRACE=enable=no \(Self.probe) console-crash \(directory) automatic"
         let result = try run("/usr/bin/timeout", ["-s", "KILL", "5", "/usr/bin/script", "-qec", command, "/dev/null"])
-        #expect(result.shellStatus == 128 + 11 || result.shellStatus == 11, "\(result.shellStatus) \(result.stdout.suffix(300))")
-        #expect(result.stdout.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stdout.contains("=== TRAIL CRASH END ==="))
+        #expect(
+            result.shellStatus == 128 + 11 || result.shellStatus == 11,
+            "\(result.shellStatus) \(result.stdout.suffix(300))")
+        #expect(
+            result.stdout.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stdout.contains("=== TRAIL CRASH END ==="))
         #expect(keptCrashes(directory).count == 1)
     }
 }

@@ -10,9 +10,12 @@ import TrailTestSupport
     static let json = ["TRAIL_LOG_FORMAT": "json"]
 
     func objects(_ log: String) -> (objects: [[String: Any]], raw: [String]) {
-        var objects: [[String: Any]] = [], raw: [String] = []
+        var objects: [[String: Any]] = []
+        var raw: [String] = []
         for line in log.split(separator: "\n") {
-            if line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] {
+            if line.hasPrefix("{"),
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            {
                 objects.append(object)
             } else {
                 raw.append(String(line))
@@ -34,7 +37,9 @@ import TrailTestSupport
             #expect(time.firstMatch(in: stamp, range: NSRange(stamp.startIndex..., in: stamp)) != nil, "\(stamp)")
             #expect(object["pid"] as? Int != nil && object["thread_id"] as? Int != nil)
             let source = object["source"] as? [String: Any]
-            #expect(source?["file"] as? String == "trail_probe/main.swift" && source?["line"] as? Int != nil && source?["function"] != nil)
+            #expect(
+                source?["file"] as? String == "trail_probe/main.swift" && source?["line"] as? Int != nil
+                    && source?["function"] != nil)
         }
         let levels = objects.filter { $0["label"] as? String == "json \"probe\"" }.compactMap { $0["level"] as? String }
         #expect(levels == ["trace", "debug", "info", "notice", "warning", "error", "critical", "info"])
@@ -53,12 +58,14 @@ import TrailTestSupport
 
     @Test func linesInsideTracedCallsCarryTheirSpanAndTraceIds() throws {
         let directory = Paths.temporaryDirectory("json-spans")
-        let result = try run(Self.probe, ["json-spans", directory], environment: Self.json.merging(["TRAIL_TRACE": "record"]) { $1 })
+        let result = try run(
+            Self.probe, ["json-spans", directory], environment: Self.json.merging(["TRAIL_TRACE": "record"]) { $1 })
         #expect(result.status == 0, "\(result.stderr)")
         let lines = objects(Transcript.read(directory + "/probe.log")).objects
         func line(_ message: String) -> [String: Any]? { lines.first { $0["message"] as? String == message } }
         #expect(line("outside")?["trace_id"] == nil && line("outside")?["span_id"] == nil)
-        let sync = try #require(line("inside sync")), async = try #require(line("inside async"))
+        let sync = try #require(line("inside sync"))
+        let async = try #require(line("inside async"))
         let traceID = try #require(sync["trace_id"] as? String)
         #expect(async["trace_id"] as? String == traceID, "one trace per process")
         // Docs/trace-format.md: wall-clock start (8 bytes), pid (4), FNV-1a of the host name (4), big-endian.
@@ -76,7 +83,9 @@ import TrailTestSupport
             z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
             return z ^ (z >> 31)
         }
-        let salt = mix(try #require(UInt64(traceID.prefix(16), radix: 16))) ^ mix(try #require(UInt64(traceID.suffix(16), radix: 16)))
+        let salt =
+            mix(try #require(UInt64(traceID.prefix(16), radix: 16)))
+            ^ mix(try #require(UInt64(traceID.suffix(16), radix: 16)))
         let syncSpan = try #require(UInt64(sync["span_id"] as? String ?? "", radix: 16)) ^ salt
         let asyncSpan = try #require(UInt64(async["span_id"] as? String ?? "", radix: 16)) ^ salt
         #expect(syncSpan >> 63 == 0 && syncSpan >> 44 >= 1, "\(String(syncSpan, radix: 16))")
@@ -97,7 +106,8 @@ import TrailTestSupport
         let crash = try run(Self.probe, ["crash", directory, method, "100"], environment: environment)
         #expect(crash.signal != nil)
         let log = Transcript.read(directory + "/probe.log")
-        #expect(objects(log).objects.filter { ($0["message"] as? String)?.hasPrefix("before crash ") == true }.count == 100)
+        #expect(
+            objects(log).objects.filter { ($0["message"] as? String)?.hasPrefix("before crash ") == true }.count == 100)
         #expect(log.contains("\n=== TRAIL CRASH BEGIN v1 ===\n") && log.contains("\n=== TRAIL CRASH END ===\n"))
         let next = try run(Self.probe, ["previous", directory], environment: environment, check: true)
         #expect(next.stdout.contains("block whole"), "\(next.stdout)")
@@ -111,26 +121,36 @@ import TrailTestSupport
         var found = 0
         for round in 0 ..< 10 {
             let environment = Self.json.merging(["TRAIL_LOG_MAX_SIZE": "4K", "SWIFT_BACKTRACE": "enable=no"]) { $1 }
-            _ = try run(Self.probe, ["rotating-crash", directory, "4", "\(20 + round % 5 * 10)"], environment: environment)
+            _ = try run(
+                Self.probe, ["rotating-crash", directory, "4", "\(20 + round % 5 * 10)"], environment: environment)
             let next = try run(Self.probe, ["previous", directory], environment: environment, check: true)
             let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"])
             if next.stdout.contains("previous: SIGILL") && next.stdout.contains("block whole")
-                && report.stdout.contains("Fatal error: rotating crash") { found += 1 }
+                && report.stdout.contains("Fatal error: rotating crash")
+            {
+                found += 1
+            }
         }
         #expect(found == 10)
     }
 
     @Test func aJSONLogWithACrashExportsAsOTLPLogs() throws {
         let directory = Paths.temporaryDirectory("json-otlp")
-        let crash = try run(Self.probe, ["crash", directory, "segv", "300"], environment: Self.json.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
+        let crash = try run(
+            Self.probe, ["crash", directory, "segv", "300"],
+            environment: Self.json.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
         #expect(crash.signal == 11)
         // A second run's text log beside it: a folder holds both formats, oldest first.
         try run(Self.probe, ["stderr", directory], check: true)
         let output = directory + "/logs.ndjson"
-        let export = try run(Paths.trail, ["export", "--otlp-logs", directory, "--batch", "100", "--service", "probe-svc", "-o", output])
+        let export = try run(
+            Paths.trail, ["export", "--otlp-logs", directory, "--batch", "100", "--service", "probe-svc", "-o", output])
         #expect(export.status == 0, "\(export.stderr)")
         let records = 300 + 1 + 4  // JSON lines, the crash block, and the second run's 2 lines and 2 raw stderr lines
-        #expect(export.stderr.contains("\(records) log records (1 crash or error blocks, 2 raw stderr lines) in 4 requests"), "\(export.stderr)")
+        #expect(
+            export.stderr.contains(
+                "\(records) log records (1 crash or error blocks, 2 raw stderr lines) in 4 requests"),
+            "\(export.stderr)")
         let summary = try otlpCheck("logs", output, ["--logs", "\(records)", "--requests", "4"])
         #expect(summary.hasPrefix("ok=1 requests=4 resources="), "\(summary)")
         let text = Transcript.read(output)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Log mode's lines carry the trace and span ids of their call, as recorded calls do (issue: span ids in log
 /// mode), so that they join a distributed trace: TRACEPARENT, trace contexts, headers and children agree.
@@ -18,10 +19,13 @@ import TrailTestSupport
 
     /// `[trail TID] <indent>-> Name  (File:line)  trace_id=… span_id=…` and `<- Name  <duration>  …`.
     static func lines(_ text: String) -> [Line] {
-        let pattern = try! NSRegularExpression(pattern: #"^\[trail (\d+)\] *(->|<-) (.+?)(?:  .*)?  trace_id=([0-9a-f]{32}) span_id=([0-9a-f]{16})$"#)
+        let pattern = try! NSRegularExpression(
+            pattern: #"^\[trail (\d+)\] *(->|<-) (.+?)(?:  .*)?  trace_id=([0-9a-f]{32}) span_id=([0-9a-f]{16})$"#)
         return text.split(separator: "\n").compactMap { raw in
             let line = String(raw)
-            guard let match = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else { return nil }
+            guard let match = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else {
+                return nil
+            }
             func group(_ index: Int) -> String { String(line[Range(match.range(at: index), in: line)!]) }
             return Line(tid: group(1), entering: group(2) == "->", name: group(3), traceID: group(4), spanID: group(5))
         }
@@ -29,11 +33,15 @@ import TrailTestSupport
 
     /// Each call's two lines share a span id no other call has.
     static func expectPairedIDs(_ lines: [Line], sourceLocation: SourceLocation = #_sourceLocation) {
-        let entries = lines.filter(\.entering), exits = lines.filter { !$0.entering }
-        #expect(Set(entries.map(\.spanID)).count == entries.count, "a span id used twice", sourceLocation: sourceLocation)
+        let entries = lines.filter(\.entering)
+        let exits = lines.filter { !$0.entering }
+        #expect(
+            Set(entries.map(\.spanID)).count == entries.count, "a span id used twice", sourceLocation: sourceLocation)
         #expect(Set(entries.map(\.spanID)) == Set(exits.map(\.spanID)), sourceLocation: sourceLocation)
         for exit in exits {
-            #expect(entries.first { $0.spanID == exit.spanID }?.name == exit.name, "\(exit.name)", sourceLocation: sourceLocation)
+            #expect(
+                entries.first { $0.spanID == exit.spanID }?.name == exit.name, "\(exit.name)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -52,8 +60,9 @@ import TrailTestSupport
 
     @Test func asyncCallsAcrossThreadsAndAnInheritedTraceparent() throws {
         let directory = Paths.temporaryDirectory("logids-async")
-        let result = try run(Self.probe, ["async", directory, "20"], environment: ["TRAIL_TRACE": "1", "TRACEPARENT": Self.caller],
-                             check: true)
+        let result = try run(
+            Self.probe, ["async", directory, "20"], environment: ["TRAIL_TRACE": "1", "TRACEPARENT": Self.caller],
+            check: true)
         let lines = Self.lines(result.stderr)
         #expect(lines.filter { $0.name == "Probe.hop(_:)" }.count == 40, "\(result.stderr.prefix(600))")
         #expect(Set(lines.map(\.traceID)) == [Self.callerTrace], "the caller's trace")
@@ -64,12 +73,15 @@ import TrailTestSupport
     /// header sent on do; the header names the log-mode call that sends it.
     @Test func traceContextLinesJSONLinesAndTheHeaderAgree() throws {
         let directory = Paths.temporaryDirectory("logids-context")
-        let result = try run(Self.probe, ["context", directory, Self.caller],
-                             environment: ["TRAIL_TRACE": "1", "TRAIL_LOG_FORMAT": "json"], check: true)
-        var calls: [Line] = [], infos: [[String: Any]] = []
+        let result = try run(
+            Self.probe, ["context", directory, Self.caller],
+            environment: ["TRAIL_TRACE": "1", "TRAIL_LOG_FORMAT": "json"], check: true)
+        var calls: [Line] = []
+        var infos: [[String: Any]] = []
         for raw in Transcript.read(directory + "/probe.log").split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any])
-            let trace = object["trace_id"] as? String ?? "", span = object["span_id"] as? String ?? ""
+            let trace = object["trace_id"] as? String ?? ""
+            let span = object["span_id"] as? String ?? ""
             if object["label"] as? String == "trace", let message = object["message"] as? String {
                 calls += Self.lines(message + "  trace_id=\(trace) span_id=\(span)")
             } else {
@@ -90,7 +102,8 @@ import TrailTestSupport
     /// Children started in log mode (environment inherited) are in the parent's trace.
     @Test func childrenJoinTheParentsTrace() throws {
         let directory = Paths.temporaryDirectory("logids-children")
-        let result = try run(Self.probe, ["spawn-many", directory, "3"], environment: ["TRAIL_TRACE": "1"], check: true)
+        let result = try run(
+            Self.probe, ["spawn-many", directory, "3"], environment: ["TRAIL_TRACE": "1"], check: true)
         let lines = Self.lines(result.stderr)
         let spawner = try #require(lines.first { $0.name == "Probe.spawner(_:_:)" })
         let children = lines.filter { $0.tid != spawner.tid }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Log mode never blocks the traced program: to a file it is bounded, to a pipe nobody reads it drops lines.
 @Suite struct LogModeTests {
@@ -11,8 +12,11 @@ import TrailTestSupport
 
     @Test func linesGoToTheTraceFileWithinItsLimit() throws {
         let directory = Paths.temporaryDirectory("logfile")
-        let result = try run(Self.probe, ["calls", directory, "20000"], environment: [
-            "TRAIL_TRACE": "1", "TRAIL_TRACE_FILE": directory + "/lines-%p.txt", "TRAIL_TRACE_MAX_SIZE": "64K"], check: true)
+        let result = try run(
+            Self.probe, ["calls", directory, "20000"],
+            environment: [
+                "TRAIL_TRACE": "1", "TRAIL_TRACE_FILE": directory + "/lines-%p.txt", "TRAIL_TRACE_MAX_SIZE": "64K",
+            ], check: true)
         #expect(!result.stderr.contains("Probe.nothing"))
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("lines-") }
         #expect(files.count == 1)
@@ -38,19 +42,27 @@ import TrailTestSupport
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TRAIL_") }
         environment["TRAIL_TRACE"] = "1"
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in (argv + envp) { free(pointer) } }
         var pid: pid_t = 0
         #expect(posix_spawn(&pid, Self.probe, &actions, nil, argv, envp) == 0)
         close(fds[1])
-        var status: Int32 = 0, finished = false
+        var status: Int32 = 0
+        var finished = false
         for _ in 0 ..< 600 {  // 30 s at most
-            if waitpid(pid, &status, WNOHANG) == pid { finished = true; break }
+            if waitpid(pid, &status, WNOHANG) == pid {
+                finished = true
+                break
+            }
             usleep(50_000)
         }
-        if !finished { kill(pid, SIGKILL); waitpid(pid, &status, 0) }
+        if !finished {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
         #expect(finished, "the traced child blocked on its full stderr pipe")
         #expect(status == 0)
-        var text = [UInt8](), buffer = [UInt8](repeating: 0, count: 65536)
+        var text = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while case let count = read(fds[0], &buffer, buffer.count), count > 0 { text += buffer[..<count] }
         let output = String(decoding: text, as: UTF8.self)
         #expect(output.contains("-> Probe.nothing()"))

@@ -19,9 +19,12 @@ import TrailTestSupport
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
         #expect(files.count > 500, "rotation every 64 KiB should give many files")
         var seen = Array(repeating: [Bool](repeating: false, count: 100_000), count: 8)
-        var malformed = 0, duplicates = 0
+        var malformed = 0
+        var duplicates = 0
         let pattern = try NSRegularExpression(
-            pattern: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z info t(\d): line (\d+) of thread (\d) with a payload to make it longer \(trail_probe/main\.swift:\d+\)$"#)
+            pattern:
+                #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z info t(\d): line (\d+) of thread (\d) with a payload to make it longer \(trail_probe/main\.swift:\d+\)$"#
+        )
         for file in files {
             let text = Transcript.read(directory + "/" + file)
             #expect(text.hasSuffix("\n"), "\(file) ends inside a line")
@@ -31,9 +34,10 @@ import TrailTestSupport
             for line in text.split(separator: "\n") {
                 let string = String(line)
                 guard let match = pattern.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)),
-                      let thread = Int(string[Range(match.range(at: 1), in: string)!]),
-                      let index = Int(string[Range(match.range(at: 2), in: string)!]),
-                      Int(string[Range(match.range(at: 3), in: string)!]) == thread else {
+                    let thread = Int(string[Range(match.range(at: 1), in: string)!]),
+                    let index = Int(string[Range(match.range(at: 2), in: string)!]),
+                    Int(string[Range(match.range(at: 3), in: string)!]) == thread
+                else {
                     malformed += 1
                     continue
                 }
@@ -67,19 +71,23 @@ import TrailTestSupport
     func crashSignalsLoseNoBufferedLine(method: String, signal: Int32) throws {
         for backtracer in ["enable=yes", "enable=no"] {
             let directory = Paths.temporaryDirectory("crash-\(method)")
-            let result = try run(Self.probe, ["crash", directory, method, "1000"], environment: ["SWIFT_BACKTRACE": backtracer])
+            let result = try run(
+                Self.probe, ["crash", directory, method, "1000"], environment: ["SWIFT_BACKTRACE": backtracer])
             #expect(result.signal == signal, "\(method) with \(backtracer): \(result.stderr.suffix(500))")
             let lines = try logLines(directory)
             #expect(lines.filter { $0.contains("info probe: before crash ") }.count == 1000, "\(method) \(backtracer)")
             #expect(lines.contains("=== TRAIL CRASH BEGIN v1 ==="), "\(method) \(backtracer)")
-            if method == "thread-overflow" { #expect(lines.contains { $0.hasPrefix("thread: ") && $0.hasSuffix(" probe-worker") }) }
+            if method == "thread-overflow" {
+                #expect(lines.contains { $0.hasPrefix("thread: ") && $0.hasSuffix(" probe-worker") })
+            }
         }
     }
 
     @Test func aLibraryLoadedJustBeforeTheCrashIsInTheImageMap() throws {
         // The prepared map is refreshed once a second; the crash block finds libz in /proc/self/maps.
         let directory = Paths.temporaryDirectory("late-library")
-        let result = try run(Self.probe, ["crash", directory, "late-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let result = try run(
+            Self.probe, ["crash", directory, "late-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(result.signal == 11, "\(result.stderr.suffix(500))")
         let images = CrashLog.parse(try logLines(directory).joined(separator: "\n")).blocks.flatMap(\.images)
         let zlib = images.filter { $0.path.contains("/libz.so") }
@@ -98,7 +106,10 @@ import TrailTestSupport
         #expect(result.stdout.contains("parent print to stdout"))
         #expect(!result.stderr.contains("fprintf"), "fd 2 points at the file, not the console")
         let log = Transcript.read(directory + "/probe.log")
-        for text in ["child C fprintf to stderr", "parent fputs to stderr", "info probe: before child", "info probe: after child"] {
+        for text in [
+            "child C fprintf to stderr", "parent fputs to stderr", "info probe: before child",
+            "info probe: after child",
+        ] {
             #expect(log.contains(text), "\(text)")
         }
 

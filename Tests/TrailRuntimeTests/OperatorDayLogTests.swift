@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The logger on an operator's ordinary day: a second copy of the service, fork() without exec, floods on fd 2
 /// from the program and from children, a folder cleaned by hand, descriptors that run out.
@@ -22,7 +23,8 @@ import TrailTestSupport
         for line in text.split(separator: "\n") {
             let string = String(line)
             guard let match = regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)),
-                  let key = Range(match.range(at: 1), in: string) else { continue }
+                let key = Range(match.range(at: 1), in: string)
+            else { continue }
             counts[String(string[key]), default: 0] += 1
         }
         return counts
@@ -33,11 +35,16 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let environment = ["TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "1000000", "TRAIL_LOG_MAX_TOTAL": "1G"]
         let lines = 20_000
-        final class Statuses: @unchecked Sendable { var values: [Int32] = [-1, -1, -1]; let lock = NSLock() }
+        final class Statuses: @unchecked Sendable {
+            var values: [Int32] = [-1, -1, -1]
+            let lock = NSLock()
+        }
         let statuses = Statuses()
         DispatchQueue.concurrentPerform(iterations: 3) { id in
-            let status = (try? run("timeout", ["-s", "KILL", "120", Self.probe, "instance", directory, "\(id)", "\(lines)"],
-                                               environment: environment))?.status ?? -1
+            let status =
+                (try? run(
+                    "timeout", ["-s", "KILL", "120", Self.probe, "instance", directory, "\(id)", "\(lines)"],
+                    environment: environment))?.status ?? -1
             statuses.lock.withLock { statuses.values[id] = status }
         }
         #expect(statuses.values == [0, 0, 0])
@@ -60,7 +67,9 @@ import TrailTestSupport
             waited += 1
         }
         try run(Self.probe, ["instance", directory, "1", "10"], check: true)
-        let rotated = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("probe.") && $0 != "probe.log" }
+        let rotated = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+            $0.hasPrefix("probe.") && $0 != "probe.log"
+        }
         #expect(rotated.filter { $0.hasSuffix(".log") }.isEmpty, "nothing rotated at the second start: \(rotated)")
         while (try? counts(try logText(directory), #"(instance 0) line 199999 "#))?.isEmpty ?? true, waited < 6000 {
             usleep(10_000)
@@ -74,8 +83,12 @@ import TrailTestSupport
     @Test func forkWithoutExecNeitherHangsNorLosesOrRepeatsLines() throws {
         let directory = Paths.temporaryDirectory("fork-log")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run("timeout", ["-s", "KILL", "120", Self.probe, "fork-log", directory, "50"], environment: ["TRAIL_LOG_MAX_SIZE": "256K", "TRAIL_LOG_MAX_FILES": "100000",
-                                                                                   "TRAIL_LOG_MAX_TOTAL": "1G"])
+        let result = try run(
+            "timeout", ["-s", "KILL", "120", Self.probe, "fork-log", directory, "50"],
+            environment: [
+                "TRAIL_LOG_MAX_SIZE": "256K", "TRAIL_LOG_MAX_FILES": "100000",
+                "TRAIL_LOG_MAX_TOTAL": "1G",
+            ])
         #expect(result.status == 0, "\(result.stderr.suffix(500))")
         #expect(result.stdout.contains("hung 0"), "\(result.stdout)")
         let text = try logText(directory)
@@ -95,10 +108,12 @@ import TrailTestSupport
     func twentyMegabytesOnFd2StayWithinTheBounds(source: String) throws {
         let directory = Paths.temporaryDirectory("flood-\(source)")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["flood", directory, source, "20000000"],
-                             environment: ["TRAIL_LOG_MAX_SIZE": "64K", "TRAIL_LOG_MAX_TOTAL": "1M", "TRAIL_LOG_MAX_FILES": "1000"])
+        let result = try run(
+            Self.probe, ["flood", directory, source, "20000000"],
+            environment: ["TRAIL_LOG_MAX_SIZE": "64K", "TRAIL_LOG_MAX_TOTAL": "1M", "TRAIL_LOG_MAX_FILES": "1000"])
         #expect(result.status == 0, "\(result.stderr.suffix(500))")
-        let largest = Int(result.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+        let largest =
+            Int(result.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
         #expect(largest > 512 << 10 && largest <= (1 << 20) + (64 << 10), "largest total on disk \(largest)")
         let sizes = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
             .map { (try FileManager.default.attributesOfItem(atPath: directory + "/" + $0))[.size] as? Int ?? 0 }
@@ -112,7 +127,9 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(Self.probe, ["vanish", directory, what], check: true)
         #expect(result.stdout.contains("done"))
-        let notes = result.stderr.components(separatedBy: "\n").filter { $0.contains("was deleted while in use; made again") }
+        let notes = result.stderr.components(separatedBy: "\n").filter {
+            $0.contains("was deleted while in use; made again")
+        }
         #expect(notes.count == 1, "\(result.stderr)")
         let text = Transcript.read(directory + "/probe.log")
         let after = try counts(text, #"info probe: (after \d+) "#)
@@ -123,9 +140,13 @@ import TrailTestSupport
     @Test func linesThatCannotBeWrittenGoToStderrCounted() throws {
         let directory = Paths.temporaryDirectory("emfile")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["emfile", directory], environment: ["TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "10000"],
-                             check: true)
-        #expect(result.stderr.components(separatedBy: "cannot write log file").count - 1 == 1, "\(result.stderr.prefix(2000))")
+        let result = try run(
+            Self.probe, ["emfile", directory],
+            environment: ["TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "10000"],
+            check: true)
+        #expect(
+            result.stderr.components(separatedBy: "cannot write log file").count - 1 == 1,
+            "\(result.stderr.prefix(2000))")
         #expect(result.stderr.contains("Too many open files"))
         let again = try counts(result.stderr, #"writing log file .* again; (\d+) lines went to stderr meanwhile"#)
         #expect(again.count == 1, "\(result.stderr.suffix(1000))")
@@ -155,7 +176,9 @@ import TrailTestSupport
         let text = try logText(directory)
         #expect(text.contains("late line 0 from a child"))
         let late = try counts(text, #"^(late line \d+) from a child$"#)
-        #expect(late.count > 500 && late.count < 3000 && late.values.allSatisfy { $0 == 1 }, "the keeper writes up to 64K: \(late.count)")
+        #expect(
+            late.count > 500 && late.count < 3000 && late.values.allSatisfy { $0 == 1 },
+            "the keeper writes up to 64K: \(late.count)")
     }
 
     @Test func aDaemonStartedWithFd2ClosedStillLogsBoth() throws {
@@ -189,18 +212,23 @@ import TrailTestSupport
     @Test func aFolderWithoutRenameNoreplaceStillRotatesAndKeepsThePreviousLog() throws {
         let base = Paths.temporaryDirectory("noreplace")
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let source = base + "/einval.c", library = base + "/einval.so"
+        let source = base + "/einval.c"
+        let library = base + "/einval.so"
         try """
-            #define _GNU_SOURCE
-            #include <errno.h>
-            #include <stdio.h>
-            int renameat2(int a, const char *b, int c, const char *d, unsigned int flags) { errno = EINVAL; return -1; }
-            """.write(toFile: source, atomically: true, encoding: .utf8)
+        #define _GNU_SOURCE
+        #include <errno.h>
+        #include <stdio.h>
+        int renameat2(int a, const char *b, int c, const char *d, unsigned int flags) { errno = EINVAL; return -1; }
+        """.write(toFile: source, atomically: true, encoding: .utf8)
         try run("cc", ["-shared", "-fPIC", "-o", library, source], check: true)
         let directory = base + "/logs"
         let environment = ["LD_PRELOAD": library, "TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "1000"]
-        try run("timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "0", "2000"], environment: environment, check: true)
-        try run("timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "1", "10"], environment: environment, check: true)
+        try run(
+            "timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "0", "2000"], environment: environment,
+            check: true)
+        try run(
+            "timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "1", "10"], environment: environment,
+            check: true)
         let seen = try counts(try logText(directory), #"info probe: instance (\d line \d+) "#)
         #expect(seen.count == 2010 && seen.values.allSatisfy { $0 == 1 }, "\(seen.count) of 2010")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }

@@ -16,8 +16,10 @@ import TrailTestSupport
         let output = directory + "/spans.json"
         try run(Paths.trail, ["export", "--otlp", directory, "-o", output], check: true)
         let spans = try otlpSpans(inFile: output).map { span in
-            Exported(trace: span["traceId"] as? String ?? "", span: span["spanId"] as? String ?? "", parent: span["parentSpanId"] as? String,
-                     name: span["name"] as? String ?? "", pid: span["pid"] as? String ?? "")
+            Exported(
+                trace: span["traceId"] as? String ?? "", span: span["spanId"] as? String ?? "",
+                parent: span["parentSpanId"] as? String,
+                name: span["name"] as? String ?? "", pid: span["pid"] as? String ?? "")
         }
         return (spans, try otlpCheck("traces", output))
     }
@@ -25,10 +27,13 @@ import TrailTestSupport
     @Test func twentyChildrenJoinTheirParentsTraceUnderTheCallThatStartedThem() throws {
         let directory = Paths.temporaryDirectory("process-tree")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run(Self.probe, ["spawn-many", directory, "20"],
-                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
+        try run(
+            Self.probe, ["spawn-many", directory, "20"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
         let (spans, summary) = try Self.export(directory)
-        #expect(summary.hasPrefix("ok=1") && summary.contains(" resources=21 ") && summary.contains(" orphans=0 "), "\(summary)")
+        #expect(
+            summary.hasPrefix("ok=1") && summary.contains(" resources=21 ") && summary.contains(" orphans=0 "),
+            "\(summary)")
         #expect(Set(spans.map(\.trace)).count == 1, "one trace across all 21 processes")
         let spawner = try #require(spans.first { $0.name == "Probe.spawner(_:_:)" })
         let children = spans.filter { $0.pid != spawner.pid }
@@ -44,8 +49,9 @@ import TrailTestSupport
     func replayShowsChildProcessesUnderTheCallThatStartedThem(options: [String]) throws {
         let directory = Paths.temporaryDirectory("process-replay")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run(Self.probe, ["spawn-many", directory, "2"],
-                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
+        try run(
+            Self.probe, ["spawn-many", directory, "2"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
         let output = try run(Paths.trail, ["replay"] + options + [directory], check: true).stdout
         // `<duration> <pid> [<tid>] | <indent><text>`: the pid and the text after the bar.
         let rows = output.split(separator: "\n").dropFirst().map { line -> (pid: String, text: String) in
@@ -69,14 +75,18 @@ import TrailTestSupport
         // Perfetto draws an arrow from the spawning call to each child's first call: a legacy flow, one id each.
         let chromePath = directory + "/chrome.json"
         try run(Paths.trail, ["export", "--chrome", "-o", chromePath, directory], check: true)
-        let chrome = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: chromePath))) as? [String: Any])
+        let chrome = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: chromePath))) as? [String: Any]
+        )
         let arrows = (chrome["traceEvents"] as? [[String: Any]] ?? []).filter { $0["cat"] as? String == "process" }
-        let begun = arrows.filter { $0["ph"] as? String == "s" }, ended = arrows.filter { $0["ph"] as? String == "f" }
+        let begun = arrows.filter { $0["ph"] as? String == "s" }
+        let ended = arrows.filter { $0["ph"] as? String == "f" }
         #expect(begun.count == 2 && begun.allSatisfy { "\($0["pid"]!)" == parent }, "\(arrows)")
         #expect(Set(ended.map { "\($0["pid"]!)" }) == Set(children) && ended.allSatisfy { $0["bp"] as? String == "e" })
         #expect(Set(begun.compactMap { $0["id"] as? String }) == Set(ended.compactMap { $0["id"] as? String }))
         // One child alone is a trace like any other.
-        let child = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0 == children[0] + ".trace" })
+        let child = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory).first { $0 == children[0] + ".trace" })
         let alone = try run(Paths.trail, ["replay", directory + "/" + child], check: true).stdout
         #expect(alone.split(separator: "\n").count == 11 && !alone.contains("[process"), "\(alone)")
     }
@@ -86,10 +96,15 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // CI systems and shell scripts set it so: upper-case-free hex, sampled.
         let foreign = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-        try run(Self.probe, ["calls", directory, "5"],
-                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": foreign], check: true)
+        try run(
+            Self.probe, ["calls", directory, "5"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": foreign,
+            ], check: true)
         let (spans, summary) = try Self.export(directory)
-        #expect(summary.contains(" spans=5 ") && summary.contains(" orphans=5 "), "the remote parent is not in this export: \(summary)")
+        #expect(
+            summary.contains(" spans=5 ") && summary.contains(" orphans=5 "),
+            "the remote parent is not in this export: \(summary)")
         #expect(spans.allSatisfy { $0.trace == "4bf92f3577b34da6a3ce929d0e0e4736" && $0.parent == "00f067aa0ba902b7" })
     }
 
@@ -99,8 +114,9 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("context-spawn")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-        try run(Self.probe, ["context-spawn", directory, caller],
-                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
+        try run(
+            Self.probe, ["context-spawn", directory, caller],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
         let (spans, summary) = try Self.export(directory)
         #expect(summary.contains(" resources=3 "), "\(summary)")
         #expect(Set(spans.map(\.trace)) == ["4bf92f3577b34da6a3ce929d0e0e4736"], "\(summary)")
@@ -112,16 +128,22 @@ import TrailTestSupport
         #expect(parents == [[spawner.span], ["00f067aa0ba902b7"]], "\(parents)")
     }
 
-    @Test(arguments: ["00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
-                      "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "junk"])
+    @Test(arguments: [
+        "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "junk",
+    ])
     func aMalformedTraceparentIsNamedAndLeftAlone(value: String) throws {
         let directory = Paths.temporaryDirectory("bad-parent")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["calls", directory, "3"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": value], check: true)
+        let result = try run(
+            Self.probe, ["calls", directory, "3"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": value],
+            check: true)
         #expect(result.stderr.contains("trail: TRACEPARENT=\(value) "), "\(result.stderr)")
         let (spans, _) = try Self.export(directory)
-        #expect(spans.count == 3 && spans.allSatisfy { $0.parent == nil && $0.trace != "4bf92f3577b34da6a3ce929d0e0e4736" })
+        #expect(
+            spans.count == 3 && spans.allSatisfy { $0.parent == nil && $0.trace != "4bf92f3577b34da6a3ce929d0e0e4736" })
     }
 }
 
@@ -132,25 +154,32 @@ import TrailTestSupport
     @Test func callsInsideATraceContextBelongToTheCallersSpan() throws {
         let directory = Paths.temporaryDirectory("trace-context")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(ProcessTreeTests.probe, ["context", directory, Self.caller],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRAIL_LOG_FORMAT": "json"],
-                             check: true)
+        let result = try run(
+            ProcessTreeTests.probe, ["context", directory, Self.caller],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRAIL_LOG_FORMAT": "json",
+            ],
+            check: true)
         let (spans, summary) = try ProcessTreeTests.export(directory)
         // The caller's span is not in this export: its three children name it.
         #expect(summary.contains(" spans=4 ") && summary.contains(" orphans=3 "), "\(summary)")
         #expect(!spans.contains { $0.name == "trace context" }, "the context is not a span of its own")
-        func span(_ name: String) throws -> ProcessTreeTests.Exported { try #require(spans.first { $0.name == name }, "\(spans)") }
+        func span(_ name: String) throws -> ProcessTreeTests.Exported {
+            try #require(spans.first { $0.name == name }, "\(spans)")
+        }
         for name in ["Probe.nothing()", "Probe.relay()", "Probe.leaf()"] {
             #expect(try span(name).trace == "0af7651916cd43dd8448eb211c80319c", "\(name)")
             #expect(try span(name).parent == "b7ad6b7169203331", "\(name) is under the caller's span")
         }
         // The header a traced call sends on names that call, in the caller's trace; outside, there is none.
         let relay = try span("Probe.relay()")
-        #expect(result.stdout.contains("relay 00-0af7651916cd43dd8448eb211c80319c-\(relay.span)-01"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("relay 00-0af7651916cd43dd8448eb211c80319c-\(relay.span)-01"), "\(result.stdout)")
         #expect(result.stdout.contains("outside none"))
         // A log line inside the context, outside any call, names the caller's span.
         let log = try String(contentsOfFile: directory + "/probe.log", encoding: .utf8)
         let line = try #require(log.split(separator: "\n").first { $0.contains("\"inside context\"") })
-        #expect(line.contains(#""trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331""#), "\(line)")
+        #expect(
+            line.contains(#""trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331""#), "\(line)")
     }
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailFormat
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Record mode in an operator's day: a trace that cannot be written, fork, first calls, many short threads.
 @Suite struct RecorderOperatorTests {
@@ -25,20 +26,26 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let blocker = directory + "/a-file"
         try Data("not a folder".utf8).write(to: URL(fileURLWithPath: blocker))
-        let result = try run("/usr/bin/timeout", ["-s", "KILL", "20", Self.probe, "trace-unwritable", directory, end, "2000"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": blocker + "/t.trace",
-                                           "SWIFT_BACKTRACE": "enable=no"])
+        let result = try run(
+            "/usr/bin/timeout", ["-s", "KILL", "20", Self.probe, "trace-unwritable", directory, end, "2000"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": blocker + "/t.trace",
+                "SWIFT_BACKTRACE": "enable=no",
+            ])
         let ended = Self.monotonicNanoseconds()
         #expect(result.shellStatus == status, "\(result.stderr.suffix(2000))")
-        let ending = result.stdout.split(separator: "\n").first { $0.hasPrefix("ending ") }.flatMap { Int($0.dropFirst(7)) }
+        let ending = result.stdout.split(separator: "\n").first { $0.hasPrefix("ending ") }.flatMap {
+            Int($0.dropFirst(7))
+        }
         #expect(ending != nil, "\(result.stdout)")
         if let ending {
             // The budget is 200 ms for tracing; the rest is the process's own teardown and waitpid on a busy box.
             #expect(ended - ending < 500_000_000, "exit took \((ended - ending) / 1_000_000) ms")
         }
         let notes = result.stderr.split(separator: "\n").filter { $0.hasPrefix("trail: ") }
-        #expect(notes == ["trail: cannot write trace file \(blocker)/t.trace: Not a directory; the trace is not recorded"],
-                "\(notes.prefix(5))")
+        #expect(
+            notes == ["trail: cannot write trace file \(blocker)/t.trace: Not a directory; the trace is not recorded"],
+            "\(notes.prefix(5))")
         #expect(!result.stderr.contains("TRAIL_TRACE_MAX_SIZE"))
     }
     /// Ticks per nanosecond, from the header's clock sample and the last CLOCK chunk.
@@ -53,7 +60,9 @@ import TrailTestSupport
             let stop = min(at + Int(u32(offset + 4)), bytes.count)
             while at + 8 <= stop {
                 let size = Int(u32(at + 4))
-                if u32(at) == TraceLayout.Chunk.clock.rawValue, u64(at + 8) > last?.ticks ?? 0 { last = (u64(at + 8), u64(at + 16)) }
+                if u32(at) == TraceLayout.Chunk.clock.rawValue, u64(at + 8) > last?.ticks ?? 0 {
+                    last = (u64(at + 8), u64(at + 16))
+                }
                 at += 8 + size
             }
             offset += header.blockSize
@@ -66,17 +75,21 @@ import TrailTestSupport
     /// its frames, its alternate signal stack): on fresh threads the first call of a trivial function takes
     /// about as long as its hundredth. The first call had shown some 175 us, most of it the ring's first page.
     @Test func theFirstCallOnAThreadIsNotChargedWithItsSetUp() throws {
-        let directory = Paths.temporaryDirectory("first-calls"), file = directory + "/first.trace"
+        let directory = Paths.temporaryDirectory("first-calls")
+        let file = directory + "/first.trace"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run(Self.probe, ["first-calls", directory, "6"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file],
-                check: true)
+        try run(
+            Self.probe, ["first-calls", directory, "6"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file],
+            check: true)
         let dump = try TraceDump(path: file)
         #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
         let rate = try Self.ticksPerNanosecond(file, dump.header)
         var differences: [Double] = []
         for tid in Set(dump.chunks.map(\.tid)) {
             let records = dump.chunks.filter { $0.tid == tid }.flatMap(\.records)
-            var durations: [Double] = [], entered: UInt64 = 0
+            var durations: [Double] = []
+            var entered: UInt64 = 0
             for record in records where record.depth == 0 {
                 if record.kind == .enter { entered = record.time }
                 if record.kind == .exit { durations.append(Double(record.time &- entered) / rate) }
@@ -92,9 +105,12 @@ import TrailTestSupport
     }
     /// Peak RSS in kB of `short-threads COUNT` in a tracing mode, with a small trace in `directory`.
     static func peakOfShortThreads(_ count: Int, mode: String, directory: String) throws -> Int {
-        let result = try run(Self.probe, ["short-threads", directory, "\(count)"],
-                             environment: ["TRAIL_TRACE": mode, "TRAIL_TRACE_FILE": directory + "/short-%p.trace",
-                                           "TRAIL_TRACE_MAX_SIZE": "2M"], check: true)
+        let result = try run(
+            Self.probe, ["short-threads", directory, "\(count)"],
+            environment: [
+                "TRAIL_TRACE": mode, "TRAIL_TRACE_FILE": directory + "/short-%p.trace",
+                "TRAIL_TRACE_MAX_SIZE": "2M",
+            ], check: true)
         let peak = result.stdout.split(separator: "\n").first { $0.hasPrefix("peak ") }.flatMap { Int($0.dropFirst(5)) }
         #expect(peak != nil, "\(result.stdout)")
         return peak ?? 0
@@ -122,9 +138,12 @@ import TrailTestSupport
 
     /// Runs `fork-calls` (4 threads tracing while the main thread forks 50 children) and reads its output:
     /// the parent's pid, and each child's pid and how it ended, in fork order.
-    static func forkCalls(_ environment: [String: String], directory: String) throws -> (parent: Int, children: [(pid: Int, end: String)], result: ProcessResult) {
-        let result = try run("/usr/bin/timeout", ["-s", "KILL", "120", Self.probe, "fork-calls", directory, "50"],
-                             environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
+    static func forkCalls(_ environment: [String: String], directory: String) throws -> (
+        parent: Int, children: [(pid: Int, end: String)], result: ProcessResult
+    ) {
+        let result = try run(
+            "/usr/bin/timeout", ["-s", "KILL", "120", Self.probe, "fork-calls", directory, "50"],
+            environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
         #expect(result.shellStatus == 0, "\(result.stderr.suffix(2000))")
         let lines = result.stdout.split(separator: "\n")
         let parent = lines.first { $0.hasPrefix("parent ") }.flatMap { Int($0.dropFirst(7)) } ?? -1
@@ -145,8 +164,9 @@ import TrailTestSupport
     func forkedChildrenRecordTracesOfTheirOwn(_ pattern: String) throws {
         let directory = Paths.temporaryDirectory("fork-record")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (parent, children, _) = try Self.forkCalls(["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/" + pattern],
-                                                       directory: directory)
+        let (parent, children, _) = try Self.forkCalls(
+            ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/" + pattern],
+            directory: directory)
         var dumps: [Int: (path: String, dump: TraceDump)] = [:]
         for path in traces(in: directory) {
             let dump = try TraceDump(path: path)
@@ -162,7 +182,8 @@ import TrailTestSupport
             dump.allRecords.filter { $0.kind == .enter && dump.names[$0.address] == site }.count
         }
         let known = Set([parent] + children.map(\.pid))
-        #expect(dumps.keys.allSatisfy { known.contains($0) }, "traces of \(dumps.keys.sorted()), not of \(known.sorted())")
+        #expect(
+            dumps.keys.allSatisfy { known.contains($0) }, "traces of \(dumps.keys.sorted()), not of \(known.sorted())")
         let parentTrace = dumps[parent]
         #expect(parentTrace?.path == directory + "/" + pattern.replacingOccurrences(of: "%p", with: "\(parent)"))
         if let parentTrace {
@@ -197,6 +218,3 @@ import TrailTestSupport
         #expect(!lines.contains { $0.hasPrefix("[trail \(parent)] ") }, "a child's line names the parent's thread")
     }
 }
-
-
-

@@ -10,8 +10,9 @@ import TrailTestSupport
     /// Runs the probe in record mode and reads the one trace it wrote into `file`.
     static func record(_ arguments: [String], _ environment: [String: String] = [:], file: String) throws -> TraceDump {
         let directory = (file as NSString).deletingLastPathComponent
-        try run(probe, arguments.first.map { [$0, directory] + arguments.dropFirst() } ?? [],
-                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file].merging(environment) { $1 }, check: true)
+        try run(
+            probe, arguments.first.map { [$0, directory] + arguments.dropFirst() } ?? [],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file].merging(environment) { $1 }, check: true)
         let dump = try TraceDump(path: file)
         #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
         return dump
@@ -21,7 +22,8 @@ import TrailTestSupport
         let dump = try Self.record(["async", "20"], file: Paths.temporaryDirectory("async") + "/probe.trace")
         #expect(dump.end?.dropped == 0)
         // Every async entry token has exactly one exit with the same token; some resumed on another thread.
-        var entries: [UInt64: UInt32] = [:], exits: [UInt64: UInt32] = [:]
+        var entries: [UInt64: UInt32] = [:]
+        var exits: [UInt64: UInt32] = [:]
         for chunk in dump.chunks.map(\.slot).uniqued() {
             let records = dump.records(slot: chunk)
             for (index, record) in records.enumerated() where record.kind == .asyncEnter || record.kind == .asyncExit {
@@ -51,12 +53,17 @@ import TrailTestSupport
 
     /// Without Trail.bootstrap, a crash, `kill`, Ctrl-C or a closed pipe ends the process without atexit: the
     /// trace still gets the records the rings held (the last moments), and the process dies as it would have.
-    @Test(arguments: [("segv", 139), ("abort", 134), ("fatal", RecorderTests.fatalErrorStatus), ("sigterm", 143), ("sigint", 130), ("pipe", 141)])
+    @Test(arguments: [
+        ("segv", 139), ("abort", 134), ("fatal", RecorderTests.fatalErrorStatus), ("sigterm", 143), ("sigint", 130),
+        ("pipe", 141),
+    ])
     func anEndWithoutExitKeepsTheLastCalls(_ method: String, _ status: Int32) throws {
         let calls = 300_000
-        let directory = Paths.temporaryDirectory("end-\(method)"), file = directory + "/end.trace"
-        let result = try run(Self.probe, ["trace-then", directory, method, "\(calls)"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
+        let directory = Paths.temporaryDirectory("end-\(method)")
+        let file = directory + "/end.trace"
+        let result = try run(
+            Self.probe, ["trace-then", directory, method, "\(calls)"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
         #expect(result.shellStatus == status, "\(result.stderr)")
         #expect(!result.stdout.contains("not ended"))
         let dump = try TraceDump(path: file)
@@ -71,9 +78,11 @@ import TrailTestSupport
     /// A signal after the trace is finished (a SIGPIPE as stdio flushes at exit) neither opens a second trace
     /// nor writes the first again: the process still dies of it.
     @Test func aSignalAfterTheTraceIsFinishedOpensNoSecondTrace() throws {
-        let directory = Paths.temporaryDirectory("after-exit"), file = directory + "/t.trace"
-        let result = try run(Self.probe, ["exit-then-signal", directory, "5000"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
+        let directory = Paths.temporaryDirectory("after-exit")
+        let file = directory + "/t.trace"
+        let result = try run(
+            Self.probe, ["exit-then-signal", directory, "5000"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
         #expect(result.shellStatus == 141, "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["t.trace"])
         let dump = try TraceDump(path: file)
@@ -84,10 +93,14 @@ import TrailTestSupport
 
     /// With the Swift backtracer on, the guard hands the crash to it: its report comes out whole, after the trace.
     @Test func aCrashStillReachesTheSwiftBacktracer() throws {
-        let directory = Paths.temporaryDirectory("end-backtracer"), file = directory + "/end.trace"
-        let result = try run(Self.probe, ["trace-then", directory, "segv", "50000"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file,
-                                           "SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no"])
+        let directory = Paths.temporaryDirectory("end-backtracer")
+        let file = directory + "/end.trace"
+        let result = try run(
+            Self.probe, ["trace-then", directory, "segv", "50000"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file,
+                "SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no",
+            ])
         #expect(result.shellStatus == 139, "\(result.stderr)")
         #expect(result.stderr.contains("Backtrace took"), "\(result.stderr.suffix(2000))")
         #expect(try TraceDump(path: file).allRecords.filter { $0.kind == .enter }.count == 50000)
@@ -96,8 +109,9 @@ import TrailTestSupport
     /// A program that handles or ignores a termination signal keeps its way: nothing is installed over it.
     @Test func aProgramsOwnSignalHandlingIsLeftAlone() throws {
         let directory = Paths.temporaryDirectory("ignored")
-        let result = try run("/bin/sh", ["-c", "trap '' TERM; exec \(Self.probe) trace-then \(directory) sigterm 1000"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/t.trace"])
+        let result = try run(
+            "/bin/sh", ["-c", "trap '' TERM; exec \(Self.probe) trace-then \(directory) sigterm 1000"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/t.trace"])
         // SIGTERM ignored from the start stays ignored: the probe sleeps, prints and exits normally.
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("not ended"))
@@ -117,11 +131,15 @@ import TrailTestSupport
     }
 
     @Test func keepLastHoldsTheLastRecordsAndSaysWhatWasCut() throws {
-        let calls = 500_000, put = UInt64(4 * calls)
-        let dump = try Self.record(["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M"], file: Paths.temporaryDirectory("last") + "/last.trace")
+        let calls = 500_000
+        let put = UInt64(4 * calls)
+        let dump = try Self.record(
+            ["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M"],
+            file: Paths.temporaryDirectory("last") + "/last.trace")
         #expect(dump.fileSize <= 4 << 20)
         #expect(dump.header.policy == TraceLayout.Policy.keepLast.rawValue && dump.header.maxBlocks > 0)
-        let kept = UInt64(dump.recordCount), cut = try #require(dump.cut)
+        let kept = UInt64(dump.recordCount)
+        let cut = try #require(dump.cut)
         #expect(cut.policy == 1 && cut.records > 0)
         #expect(cut.records + kept == put, "cut \(cut.records) + kept \(kept)")
         #expect(dump.end?.records == put)
@@ -130,17 +148,21 @@ import TrailTestSupport
         let chunks = dump.chunks.filter { $0.slot == main }
         #expect(chunks.last.map { $0.position + UInt64($0.records.count) } == put)
         #expect((chunks.first?.position ?? 0) > 0)
-        #expect(dump.names.values.contains("Probe.nothing() @ Probe/main.swift:120"), "names written again after a wrap")
+        #expect(
+            dump.names.values.contains("Probe.nothing() @ Probe/main.swift:120"), "names written again after a wrap")
         #expect(dump.info["pid"] != nil && dump.sequences.first ?? 0 > 0)
     }
 
     @Test func keepFirstHoldsTheFirstRecords() throws {
-        let calls = 500_000, put = UInt64(4 * calls)
-        let dump = try Self.record(["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M", "TRAIL_TRACE_KEEP": "first"],
-                                   file: Paths.temporaryDirectory("first") + "/first.trace")
+        let calls = 500_000
+        let put = UInt64(4 * calls)
+        let dump = try Self.record(
+            ["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M", "TRAIL_TRACE_KEEP": "first"],
+            file: Paths.temporaryDirectory("first") + "/first.trace")
         #expect(dump.fileSize <= 4 << 20)
         #expect(dump.header.policy == TraceLayout.Policy.keepFirst.rawValue)
-        let kept = UInt64(dump.recordCount), cut = try #require(dump.cut)
+        let kept = UInt64(dump.recordCount)
+        let cut = try #require(dump.cut)
         #expect(cut.policy == 2 && cut.records + kept == put)
         #expect(dump.chunks.first?.position == 0)
         #expect(dump.sequences == Array(0 ..< UInt64(dump.sequences.count)))
@@ -185,19 +207,26 @@ import TrailTestSupport
         #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
         #expect(dump.end == nil)
         #expect(dump.info["app"] == "probe")
-        #expect(dump.allRecords.contains { $0.kind == .enter && dump.names[$0.address] == "Probe.traced() @ Probe/main.swift:60" })
+        #expect(
+            dump.allRecords.contains {
+                $0.kind == .enter && dump.names[$0.address] == "Probe.traced() @ Probe/main.swift:60"
+            })
     }
 
     /// trail_current_span: a synchronous call's span is its slot and ENTER position; an async call's, its token;
     /// both XOR the process's salt (Docs/trace-format.md, "Span and trace ids"), written out again here.
     @Test func spanIdsNameTheInnermostCall() throws {
         let directory = Paths.temporaryDirectory("span")
-        let result = try run(Self.probe, ["span", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/span.trace"], check: true)
+        let result = try run(
+            Self.probe, ["span", directory],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/span.trace"], check: true)
         let dump = try TraceDump(path: directory + "/span.trace")
         let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ") }
-        let sync = try #require(lines.first { $0.first == "sync" }), async = try #require(lines.first { $0.first == "async" })
-        let enter = try #require(dump.chunks.flatMap { chunk in chunk.records.enumerated().map { (chunk, $0.offset, $0.element) } }
-            .first { $0.2.kind == .enter })
+        let sync = try #require(lines.first { $0.first == "sync" })
+        let async = try #require(lines.first { $0.first == "async" })
+        let enter = try #require(
+            dump.chunks.flatMap { chunk in chunk.records.enumerated().map { (chunk, $0.offset, $0.element) } }
+                .first { $0.2.kind == .enter })
         func mix(_ value: UInt64) -> UInt64 {
             var z = value
             z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
@@ -207,7 +236,10 @@ import TrailTestSupport
         let host = (dump.info["host"] ?? "").utf8.reduce(UInt32(0x811c_9dc5)) { ($0 ^ UInt32($1)) &* 0x0100_0193 }
         let salt = mix(dump.header.wallNanoseconds) ^ mix(UInt64(dump.header.pid) << 32 | UInt64(host))
         #expect(UInt64(sync[2]) == (UInt64(enter.0.slot + 1) << 44 | (enter.0.position + UInt64(enter.1))) ^ salt)
-        let token = try #require(dump.allRecords.indices.first { dump.allRecords[$0].kind == .asyncEnter }.map { dump.allRecords[$0 + 1].time })
+        let token = try #require(
+            dump.allRecords.indices.first { dump.allRecords[$0].kind == .asyncEnter }.map {
+                dump.allRecords[$0 + 1].time
+            })
         #expect(UInt64(async[2]) == (1 << 63 | token) ^ salt)
         // The trace id: wall-clock start, then pid, big-endian.
         let id = sync[4].split(separator: ",").map { UInt8($0, radix: 16)! }

@@ -9,8 +9,9 @@ import TrailTrace
     @Test func asyncCallsThatHopThreadsHaveMatchedExits() throws {
         let directory = Paths.temporaryDirectory("async")
         let file = directory + "/probe.trace"
-        let result = try run(Paths.buildDirectory + "/trail-probe", ["async", directory, "20"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file], check: true)
+        let result = try run(
+            Paths.buildDirectory + "/trail-probe", ["async", directory, "20"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file], check: true)
         #expect(result.stdout.contains("done"))
         let trace = try TraceFile(path: file)
         var calls = CollectCalls()

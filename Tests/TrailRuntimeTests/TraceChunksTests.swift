@@ -12,32 +12,44 @@ import TrailTestSupport
     @Test func aRecordedTraceDecodesThroughTraceChunks() throws {
         let directory = Paths.temporaryDirectory("trace-chunks")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["calls", directory, "5000"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/probe.trace"], check: true)
+        let result = try run(
+            Self.probe, ["calls", directory, "5000"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/probe.trace"], check: true)
         #expect(result.stdout.contains("done"))
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/probe.trace")))
         let header = try #require(TraceHeader(bytes))
         #expect(header.version == 2 && header.size == TraceLayout.headerSize && header.blockSize == 1 << 20)
-        var info = "", threads: [TraceChunks.Thread] = [], records = 0, ends: [TraceChunks.End] = [], cuts: [TraceChunks.Cut] = []
-        var clocks: [TraceChunks.Clock] = [], names = 0, nextPosition: [UInt32: UInt64] = [:], blocks = 0
+        var info = ""
+        var threads: [TraceChunks.Thread] = []
+        var records = 0
+        var ends: [TraceChunks.End] = []
+        var cuts: [TraceChunks.Cut] = []
+        var clocks: [TraceChunks.Clock] = []
+        var names = 0
+        var nextPosition: [UInt32: UInt64] = [:]
+        var blocks = 0
         try bytes.withUnsafeBytes { file in
             var offset = header.size
             while offset + TraceLayout.blockHeaderSize <= file.count {
-                let block = try #require(TraceChunks.BlockHeader(UnsafeRawBufferPointer(rebasing: file[offset...])), "block at \(offset)")
+                let block = try #require(
+                    TraceChunks.BlockHeader(UnsafeRawBufferPointer(rebasing: file[offset...])), "block at \(offset)")
                 #expect(block.sequence == UInt64(blocks))
                 blocks += 1
                 var at = offset + TraceLayout.blockHeaderSize
                 let end = at + block.used
                 while at + TraceLayout.chunkHeaderSize <= end {
                     let (type, size) = TraceChunks.chunkHeader(file, at: at)
-                    let payload = UnsafeRawBufferPointer(rebasing: file[at + TraceLayout.chunkHeaderSize ..< at + TraceLayout.chunkHeaderSize + size])
+                    let payload = UnsafeRawBufferPointer(
+                        rebasing: file[at + TraceLayout.chunkHeaderSize ..< at + TraceLayout.chunkHeaderSize + size])
                     switch TraceLayout.Chunk(rawValue: type) {
                     case .info: info += String(decoding: payload, as: UTF8.self)
                     case .thread: threads.append(try #require(TraceChunks.Thread(payload)))
                     case .names: names += TraceChunks.Name(payload) != nil ? 1 : 0
                     case .records:
                         let chunk = try #require(TraceChunks.Records(payload))
-                        #expect(chunk.position == nextPosition[chunk.slot, default: chunk.position], "records follow on in their ring")
+                        #expect(
+                            chunk.position == nextPosition[chunk.slot, default: chunk.position],
+                            "records follow on in their ring")
                         nextPosition[chunk.slot] = chunk.position + UInt64(chunk.count)
                         records += chunk.count
                     case .clock: clocks.append(try #require(TraceChunks.Clock(payload)))

@@ -48,18 +48,30 @@ struct TraceDump {
             }
             offset += header.blockSize
         }
-        if header.maxBlocks > 0, blocks.count > Int(header.maxBlocks) { problems.append("\(blocks.count) blocks > max \(header.maxBlocks)") }
+        if header.maxBlocks > 0, blocks.count > Int(header.maxBlocks) {
+            problems.append("\(blocks.count) blocks > max \(header.maxBlocks)")
+        }
         blocks.sort { $0.sequence < $1.sequence }
         sequences = blocks.map(\.sequence)
         var next: [UInt32: UInt64] = [:]
         for block in blocks {
             var at = block.offset + TraceLayout.blockHeaderSize
             let stop = at + block.used
-            if block.used > header.blockSize - TraceLayout.blockHeaderSize { problems.append("block \(block.sequence) used \(block.used)") }
-            if stop > bytes.count { problems.append("block \(block.sequence) cut short"); continue }
+            if block.used > header.blockSize - TraceLayout.blockHeaderSize {
+                problems.append("block \(block.sequence) used \(block.used)")
+            }
+            if stop > bytes.count {
+                problems.append("block \(block.sequence) cut short")
+                continue
+            }
             while at + 8 <= stop {
-                let type = u32(at), size = Int(u32(at + 4)), payload = at + 8
-                if payload + size > stop { problems.append("chunk crosses block \(block.sequence)"); break }
+                let type = u32(at)
+                let size = Int(u32(at + 4))
+                let payload = at + 8
+                if payload + size > stop {
+                    problems.append("chunk crosses block \(block.sequence)")
+                    break
+                }
                 switch TraceLayout.Chunk(rawValue: type) {
                 case .info:
                     let text = String(decoding: bytes[payload ..< payload + size].prefix { $0 != 0 }, as: UTF8.self)
@@ -74,7 +86,8 @@ struct TraceDump {
                     let name = String(decoding: bytes[payload + 8 ..< payload + 24].prefix { $0 != 0 }, as: UTF8.self)
                     threads[u32(payload)] = (u32(payload + 4), name, u64(payload + 24))
                 case .records:
-                    let slot = u32(payload), position = u64(payload + 8)
+                    let slot = u32(payload)
+                    let position = u64(payload + 8)
                     let records = bytes.withUnsafeBytes { raw in
                         stride(from: payload + 16, to: payload + size, by: 16).map {
                             TraceRecord(UnsafeRawBufferPointer(rebasing: raw[$0 ..< $0 + 16]), at: 0)
@@ -106,7 +119,10 @@ struct TraceDump {
     }
 }
 
-struct DumpError: Error, CustomStringConvertible { var text: String; var description: String { text } }
+struct DumpError: Error, CustomStringConvertible {
+    var text: String
+    var description: String { text }
+}
 
 /// The traces in a folder.
 func traces(in directory: String) -> [String] {

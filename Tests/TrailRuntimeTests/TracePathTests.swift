@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailFormat
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One trace per process: where it goes, that no process replaces another's, and pruning of old ones.
 @Suite struct TracePathTests {
@@ -12,8 +13,10 @@ import TrailTestSupport
 
     @Test func patternsExpandRelativeToTheWorkingFolder() throws {
         let directory = Paths.temporaryDirectory("pattern")
-        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": "made/%e-%p-%h-%t-%%.trace"],
-                directory: directory, check: true)
+        try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": "made/%e-%p-%h-%t-%%.trace"],
+            directory: directory, check: true)
         let found = traces(in: directory + "/made")
         #expect(found.count == 1)
         let name = try #require(found.first.map { ($0 as NSString).lastPathComponent })
@@ -30,7 +33,9 @@ import TrailTestSupport
     @Test func byDefaultEachProcessGetsItsOwnTraceInTrailTraces() throws {
         let directory = Paths.temporaryDirectory("default")
         for _ in 0 ..< 2 {
-            try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record"], directory: directory, check: true)
+            try run(
+                Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record"], directory: directory,
+                check: true)
         }
         let found = traces(in: directory + "/trail-traces")
         #expect(found.count == 2)
@@ -42,7 +47,8 @@ import TrailTestSupport
     @Test func aBootstrappedTraceLeavesNoDefaultFolderBehind() throws {
         let directory = Paths.temporaryDirectory("bootstrapped")
         let logs = directory + "/logs"
-        let result = try run(Self.probe, ["json-spans", logs], environment: ["TRAIL_TRACE": "record"], directory: directory)
+        let result = try run(
+            Self.probe, ["json-spans", logs], environment: ["TRAIL_TRACE": "record"], directory: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/trail-traces"))
         #expect(traces(in: logs).count == 1)
@@ -51,7 +57,9 @@ import TrailTestSupport
     @Test func aSecondProcessNeverOverwritesTheFirstsTrace() throws {
         let directory = Paths.temporaryDirectory("twice")
         for count in [10, 20] {
-            try run(Self.probe, ["calls", directory, "\(count)"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/same.trace"], check: true)
+            try run(
+                Self.probe, ["calls", directory, "\(count)"],
+                environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/same.trace"], check: true)
         }
         #expect(try TraceDump(path: directory + "/same.trace").recordCount == 40)
         #expect(try TraceDump(path: directory + "/same.1.trace").recordCount == 80)
@@ -67,15 +75,20 @@ import TrailTestSupport
     }
 
     @Test func pruningKeepsTheNewestAndNeverTouchesOthers() throws {
-        let directory = Paths.temporaryDirectory("prune"), elsewhere = Paths.temporaryDirectory("elsewhere")
+        let directory = Paths.temporaryDirectory("prune")
+        let elsewhere = Paths.temporaryDirectory("elsewhere")
         let dead: UInt32 = 0x3FFF_FFF0  // above pid_max: no such process
         for index in 0 ..< 5 { try Self.fakeTrace(directory + "/old\(index).trace", pid: dead, age: 1000 - index) }
         try Self.fakeTrace(directory + "/live.trace", pid: UInt32(getpid()), age: 5000)
         try Data("not a trace".utf8).write(to: URL(fileURLWithPath: directory + "/notes.trace"))
         try Self.fakeTrace(elsewhere + "/target.trace", pid: dead, age: 9000)
         symlink(elsewhere + "/target.trace", directory + "/link.trace")
-        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
-                                                                      "TRAIL_TRACE_KEEP_FILES": "3"], check: true)
+        try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
+                "TRAIL_TRACE_KEEP_FILES": "3",
+            ], check: true)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
         // This process's, the live one, and the newest old one: three traces; the rest is not a trace.
         #expect(left == ["new.trace", "live.trace", "old4.trace", "notes.trace", "link.trace"])
@@ -86,9 +99,13 @@ import TrailTestSupport
     /// 1000, and the total size is what bounds the disk.
     @Test func theDefaultKeepsHundredsOfTraces() throws {
         let directory = Paths.temporaryDirectory("prune-default")
-        for index in 0 ..< 300 { try Self.fakeTrace(directory + "/run\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index) }
-        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace"],
-                check: true)
+        for index in 0 ..< 300 {
+            try Self.fakeTrace(directory + "/run\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index)
+        }
+        try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace"],
+            check: true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 301)
     }
 
@@ -97,12 +114,15 @@ import TrailTestSupport
     @Test func aFullDiskStopsTheTraceNotTheProgram() throws {
         let directory = Paths.temporaryDirectory("trace-full")
         let path = directory + "/full.trace"
-        let result = try run(Self.probe, ["trace-diskfull", directory, "300000", "262144"],
-                             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": path])
+        let result = try run(
+            Self.probe, ["trace-diskfull", directory, "300000", "262144"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "still running\n")
-        #expect(result.stderr.contains("trail: writing the trace \(path) failed (File too large): it holds the records before that; "),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "trail: writing the trace \(path) failed (File too large): it holds the records before that; "),
+            "\(result.stderr)")
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         #expect(size > 0 && size <= 262_144)
         let report = try run(Paths.trail, ["report", path])
@@ -116,7 +136,9 @@ import TrailTestSupport
     /// mode, whose lines would land on a stderr the harness reads, is not passed on this way.
     @Test func aChildWithAnEnvironmentOfItsOwnIsTracedToo() throws {
         let directory = Paths.temporaryDirectory("scrubbed")
-        let traces = { (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0.hasSuffix(".trace") } }
+        let traces = {
+            (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0.hasSuffix(".trace") }
+        }
         let pattern = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"]
         let inherited = try run(Self.probe, ["spawn-child", directory, "X=1"], environment: pattern, check: true)
         #expect(inherited.stdout.contains("child 0"))
@@ -129,8 +151,11 @@ import TrailTestSupport
         try run(Self.probe, ["spawn-child", directory, "TRAIL_TRACE=off"], environment: pattern, check: true)
         #expect(try traces().count == 1, "the child opted out")
 
-        let logged = try run(Self.probe, ["spawn-child", directory, ""], environment: ["TRAIL_TRACE": "1"], check: true)
-        #expect(logged.stderr.components(separatedBy: "-> Probe.nothing()").count == 2, "only the parent's line: \(logged.stderr)")
+        let logged = try run(
+            Self.probe, ["spawn-child", directory, ""], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(
+            logged.stderr.components(separatedBy: "-> Probe.nothing()").count == 2,
+            "only the parent's line: \(logged.stderr)")
     }
 
     @Test func pruningByTotalSize() throws {
@@ -140,22 +165,37 @@ import TrailTestSupport
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/old\(index).trace"))
             try handle.truncate(atOffset: 100_000)
             try handle.close()
-            var times = [timespec(tv_sec: time(nil) - 1000 + index, tv_nsec: 0), timespec(tv_sec: time(nil) - 1000 + index, tv_nsec: 0)]
+            var times = [
+                timespec(tv_sec: time(nil) - 1000 + index, tv_nsec: 0),
+                timespec(tv_sec: time(nil) - 1000 + index, tv_nsec: 0),
+            ]
             utimensat(AT_FDCWD, directory + "/old\(index).trace", &times, 0)
         }
-        try run(Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
-                                                                      "TRAIL_TRACE_KEEP_TOTAL": "250000"], check: true)
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["new.trace", "old2.trace", "old3.trace"])
+        try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
+                "TRAIL_TRACE_KEEP_TOTAL": "250000",
+            ], check: true)
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == [
+                "new.trace", "old2.trace", "old3.trace",
+            ])
     }
 
     /// For every limit, 0 means no limit: the trace's own size, the depth, and what pruning keeps, by count and
     /// by total (which deleted every older trace).
     @Test func zeroMeansNoLimit() throws {
         let directory = Paths.temporaryDirectory("prune-zero")
-        for index in 0 ..< 4 { try Self.fakeTrace(directory + "/old\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index) }
-        let result = try run(Self.probe, ["calls", directory, "10"], environment: [
-            "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace", "TRAIL_TRACE_KEEP_FILES": "0",
-            "TRAIL_TRACE_KEEP_TOTAL": "0", "TRAIL_TRACE_MAX_SIZE": "0", "TRAIL_TRACE_DEPTH": "0"], check: true)
+        for index in 0 ..< 4 {
+            try Self.fakeTrace(directory + "/old\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index)
+        }
+        let result = try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace", "TRAIL_TRACE_KEEP_FILES": "0",
+                "TRAIL_TRACE_KEEP_TOTAL": "0", "TRAIL_TRACE_MAX_SIZE": "0", "TRAIL_TRACE_DEPTH": "0",
+            ], check: true)
         #expect(!result.stderr.contains("trail: TRAIL_"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 5)
     }
@@ -166,17 +206,24 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("no-calls")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let trace = directory + "/untraced.trace"
-        try run(Self.probe, ["stderr", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        try run(
+            Self.probe, ["stderr", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace],
+            check: true)
         let replay = try run(Paths.trail, ["replay", trace], check: true)
-        #expect(replay.stderr.contains("\(trace) holds no calls: the program ran no traced function. Was it built traced?"),
-                "\(replay.stderr)")
+        #expect(
+            replay.stderr.contains("\(trace) holds no calls: the program ran no traced function. Was it built traced?"),
+            "\(replay.stderr)")
         #expect(replay.stderr.contains("'trail run' and 'trail test' do it all"))
     }
 
     @Test func badSettingsAreReported() throws {
         let directory = Paths.temporaryDirectory("settings")
-        let result = try run(Self.probe, ["calls", directory, "10"], environment: [
-            "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/s.trace", "TRAIL_TRACE_MAX_SIZE": "lots", "TRAIL_TRACE_KEEP": "middle"], check: true)
+        let result = try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: [
+                "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/s.trace", "TRAIL_TRACE_MAX_SIZE": "lots",
+                "TRAIL_TRACE_KEEP": "middle",
+            ], check: true)
         #expect(result.stderr.contains("trail: TRAIL_TRACE_MAX_SIZE=lots is not a size"))
         #expect(result.stderr.contains("trail: TRAIL_TRACE_KEEP=middle is not last or first; using last"))
     }

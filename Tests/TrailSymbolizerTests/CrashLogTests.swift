@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailFormat
+
 @testable import TrailSymbolizer
 
 /// The crash block parser on hand-made logs: every line kind, CRLF endings, foreign lines, cut blocks, garbage.
@@ -41,28 +42,35 @@ import TrailFormat
         #expect(block.images.map(\.path) == ["/opt/demo/bin/My Demo", "/lib/libc.so.6"])
         #expect(block.images.map(\.buildID) == ["9f5f4e04", nil])
         #expect(block.images.first?.base == 0x5622_bb2b_2000 && block.images.first?.end == 0x5622_bb36_8ef0)
-        #expect(block.breadcrumbs.first?.offset == "-12.5" && block.breadcrumbs.first?.site == "Demo.run() @ Demo/main.swift:3")
+        #expect(
+            block.breadcrumbs.first?.offset == "-12.5"
+                && block.breadcrumbs.first?.site == "Demo.run() @ Demo/main.swift:3")
         #expect(block.openCalls == ["Demo.run() @ Demo/main.swift:3"])
-        #expect(block.foreignLines.map(\.0) == [11] && block.foreignLines.first?.1 == "another thread's line in the middle")
+        #expect(
+            block.foreignLines.map(\.0) == [11] && block.foreignLines.first?.1 == "another thread's line in the middle")
     }
 
     @Test func cutBlocksAndUnknownVersions() {
         let whole = Self.block.replacingOccurrences(of: "\r", with: "")
         let cut = whole.components(separatedBy: "frame   1")[0]
-        let (blocks, problems) = CrashLog.parse(cut + "=== TRAIL ERROR BEGIN v2 ===\nframe 0 0x1 pc\n" + whole + "\n" + cut)
+        let (blocks, problems) = CrashLog.parse(
+            cut + "=== TRAIL ERROR BEGIN v2 ===\nframe 0 0x1 pc\n" + whole + "\n" + cut)
         #expect(blocks.count == 3)
         #expect(blocks.map(\.complete) == [false, true, false])
         #expect(blocks.map { $0.frames.count } == [1, 2, 1])
-        #expect(problems.map(\.description) == [
-            "line 2: crash block is cut short (a new block begins at line 10)",
-            "line 10: block format v2 is not supported (this trail reads v1); skipped",
-            "line 31: crash block is cut short (the log ends first)",
-        ])
+        #expect(
+            problems.map(\.description) == [
+                "line 2: crash block is cut short (a new block begins at line 10)",
+                "line 10: block format v2 is not supported (this trail reads v1); skipped",
+                "line 31: crash block is cut short (the log ends first)",
+            ])
     }
 
     @Test func malformedLinesAreForeignNotFatal() {
-        let lines = ["frame x 0x10 pc", "frame 1 10 pc", "frame 1 0x12345678123456789 pc", "frame 1 0xZZ",
-                     "image 0x1 0x2 -", "crumb 1 enter", "open 1", "colour: blue", "time", ""]
+        let lines = [
+            "frame x 0x10 pc", "frame 1 10 pc", "frame 1 0x12345678123456789 pc", "frame 1 0xZZ",
+            "image 0x1 0x2 -", "crumb 1 enter", "open 1", "colour: blue", "time", "",
+        ]
         let text = "=== TRAIL CRASH BEGIN v1 ===\n" + lines.joined(separator: "\n") + "\n=== TRAIL CRASH END ==="
         let (blocks, problems) = CrashLog.parse(text)
         #expect(problems.isEmpty && blocks.count == 1)
@@ -73,7 +81,8 @@ import TrailFormat
     /// Made-up blocks the symbolizer and the formats must survive: a return address at an image's very
     /// base, and a pid that is no number (JSON keeps it a string).
     @Test func oddBlocksSymbolizeAndRender() throws {
-        let text = "=== TRAIL CRASH BEGIN v1 ===\npid: 12 x\nframe 0 0x1000 ra\nframe 1 0x1800 pc\n"
+        let text =
+            "=== TRAIL CRASH BEGIN v1 ===\npid: 12 x\nframe 0 0x1000 ra\nframe 1 0x1800 pc\n"
             + "image 0x1000 0x2000 - /bin/true\n=== TRAIL CRASH END ==="
         let block = try #require(CrashLog.parse(text).blocks.first)
         let crash = CrashSymbolizer().symbolize(block)
@@ -86,7 +95,7 @@ import TrailFormat
 
     @Test func decimalsOfEveryWidth() {
         var out: [UInt8] = []
-        for value: Int in [0, 7, -7, 1234567, Int.max, Int.min] {
+        for value: Int in [0, 7, -7, 1_234_567, Int.max, Int.min] {
             out = []
             appendDecimal(value, to: &out)
             #expect(String(decoding: out, as: UTF8.self) == String(value))
@@ -100,7 +109,9 @@ import TrailFormat
         var generator = SystemRandomNumberGenerator()
         for _ in 0 ..< 200 {
             var bytes = Array("=== TRAIL CRASH BEGIN v1 ===\nframe 0 0x10 pc\nimage 0x0 0x100 - /x\n".utf8)
-            for _ in 0 ..< Int.random(in: 0 ..< 400, using: &generator) { bytes.append(UInt8.random(in: 0 ... 255, using: &generator)) }
+            for _ in 0 ..< Int.random(in: 0 ..< 400, using: &generator) {
+                bytes.append(UInt8.random(in: 0 ... 255, using: &generator))
+            }
             _ = CrashLog.parse(String(decoding: bytes, as: UTF8.self))
         }
         #expect(CrashLog.parse("").blocks.isEmpty)

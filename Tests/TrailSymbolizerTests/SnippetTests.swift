@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailTestSupport
+
 @testable import TrailSymbolizer
 
 /// `symbolize --snippet` shows the lines the compiler numbered, through `#sourceLocation`: a plugin copy of
@@ -33,17 +34,20 @@ import TrailTestSupport
         let folder = Paths.temporaryDirectory("snippet")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/main.swift"
-        try Self.copy.replacingOccurrences(of: "FILE", with: path).write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(CrashOutputFormat.snippet(path, line: 3, context: 1) == [
-            "      2 | ",
-            ">     3 | func crash(_ values: [Int]) -> Int {",
-            ">     3 |                                     return  values[5] }",
-            "      4 | ",
-        ])
-        #expect(CrashOutputFormat.snippet(path, line: 5, context: 1) == [
-            "      4 | ",
-            ">     5 | print(crash([1]))",
-        ])
+        try Self.copy.replacingOccurrences(of: "FILE", with: path).write(
+            toFile: path, atomically: true, encoding: .utf8)
+        #expect(
+            CrashOutputFormat.snippet(path, line: 3, context: 1) == [
+                "      2 | ",
+                ">     3 | func crash(_ values: [Int]) -> Int {",
+                ">     3 |                                     return  values[5] }",
+                "      4 | ",
+            ])
+        #expect(
+            CrashOutputFormat.snippet(path, line: 5, context: 1) == [
+                "      4 | ",
+                ">     5 | print(crash([1]))",
+            ])
         // A file without directives is read as it is.
         let plain = folder + "/plain.swift"
         try "a\nb\nc\n".write(toFile: plain, atomically: true, encoding: .utf8)

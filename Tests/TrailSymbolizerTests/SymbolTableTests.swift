@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailTestSupport
+
 @testable import TrailSymbolizer
 
 /// Frames named from the symbol table alone (no DWARF): the object file a local symbol came from, only where
@@ -9,10 +10,10 @@ import TrailTestSupport
     @Test func aStaticCFunctionNamesItsFile() throws {
         let directory = Paths.temporaryDirectory("symtab")
         try """
-            #include <stdio.h>
-            __attribute__((noinline)) static int helper(int x) { return x * 7 + 1; }
-            int main(int argc, char **argv) { (void)argv; printf("%d\\n", helper(argc)); return 0; }
-            """.write(toFile: directory + "/helper.c", atomically: true, encoding: .utf8)
+        #include <stdio.h>
+        __attribute__((noinline)) static int helper(int x) { return x * 7 + 1; }
+        int main(int argc, char **argv) { (void)argv; printf("%d\\n", helper(argc)); return 0; }
+        """.write(toFile: directory + "/helper.c", atomically: true, encoding: .utf8)
         try run("gcc", ["-O1", "-g0", "helper.c", "-o", "helper"], directory: directory, check: true)
         let binary = directory + "/helper"
         let image = try ELFImage(path: binary)
@@ -29,10 +30,10 @@ import TrailTestSupport
     @Test func aSizeZeroAliasCoversNothing() throws {
         let directory = Paths.temporaryDirectory("alias")
         try """
-            __asm__(".text\\n.p2align 6\\n.globl zero_size\\n.type zero_size,@function\\nzero_size:\\n"
-                    ".globl sized\\n.type sized,@function\\nsized:\\nret\\n.size sized, 1\\n.p2align 6\\n");
-            int main(void) { return 0; }
-            """.write(toFile: directory + "/alias.c", atomically: true, encoding: .utf8)
+        __asm__(".text\\n.p2align 6\\n.globl zero_size\\n.type zero_size,@function\\nzero_size:\\n"
+                ".globl sized\\n.type sized,@function\\nsized:\\nret\\n.size sized, 1\\n.p2align 6\\n");
+        int main(void) { return 0; }
+        """.write(toFile: directory + "/alias.c", atomically: true, encoding: .utf8)
         try run("gcc", ["-O1", "-g0", "alias.c", "-o", "alias"], directory: directory, check: true)
         let binary = directory + "/alias"
         let start = try address(of: "sized", in: binary)
@@ -46,7 +47,9 @@ import TrailTestSupport
         // Foundation's hidden Swift functions follow crtstuff.c's STT_FILE in the table, but did not come from it.
         let library = Paths.toolchainUsr + "/lib/swift/linux/libFoundation.so"
         // NSThreadStart(_:), a private function: its name holds a hash of its file's path.
-        let (address, name) = try symbol(in: library) { $0.hasPrefix("$s10Foundation13NSThreadStart") && $0.hasSuffix("LLySvSgADF") }
+        let (address, name) = try symbol(in: library) {
+            $0.hasPrefix("$s10Foundation13NSThreadStart") && $0.hasSuffix("LLySvSgADF")
+        }
         let image = try ELFImage(path: library)
         let frames = image.symbolize(address + 4)
         #expect(frames.map(\.mangledName) == [name])

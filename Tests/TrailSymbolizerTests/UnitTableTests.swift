@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailTestSupport
+
 @testable import TrailSymbolizer
 
 /// `UnitRangeReader` reads compile-unit ranges itself; libdw's walk (`dwfl_module_nextcu` + `dwarf_ranges`)
@@ -12,26 +13,33 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("units")
         let source = directory + "/scattered.c"
         try! """
-            #include <stdio.h>
-            __attribute__((noinline, section(".text.hot"))) int hot(int x) { return x * 3 + 1; }
-            __attribute__((noinline)) int cold(int x) { return x > 3 ? hot(x - 1) : x; }
-            static inline int inlined(int x) { return cold(x) + hot(x); }
-            int main(int argc, char **argv) { (void)argv; printf("%d\\n", inlined(argc)); return 0; }
-            """.write(toFile: source, atomically: true, encoding: .utf8)
+        #include <stdio.h>
+        __attribute__((noinline, section(".text.hot"))) int hot(int x) { return x * 3 + 1; }
+        __attribute__((noinline)) int cold(int x) { return x > 3 ? hot(x - 1) : x; }
+        static inline int inlined(int x) { return cold(x) + hot(x); }
+        int main(int argc, char **argv) { (void)argv; printf("%d\\n", inlined(argc)); return 0; }
+        """.write(toFile: source, atomically: true, encoding: .utf8)
         var built: [String] = []
         let clang = Paths.toolchainUsr + "/bin/clang"
-        for (name, compiler, flags) in [("gcc-dwarf5", "gcc", ["-gdwarf-5"]), ("gcc-dwarf4", "gcc", ["-gdwarf-4"]),
-                                        ("clang-dwarf5", clang, ["-gdwarf-5"]), ("clang-dwarf4", clang, ["-gdwarf-4"]),
-                                        ("gcc-split", "gcc", ["-gdwarf-5", "-gsplit-dwarf"]), ("clang-split", clang, ["-gdwarf-5", "-gsplit-dwarf"])] {
+        for (name, compiler, flags) in [
+            ("gcc-dwarf5", "gcc", ["-gdwarf-5"]), ("gcc-dwarf4", "gcc", ["-gdwarf-4"]),
+            ("clang-dwarf5", clang, ["-gdwarf-5"]), ("clang-dwarf4", clang, ["-gdwarf-4"]),
+            ("gcc-split", "gcc", ["-gdwarf-5", "-gsplit-dwarf"]),
+            ("clang-split", clang, ["-gdwarf-5", "-gsplit-dwarf"]),
+        ] {
             let output = directory + "/" + name
-            try! run(compiler, flags + ["-O2", "-ffunction-sections", source, "-o", output], directory: directory, check: true)
+            try! run(
+                compiler, flags + ["-O2", "-ffunction-sections", source, "-o", output], directory: directory,
+                check: true)
             built.append(output)
         }
         return built
     }()
 
     static func table(_ path: String, libdw: Bool) throws -> [String] {
-        try ELFImage(path: path, unitsFromLibdw: libdw).unitTable.map { "\(String($0.low, radix: 16))-\(String($0.high, radix: 16)) @\($0.dieOffset)" }
+        try ELFImage(path: path, unitsFromLibdw: libdw).unitTable.map {
+            "\(String($0.low, radix: 16))-\(String($0.high, radix: 16)) @\($0.dieOffset)"
+        }
     }
 
     @Test func swiftBinariesAgreeWithLibdw() throws {
@@ -76,7 +84,8 @@ import TrailTestSupport
     /// unit's DIE whose length does (with an abbreviation table made for it).
     @Test func lengthsPastTheEndAreRefused() throws {
         let program = Self.programs[1]
-        let hugeUnit: [UInt8] = [0xff, 0xff, 0xff, 0xff] + [UInt8](repeating: 0xff, count: 7) + [0x7f, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 1]
+        let hugeUnit: [UInt8] =
+            [0xff, 0xff, 0xff, 0xff] + [UInt8](repeating: 0xff, count: 7) + [0x7f, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 1]
         // Code 1: DW_TAG_compile_unit, no children, DW_AT_location as DW_FORM_exprloc.
         let abbreviations: [UInt8] = [1, 0x11, 0, 0x02, 0x18, 0, 0, 0]
         let hugeBlock: [UInt8] = [19, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1] + [UInt8](repeating: 0xff, count: 9) + [0x01]
@@ -91,9 +100,11 @@ import TrailTestSupport
     /// addresses are what a crash block's frames give, less the load bias.
     @Test func aLibraryLinkedAboveZero() throws {
         let directory = Paths.temporaryDirectory("high-library")
-        try "int twice(int x) { return 2 * x; }\n".write(toFile: directory + "/twice.c", atomically: true, encoding: .utf8)
-        try run("gcc", ["-g", "-O1", "-shared", "-fPIC", "-Wl,-Ttext-segment=0x10000000", "twice.c", "-o", "libtwice.so"],
-                directory: directory, check: true)
+        try "int twice(int x) { return 2 * x; }\n".write(
+            toFile: directory + "/twice.c", atomically: true, encoding: .utf8)
+        try run(
+            "gcc", ["-g", "-O1", "-shared", "-fPIC", "-Wl,-Ttext-segment=0x10000000", "twice.c", "-o", "libtwice.so"],
+            directory: directory, check: true)
         let library = directory + "/libtwice.so"
         let address = try address(of: "twice", in: library)
         #expect(address >= 0x1000_0000)
@@ -104,9 +115,11 @@ import TrailTestSupport
 
     @Test func damagedDebugInfoFallsBackToLibdw() throws {
         let program = Self.programs[0]
-        for (section, bytes) in [(".debug_abbrev", [UInt8](repeating: 0xff, count: 64)),
-                                 (".debug_info", [0x40, 0, 0, 0, 5, 0, 1, 8]),
-                                 (".debug_info", [UInt8](repeating: 0x80, count: 300))] {
+        for (section, bytes) in [
+            (".debug_abbrev", [UInt8](repeating: 0xff, count: 64)),
+            (".debug_info", [0x40, 0, 0, 0, 5, 0, 1, 8]),
+            (".debug_info", [UInt8](repeating: 0x80, count: 300)),
+        ] {
             let copy = try damaged(program, section, with: bytes)
             // No crash, and whatever libdw makes of it, the reader does not claim more.
             let ours = try Self.table(copy, libdw: false)

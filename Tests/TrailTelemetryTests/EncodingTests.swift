@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TrailTelemetry
 
 /// Keeps every request it is given, for checking what the writer produced.
@@ -33,20 +34,26 @@ final class MemorySink: RequestSink {
 
     @Test func anyValuesAndSixtyFourBitIntegersFollowTheJSONMapping() throws {
         var json = OTLPJSON()
-        json.keyValues([Attribute("s", "x"), Attribute("i", Int64.max), Attribute("d", .double(1.5)), Attribute("b", .bool(true)),
-                        Attribute("a", .array([.int(-1), .string("y")])), Attribute("k", .keyValues([Attribute("n", 2)]))])
+        json.keyValues([
+            Attribute("s", "x"), Attribute("i", Int64.max), Attribute("d", .double(1.5)), Attribute("b", .bool(true)),
+            Attribute("a", .array([.int(-1), .string("y")])), Attribute("k", .keyValues([Attribute("n", 2)])),
+        ])
         let text = String(decoding: json.bytes, as: UTF8.self)
-        #expect(text == #"[{"key":"s","value":{"stringValue":"x"}},{"key":"i","value":{"intValue":"9223372036854775807"}},"#
-            + #"{"key":"d","value":{"doubleValue":1.5}},{"key":"b","value":{"boolValue":true}},"#
-            + #"{"key":"a","value":{"arrayValue":{"values":[{"intValue":"-1"},{"stringValue":"y"}]}}},"#
-            + #"{"key":"k","value":{"kvlistValue":{"values":[{"key":"n","value":{"intValue":"2"}}]}}}]"#)
+        #expect(
+            text == #"[{"key":"s","value":{"stringValue":"x"}},{"key":"i","value":{"intValue":"9223372036854775807"}},"#
+                + #"{"key":"d","value":{"doubleValue":1.5}},{"key":"b","value":{"boolValue":true}},"#
+                + #"{"key":"a","value":{"arrayValue":{"values":[{"intValue":"-1"},{"stringValue":"y"}]}}},"#
+                + #"{"key":"k","value":{"kvlistValue":{"values":[{"key":"n","value":{"intValue":"2"}}]}}}]"#)
     }
 
     @Test func spansEncodeIdsAsHexTimesAsStringsAndKindAsANumber() throws {
         var bytes: [UInt8] = []
-        Span(traceID: trace, spanID: SpanID(0xFF), parentSpanID: SpanID(1), name: "a \"quoted\"\nname", startTimeUnixNano: UInt64.max,
-             endTimeUnixNano: 2, events: [.exception(type: "SIGSEGV", message: "m", stacktrace: "s", timeUnixNano: 3)],
-             status: SpanStatus(code: .error, message: "crash")).appendJSON(to: &bytes)
+        Span(
+            traceID: trace, spanID: SpanID(0xFF), parentSpanID: SpanID(1), name: "a \"quoted\"\nname",
+            startTimeUnixNano: UInt64.max,
+            endTimeUnixNano: 2, events: [.exception(type: "SIGSEGV", message: "m", stacktrace: "s", timeUnixNano: 3)],
+            status: SpanStatus(code: .error, message: "crash")
+        ).appendJSON(to: &bytes)
         let object = try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any]
         #expect(object["traceId"] as? String == trace.hex)
         #expect(object["spanId"] as? String == "00000000000000ff")
@@ -59,7 +66,9 @@ final class MemorySink: RequestSink {
     }
 
     @Test func logRecordsMapTheLoggerLevelsToSeverityNumbers() {
-        let numbers = ["trace", "debug", "info", "notice", "warning", "error", "critical"].map { Severity(level: $0)!.rawValue }
+        let numbers = ["trace", "debug", "info", "notice", "warning", "error", "critical"].map {
+            Severity(level: $0)!.rawValue
+        }
         #expect(numbers == [1, 5, 9, 10, 13, 17, 21])
         #expect(Severity(level: "loud") == nil)
     }
@@ -71,7 +80,9 @@ final class MemorySink: RequestSink {
         // Two processes: the second resource starts mid-batch and shares the request.
         for process in 0 ..< 2 {
             try writer.beginResource(ProcessResource(serviceName: "app", pid: process))
-            for index in 0 ..< items { try writer.add(LogRecord(timeUnixNano: 1, observedTimeUnixNano: 2, severity: .info, body: "\(index)")) }
+            for index in 0 ..< items {
+                try writer.add(LogRecord(timeUnixNano: 1, observedTimeUnixNano: 2, severity: .info, body: "\(index)"))
+            }
             try writer.endResource()
         }
         let summary = try writer.finish()
@@ -90,10 +101,13 @@ final class MemorySink: RequestSink {
     }
 
     @Test func environmentValuesAreReadAndMalformedOnesNamed() throws {
-        let environment = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/", "OTEL_SERVICE_NAME": "svc",
-                           "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod, team=a%2Cb",
-                           "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20x", "OTEL_EXPORTER_OTLP_TIMEOUT": "2500"]
-        let settings = try ExporterSettings.resolve(signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: environment)
+        let environment = [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/", "OTEL_SERVICE_NAME": "svc",
+            "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod, team=a%2Cb",
+            "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20x", "OTEL_EXPORTER_OTLP_TIMEOUT": "2500",
+        ]
+        let settings = try ExporterSettings.resolve(
+            signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: environment)
         #expect(settings.endpoint?.description == "http://collector:4318/v1/traces")
         #expect(settings.serviceName == "svc")
         #expect(settings.resourceAttributes == [Attribute("deployment.environment", "prod"), Attribute("team", "a,b")])
@@ -101,25 +115,41 @@ final class MemorySink: RequestSink {
         #expect(settings.timeout == 2.5)
         // The specification's defaults: http/protobuf, no compression; the signal's own variable wins.
         #expect(settings.encoding == .protobuf && settings.compression == OTLPCompression.none)
-        let wire = try ExporterSettings.resolve(signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: [
-            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
-            "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"])
+        let wire = try ExporterSettings.resolve(
+            signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false,
+            environment: [
+                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
+                "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+            ])
         #expect(wire.encoding == .json && wire.compression == .gzip)
         var full = environment
         full["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"] = "http://[::1]:9999/custom"
-        #expect(try ExporterSettings.resolve(signal: .logs, endpointOption: nil, serviceOption: nil, toFile: false, environment: full)
+        #expect(
+            try ExporterSettings.resolve(
+                signal: .logs, endpointOption: nil, serviceOption: nil, toFile: false, environment: full
+            )
             .endpoint?.description == "http://[::1]:9999/custom")
-        #expect(try ExporterSettings.resolve(signal: .logs, endpointOption: "http://h:1", serviceOption: nil, toFile: false, environment: full)
+        #expect(
+            try ExporterSettings.resolve(
+                signal: .logs, endpointOption: "http://h:1", serviceOption: nil, toFile: false, environment: full
+            )
             .endpoint?.description == "http://h:1/v1/logs")
-        for (name, value, words) in [("OTEL_RESOURCE_ATTRIBUTES", "novalue", "not key=value"), ("OTEL_EXPORTER_OTLP_HEADERS", "a=%zz", "%-escape"),
-                                     ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://x:4318", "https is not supported"),
-                                     ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://x:99999", "port"), ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon", "milliseconds"),
-                                     ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "http/json"),
-                                     ("OTEL_EXPORTER_OTLP_COMPRESSION", "zstd", "gzip or none")] {
+        for (name, value, words) in [
+            ("OTEL_RESOURCE_ATTRIBUTES", "novalue", "not key=value"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "a=%zz", "%-escape"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://x:4318", "https is not supported"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://x:99999", "port"),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon", "milliseconds"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "http/json"),
+            ("OTEL_EXPORTER_OTLP_COMPRESSION", "zstd", "gzip or none"),
+        ] {
             let error = #expect(throws: ExportFailure.self) {
-                try ExporterSettings.resolve(signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: [name: value])
+                try ExporterSettings.resolve(
+                    signal: .traces, endpointOption: nil, serviceOption: nil, toFile: false, environment: [name: value])
             }
-            #expect(error?.description.contains("\(name)=\(value)") == true && error?.description.contains(words) == true, "\(String(describing: error))")
+            #expect(
+                error?.description.contains("\(name)=\(value)") == true && error?.description.contains(words) == true,
+                "\(String(describing: error))")
         }
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `trail export --otlp-logs --follow` beside services that log and rotate: every line arrives once and soon,
 /// across rotations, pruned files, a restart of the follower, a receiver that refuses for a while, and a file cut
@@ -21,10 +22,16 @@ import TrailTestSupport
         return process
     }
 
-    static func follower(_ target: String, _ receiver: LoopbackReceiver, stderr: String? = nil, options: [String] = []) throws -> Process {
+    static func follower(_ target: String, _ receiver: LoopbackReceiver, stderr: String? = nil, options: [String] = [])
+        throws -> Process
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.trail)
-        process.arguments = ["export", "--otlp-logs", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol", "http/json", target] + options
+        process.arguments =
+            [
+                "export", "--otlp-logs", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol",
+                "http/json", target,
+            ] + options
         if let stderr {
             FileManager.default.createFile(atPath: stderr, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: stderr)
@@ -37,7 +44,8 @@ import TrailTestSupport
 
     /// Every accepted record's body, and seconds from its time to its receipt.
     static func delivered(_ receiver: LoopbackReceiver) throws -> (bodies: [String], delays: [Double]) {
-        var bodies: [String] = [], delays: [Double] = []
+        var bodies: [String] = []
+        var delays: [Double] = []
         for request in receiver.requests where request.status == 200 {
             let object = try #require(JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
             for resource in object["resourceLogs"] as? [[String: Any]] ?? [] {
@@ -64,7 +72,9 @@ import TrailTestSupport
         return lines
     }
 
-    static func services(_ directory: String, ids: [Int], seconds: Int) throws -> [(id: Int, process: Process, output: Pipe)] {
+    static func services(_ directory: String, ids: [Int], seconds: Int) throws -> [(
+        id: Int, process: Process, output: Pipe
+    )] {
         try ids.map { id in
             let output = Pipe()
             return (id, try service(directory, id: id, seconds: seconds, output: output), output)
@@ -87,10 +97,15 @@ import TrailTestSupport
         FollowTests.stop(follower)
         let (bodies, delays) = try Self.delivered(receiver)
         let steady = bodies.filter { $0.hasPrefix("steady ") }
-        #expect(steady.count == expected.count && Set(steady) == expected, "\(steady.count) delivered, \(Set(steady).count) distinct, \(expected.count) expected")
+        #expect(
+            steady.count == expected.count && Set(steady) == expected,
+            "\(steady.count) delivered, \(Set(steady).count) distinct, \(expected.count) expected")
         let sorted = delays.sorted()
-        let median = sorted[sorted.count / 2], p99 = sorted[sorted.count * 99 / 100]
-        print("follow logs: \(bodies.count) records, delay from line to receipt: median \(String(format: "%.2f", median)) s, p99 \(String(format: "%.2f", p99)) s")
+        let median = sorted[sorted.count / 2]
+        let p99 = sorted[sorted.count * 99 / 100]
+        print(
+            "follow logs: \(bodies.count) records, delay from line to receipt: median \(String(format: "%.2f", median)) s, p99 \(String(format: "%.2f", p99)) s"
+        )
         #expect(p99 < 2, "median \(median) s, p99 \(p99) s")
     }
 
@@ -115,8 +130,10 @@ import TrailTestSupport
         FollowTests.stop(second)
         let steady = try Self.delivered(receiver).bodies.filter { $0.hasPrefix("steady ") }
         #expect(receiver.requests.filter { $0.status == 503 }.count == 3)
-        #expect(steady.count == expected.count && Set(steady) == expected,
-                "\(steady.count) delivered (\(before) before the restart), \(Set(steady).count) distinct, \(expected.count) expected")
+        #expect(
+            steady.count == expected.count && Set(steady) == expected,
+            "\(steady.count) delivered (\(before) before the restart), \(Set(steady).count) distinct, \(expected.count) expected"
+        )
     }
 
     /// The log folder deleted by hand, cursor and all, while a service logs into it: the service makes it again,
@@ -140,7 +157,9 @@ import TrailTestSupport
         #expect(follower.isRunning, "\(Transcript.read(errors))")
         FollowTests.stop(follower)
         let steady = try Self.delivered(receiver).bodies.filter { $0.hasPrefix("steady ") }
-        #expect(steady.count == expected.count && Set(steady) == expected, "\(steady.count) delivered, \(Set(steady).count) distinct, \(expected.count) expected")
+        #expect(
+            steady.count == expected.count && Set(steady) == expected,
+            "\(steady.count) delivered, \(Set(steady).count) distinct, \(expected.count) expected")
     }
 
     /// A file followed by name, cut back to nothing and written again (logrotate's copytruncate): the new lines
@@ -150,7 +169,8 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/tool.log"
-        try "2026-12-04T10:00:00.000000Z info tool: first run line 1\n2026-12-04T10:00:00.100000Z info tool: first run line 2\n"
+        try
+            "2026-12-04T10:00:00.000000Z info tool: first run line 1\n2026-12-04T10:00:00.100000Z info tool: first run line 2\n"
             .write(toFile: path, atomically: false, encoding: .utf8)
         let receiver = try LoopbackReceiver(connections: .keepAlive)
         defer { receiver.stop() }
@@ -159,13 +179,19 @@ import TrailTestSupport
         try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.count >= 2 }
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: Data("2026-12-04T10:01:00.000000Z info tool: after the cut\n2026-12-04T10:01:00.1Z info tool: no newline".utf8))
+        try handle.write(
+            contentsOf: Data(
+                "2026-12-04T10:01:00.000000Z info tool: after the cut\n2026-12-04T10:01:00.1Z info tool: no newline"
+                    .utf8))
         try handle.close()
         try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.contains("after the cut") }
         try FileManager.default.moveItem(atPath: path, toPath: directory + "/tool.1.log")
         try FollowTests.waitFor(6) { try Self.delivered(receiver).bodies.contains("no newline") }
         FollowTests.stop(follower)
-        #expect(try Self.delivered(receiver).bodies == ["first run line 1", "first run line 2", "after the cut", "no newline"])
+        #expect(
+            try Self.delivered(receiver).bodies == [
+                "first run line 1", "first run line 2", "after the cut", "no newline",
+            ])
     }
 
     /// Files rotated and pruned before the follower saw them (it was blocked on a receiver that was down, say)
@@ -175,7 +201,8 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func write(_ name: String, _ line: String) throws {
-            try "2026-12-04T10:00:00.000000Z info tool: \(line)\n".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+            try "2026-12-04T10:00:00.000000Z info tool: \(line)\n".write(
+                toFile: directory + "/" + name, atomically: false, encoding: .utf8)
         }
         try write("tool.1.log", "one")
         // Planted in the folder: a link to a file elsewhere and a FIFO. Neither is read, and the FIFO blocks nothing.
@@ -188,7 +215,8 @@ import TrailTestSupport
         defer { receiver.stop() }
         let errors = directory + "/follower.err"
         // A cursor that cannot be saved (its folder is gone): said once, and the follower goes on.
-        let follower = try Self.follower(directory, receiver, stderr: errors, options: ["--cursor", directory + "/gone/cursor.json"])
+        let follower = try Self.follower(
+            directory, receiver, stderr: errors, options: ["--cursor", directory + "/gone/cursor.json"])
         defer { FollowTests.stop(follower) }
         try FollowTests.waitFor(5) { try Self.delivered(receiver).bodies.contains("one") }
         try write("tool.4.log", "four")
@@ -196,8 +224,11 @@ import TrailTestSupport
         FollowTests.stop(follower)
         #expect(try !Self.delivered(receiver).bodies.contains("secret"))
         let said = Transcript.read(errors)
-        #expect(said.contains("2 rotated files of tool (tool.2.log to tool.3.log) were pruned before they could be read"), "\(said)")
+        #expect(
+            said.contains("2 rotated files of tool (tool.2.log to tool.3.log) were pruned before they could be read"),
+            "\(said)")
         #expect(said.contains("2 log records sent, 2 rotated files lost unread"), "\(said)")
-        #expect(said.components(separatedBy: "going on without it").count == 2, "the cursor's failure, said once: \(said)")
+        #expect(
+            said.components(separatedBy: "going on without it").count == 2, "the cursor's failure, said once: \(said)")
     }
 }

@@ -21,7 +21,10 @@ import TrailTestSupport
     static func follower(_ directory: String, _ receiver: LoopbackReceiver) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.trail)
-        process.arguments = ["export", "--otlp", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol", "http/json", directory]
+        process.arguments = [
+            "export", "--otlp", "--follow", "--endpoint", "http://127.0.0.1:\(receiver.port)", "--protocol",
+            "http/json", directory,
+        ]
         process.standardError = FileHandle.nullDevice
         try process.run()
         return process
@@ -29,7 +32,8 @@ import TrailTestSupport
 
     /// Span id -> (end time, seconds from its end to its receipt), for every span the receiver accepted.
     static func delivered(_ receiver: LoopbackReceiver) throws -> (ids: [String], delays: [Double]) {
-        var ids: [String] = [], delays: [Double] = []
+        var ids: [String] = []
+        var delays: [Double] = []
         for request in receiver.requests where request.status == 200 {
             let object = try #require(JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
             for span in otlpSpans(object) {
@@ -74,10 +78,15 @@ import TrailTestSupport
         try Self.waitFor(10) { try Self.delivered(receiver).ids.count >= expected.count }
         Self.stop(follower)
         let (ids, delays) = try Self.delivered(receiver)
-        #expect(ids.count == expected.count && Set(ids) == expected, "\(ids.count) delivered, \(Set(ids).count) distinct, \(expected.count) expected")
+        #expect(
+            ids.count == expected.count && Set(ids) == expected,
+            "\(ids.count) delivered, \(Set(ids).count) distinct, \(expected.count) expected")
         let sorted = delays.sorted()
-        let median = sorted[sorted.count / 2], p99 = sorted[sorted.count * 99 / 100]
-        print("follow: \(ids.count) spans, delay from end to receipt: median \(String(format: "%.2f", median)) s, p99 \(String(format: "%.2f", p99)) s")
+        let median = sorted[sorted.count / 2]
+        let p99 = sorted[sorted.count * 99 / 100]
+        print(
+            "follow: \(ids.count) spans, delay from end to receipt: median \(String(format: "%.2f", median)) s, p99 \(String(format: "%.2f", p99)) s"
+        )
         #expect(p99 < 2, "median \(median) s, p99 \(p99) s")
         #expect(receiver.connections == 1, "one kept-alive connection")
     }
@@ -100,7 +109,9 @@ import TrailTestSupport
         try Self.waitFor(10) { try Self.delivered(receiver).ids.count >= expected.count }
         Self.stop(second)
         let ids = try Self.delivered(receiver).ids
-        #expect(ids.count == expected.count && Set(ids) == expected, "\(ids.count) delivered (\(before) before the restart), \(expected.count) expected")
+        #expect(
+            ids.count == expected.count && Set(ids) == expected,
+            "\(ids.count) delivered (\(before) before the restart), \(expected.count) expected")
     }
 
     @Test func aReceiverThatRefusesForAWhileLosesNothing() throws {
@@ -120,6 +131,7 @@ import TrailTestSupport
         Self.stop(follower)
         let ids = try Self.delivered(receiver).ids
         #expect(receiver.requests.filter { $0.status == 503 }.count == 3)
-        #expect(ids.count == expected.count && Set(ids) == expected, "\(ids.count) delivered, \(expected.count) expected")
+        #expect(
+            ids.count == expected.count && Set(ids) == expected, "\(ids.count) delivered, \(expected.count) expected")
     }
 }

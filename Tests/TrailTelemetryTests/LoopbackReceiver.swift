@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A tiny OTLP/HTTP receiver on 127.0.0.1 for tests: one thread, one connection at a time, each request's path
 /// and body kept, each answered as `answer` says for its index (0-based).
@@ -44,7 +45,8 @@ final class LoopbackReceiver: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, pointer, &length) == 0
+                bind(listener, pointer, length) == 0 && listen(listener, 16) == 0
+                    && getsockname(listener, pointer, &length) == 0
             }
         }
         guard bound else { throw POSIXError(.EADDRINUSE) }
@@ -80,7 +82,8 @@ final class LoopbackReceiver: @unchecked Sendable {
     private func handle(_ connection: Int32) -> Bool {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        var headerEnd: Int?, contentLength = 0
+        var headerEnd: Int?
+        var contentLength = 0
         while headerEnd.map({ bytes.count < $0 + contentLength }) ?? true {
             let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return false }
@@ -103,7 +106,8 @@ final class LoopbackReceiver: @unchecked Sendable {
         }
         let reply = answer(index)
         lock.withLock { received[index].status = reply.status }
-        var text = "HTTP/1.1 \(reply.status) Status\r\nContent-Type: application/json\r\nContent-Length: \(reply.body.utf8.count)\r\n"
+        var text =
+            "HTTP/1.1 \(reply.status) Status\r\nContent-Type: application/json\r\nContent-Length: \(reply.body.utf8.count)\r\n"
         for header in reply.headers { text += header + "\r\n" }
         text += (connectionMode == .close ? "Connection: close\r\n" : "") + "\r\n" + reply.body
         let out = Array(text.utf8)

@@ -1,13 +1,13 @@
 import Foundation
 
-
 /// Tests/otlp_check.py over a file of requests: its summary line, or the whole output when it failed.
 public func otlpCheck(_ signal: String, _ path: String, _ expected: [String] = []) throws -> String {
     let result = try run("python3", [Paths.packageRoot + "/Tests/otlp_check.py", signal, path] + expected)
     if result.stderr.contains("No module named") {
         return "opentelemetry-proto is missing: `make test` installs it (pip install opentelemetry-proto)"
     }
-    return result.status == 0 ? result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : result.stdout + result.stderr
+    return result.status == 0
+        ? result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : result.stdout + result.stderr
 }
 
 /// The spans of one OTLP/JSON ExportTraceServiceRequest, each with its resource's `process.pid` under "pid".
@@ -15,7 +15,9 @@ public func otlpSpans(_ request: [String: Any]) -> [[String: Any]] {
     var spans: [[String: Any]] = []
     for resource in request["resourceSpans"] as? [[String: Any]] ?? [] {
         let attributes = (resource["resource"] as? [String: Any])?["attributes"] as? [[String: Any]] ?? []
-        let pid = attributes.first { $0["key"] as? String == "process.pid" }.flatMap { ($0["value"] as? [String: Any])?["intValue"] as? String }
+        let pid = attributes.first { $0["key"] as? String == "process.pid" }.flatMap {
+            ($0["value"] as? [String: Any])?["intValue"] as? String
+        }
         for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
             for var span in scope["spans"] as? [[String: Any]] ?? [] {
                 span["pid"] = pid

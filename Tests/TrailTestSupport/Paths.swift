@@ -35,7 +35,7 @@ public enum Paths {
     private static let temporaryRoot: String = {
         let prefix = "trail-tests-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
-            where name.hasPrefix(prefix) {
+        where name.hasPrefix(prefix) {
             if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH {
                 try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + name)
             }

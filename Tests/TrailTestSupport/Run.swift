@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// What a finished child process left behind.
 public struct ProcessResult: Sendable {
@@ -26,11 +27,15 @@ public struct CommandFailed: Error, CustomStringConvertible {
 /// Runs a program to completion with posix_spawn and waitpid (Foundation's Process can miss a child's exit
 /// when many run at once). Output is captured through files, so no pipe can fill and block the child.
 @discardableResult
-public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                directory: String? = nil, input: String? = nil, check: Bool = false) throws -> ProcessResult {
+public func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    directory: String? = nil, input: String? = nil, check: Bool = false
+) throws -> ProcessResult {
     let scratch = Paths.temporaryDirectory("run")
     defer { try? FileManager.default.removeItem(atPath: scratch) }
-    let outPath = scratch + "/out", errPath = scratch + "/err", inPath = scratch + "/in"
+    let outPath = scratch + "/out"
+    let errPath = scratch + "/err"
+    let inPath = scratch + "/in"
     try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: inPath))
 
     var env = ProcessInfo.processInfo.environment
@@ -69,8 +74,9 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
         }
     }
     guard status == 0 else {
-        throw CommandFailed(command: argv.joined(separator: " "),
-                            result: ProcessResult(status: 127, stdout: "", stderr: String(cString: strerror(status))))
+        throw CommandFailed(
+            command: argv.joined(separator: " "),
+            result: ProcessResult(status: 127, stdout: "", stderr: String(cString: strerror(status))))
     }
     var waitStatus: Int32 = 0
     while waitpid(pid, &waitStatus, 0) < 0, errno == EINTR {}
@@ -88,6 +94,6 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
 
 private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
     let pointers = strings.map { strdup($0) } + [nil]
-    defer { pointers.forEach { free($0) } }
+    defer { for pointer in pointers { free(pointer) } }
     return body(pointers)
 }

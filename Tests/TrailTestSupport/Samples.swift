@@ -25,20 +25,28 @@ public struct SampleCopy: Sendable {
     /// `swift build` in the copy. `traced` sets TRAIL=1; `scratch` names a separate build folder. Warnings are
     /// errors: tracing must add none, in any configuration.
     @discardableResult
-    public func build(scratch: String, traced: Bool, configuration: String = "debug", extra: [String] = [],
-                      environment: [String: String] = [:], check: Bool = true) throws -> ProcessResult {
+    public func build(
+        scratch: String, traced: Bool, configuration: String = "debug", extra: [String] = [],
+        environment: [String: String] = [:], check: Bool = true
+    ) throws -> ProcessResult {
         var env = environment
         if traced { env["TRAIL"] = "1" }
-        let arguments = ["build", "--package-path", directory, "--scratch-path", directory + "/.build/" + scratch,
-                         "-c", configuration, "-Xswiftc", "-warnings-as-errors"] + extra
+        let arguments =
+            [
+                "build", "--package-path", directory, "--scratch-path", directory + "/.build/" + scratch,
+                "-c", configuration, "-Xswiftc", "-warnings-as-errors",
+            ] + extra
         // swift-build itself has been seen to die of SIGSEGV on a loaded machine (exit 139, no diagnostics); that
         // says nothing about the package, so such a build is run once more before it counts.
         let first = try run("swift", arguments, environment: env, check: false)
         guard first.signal != nil || first.shellStatus > 128 else {
-            if check, first.status != 0 { throw CommandFailed(command: "swift " + arguments.joined(separator: " "), result: first) }
+            if check, first.status != 0 {
+                throw CommandFailed(command: "swift " + arguments.joined(separator: " "), result: first)
+            }
             return first
         }
-        FileHandle.standardError.write(Data("note: swift build of \(directory) died (exit \(first.shellStatus)); running it again\n".utf8))
+        FileHandle.standardError.write(
+            Data("note: swift build of \(directory) died (exit \(first.shellStatus)); running it again\n".utf8))
         return try run("swift", arguments, environment: env, check: check)
     }
 
@@ -46,13 +54,17 @@ public struct SampleCopy: Sendable {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: source) else { return }
         while let relative = enumerator.nextObject() as? String {
-            if relative.hasPrefix(".build") || relative.hasPrefix(".swiftpm") { enumerator.skipDescendants(); continue }
+            if relative.hasPrefix(".build") || relative.hasPrefix(".swiftpm") {
+                enumerator.skipDescendants()
+                continue
+            }
             var isDirectory: ObjCBool = false
             _ = manager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory)
             if isDirectory.boolValue {
                 try manager.createDirectory(atPath: destination + "/" + relative, withIntermediateDirectories: true)
             } else {
-                try write(Data(contentsOf: URL(fileURLWithPath: source + "/" + relative)), to: destination + "/" + relative)
+                try write(
+                    Data(contentsOf: URL(fileURLWithPath: source + "/" + relative)), to: destination + "/" + relative)
             }
         }
     }
@@ -63,7 +75,8 @@ public struct SampleCopy: Sendable {
     /// Bytes, for a Sample's images.
     static func write(_ data: Data, to path: String) throws {
         if FileManager.default.contents(atPath: path) == data { return }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }

@@ -7,8 +7,10 @@ public enum Transcript {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var masked = String(line)
             masked = masked.replacingOccurrences(of: #"^\[trail \d+\]"#, with: "[trail T]", options: .regularExpression)
-            masked = masked.replacingOccurrences(of: #"  trace_id=[0-9a-f]{32} span_id=[0-9a-f]{16}$"#, with: "", options: .regularExpression)
-            masked = masked.replacingOccurrences(of: #"  \d+(\.\d+)? (ns|us|ms|s)$"#, with: "  <duration>", options: .regularExpression)
+            masked = masked.replacingOccurrences(
+                of: #"  trace_id=[0-9a-f]{32} span_id=[0-9a-f]{16}$"#, with: "", options: .regularExpression)
+            masked = masked.replacingOccurrences(
+                of: #"  \d+(\.\d+)? (ns|us|ms|s)$"#, with: "  <duration>", options: .regularExpression)
             lines.append(masked)
         }
         return lines.joined(separator: "\n")
@@ -19,7 +21,9 @@ public enum Transcript {
     public static func maskReplay(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             String(line)
-                .replacingOccurrences(of: #"^ *\d+\.\d{3} (us|ms| s) "#, with: "<duration> ", options: .regularExpression)
+                .replacingOccurrences(
+                    of: #"^ *\d+\.\d{3} (us|ms| s) "#, with: "<duration> ", options: .regularExpression
+                )
                 .replacingOccurrences(of: #"\[ *\d+\]"#, with: "[TID]", options: .regularExpression)
                 .replacingOccurrences(of: #" \[returned on \d+\]"#, with: "", options: .regularExpression)
         }.joined(separator: "\n")

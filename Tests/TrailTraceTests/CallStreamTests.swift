@@ -18,8 +18,12 @@ import TrailTrace
         builder.name(work, "M.work() @ M/g.swift:9")
     }
 
-    static func enter(_ time: UInt64, _ site: UInt64, _ depth: Int) -> (UInt64, UInt64) { (time, TraceBuilder.word(.enter, site, depth: depth)) }
-    static func exit(_ time: UInt64, _ site: UInt64, _ depth: Int) -> (UInt64, UInt64) { (time, TraceBuilder.word(.exit, site, depth: depth)) }
+    static func enter(_ time: UInt64, _ site: UInt64, _ depth: Int) -> (UInt64, UInt64) {
+        (time, TraceBuilder.word(.enter, site, depth: depth))
+    }
+    static func exit(_ time: UInt64, _ site: UInt64, _ depth: Int) -> (UInt64, UInt64) {
+        (time, TraceBuilder.word(.exit, site, depth: depth))
+    }
     static func aux(_ time: UInt64, _ address: UInt64) -> (UInt64, UInt64) { (time, TraceBuilder.word(.aux, address)) }
 
     func file(_ builder: TraceBuilder, rotation: Int = 0) throws -> String {
@@ -44,32 +48,38 @@ import TrailTrace
     @Test func nestedCallsReplayAsUftraceDoes() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
-        builder.records(slot: 0, tid: 100, position: 0, [
-            Self.enter(1000, Self.main, 0), Self.enter(2000, Self.a, 1), Self.enter(3000, Self.b, 2), Self.exit(3500, Self.b, 2),
-            Self.exit(4000, Self.a, 1), Self.enter(5000, Self.b, 1), Self.exit(5250, Self.b, 1), Self.exit(6000, Self.main, 0),
-        ])
+        builder.records(
+            slot: 0, tid: 100, position: 0,
+            [
+                Self.enter(1000, Self.main, 0), Self.enter(2000, Self.a, 1), Self.enter(3000, Self.b, 2),
+                Self.exit(3500, Self.b, 2),
+                Self.exit(4000, Self.a, 1), Self.enter(5000, Self.b, 1), Self.exit(5250, Self.b, 1),
+                Self.exit(6000, Self.main, 0),
+            ])
         builder.watermark(7000)
         builder.end(records: 8)
-        #expect(try replay([file(builder)]) == """
-            # DURATION     TID     FUNCTION
-                       [   100] | M.main() {
-                       [   100] |   M.a() {
-              0.500 us [   100] |     M.b();
-              2.000 us [   100] |   } /* M.a() */
-              0.250 us [   100] |   M.b();
-              5.000 us [   100] | } /* M.main() */
+        #expect(
+            try replay([file(builder)]) == """
+                # DURATION     TID     FUNCTION
+                           [   100] | M.main() {
+                           [   100] |   M.a() {
+                  0.500 us [   100] |     M.b();
+                  2.000 us [   100] |   } /* M.a() */
+                  0.250 us [   100] |   M.b();
+                  5.000 us [   100] | } /* M.main() */
 
-            """)
+                """)
         var options = ReplayOptions()
         options.minDuration = 400
         options.filter = NamePattern("M.a*")
-        #expect(try replay([file(builder)], options) == """
-            # DURATION     TID     FUNCTION
-                       [   100] | M.a() {
-              0.500 us [   100] |   M.b();
-              2.000 us [   100] | } /* M.a() */
+        #expect(
+            try replay([file(builder)], options) == """
+                # DURATION     TID     FUNCTION
+                           [   100] | M.a() {
+                  0.500 us [   100] |   M.b();
+                  2.000 us [   100] | } /* M.a() */
 
-            """)
+                """)
     }
 
     @Test func threadsAreMergedByTimeAcrossChunks() throws {
@@ -79,22 +89,30 @@ import TrailTrace
         builder.records(slot: 0, tid: 1, position: 0, [Self.enter(100, Self.a, 0), Self.exit(300, Self.a, 0)])
         builder.records(slot: 1, tid: 2, position: 0, [Self.enter(200, Self.b, 0), Self.exit(250, Self.b, 0)])
         builder.watermark(1000)
-        #expect(try replay([file(builder)]) == """
-            # DURATION     TID     FUNCTION
-              0.050 us [     2] | M.b();
-              0.200 us [     1] | M.a();
+        #expect(
+            try replay([file(builder)]) == """
+                # DURATION     TID     FUNCTION
+                  0.050 us [     2] | M.b();
+                  0.200 us [     1] | M.a();
 
-            """)
+                """)
     }
 
     static func taskTree(detached: Bool) -> TraceBuilder {
         var builder = TraceBuilder()
         named(&builder)
-        let token: UInt64 = 0x1_0000_0001, task: UInt64 = 0xA000, child: UInt64 = 0xB000
-        builder.records(slot: 0, tid: 1, position: 0, [(100, TraceBuilder.word(.asyncEnter, g)), aux(token, task), aux(0, 0)])
+        let token: UInt64 = 0x1_0000_0001
+        let task: UInt64 = 0xA000
+        let child: UInt64 = 0xB000
+        builder.records(
+            slot: 0, tid: 1, position: 0, [(100, TraceBuilder.word(.asyncEnter, g)), aux(token, task), aux(0, 0)])
         builder.watermark(120)
-        builder.records(slot: 1, tid: 2, position: 0, [(150, TraceBuilder.word(.task, child)), aux(detached ? 0 : token, 0),
-                                                       enter(160, work, 0), exit(170, work, 0)])
+        builder.records(
+            slot: 1, tid: 2, position: 0,
+            [
+                (150, TraceBuilder.word(.task, child)), aux(detached ? 0 : token, 0),
+                enter(160, work, 0), exit(170, work, 0),
+            ])
         builder.records(slot: 0, tid: 1, position: 3, [(300, TraceBuilder.word(.asyncExit, g)), aux(token, task)])
         builder.watermark(1000)
         return builder
@@ -103,13 +121,14 @@ import TrailTrace
     @Test func childTaskWorkHangsUnderTheAsyncCallThatCreatedIt() throws {
         let path = try file(Self.taskTree(detached: false))
         #expect(try folded(path) == "M.g() 1\nM.g();M.work() 1\n")
-        #expect(try replay([path]) == """
-            # DURATION     TID     FUNCTION
-                       [     1] | M.g() { [async] [task 1]
-              0.010 us [     2] |   M.work(); [child task 2]
-              0.200 us [     1] | } /* M.g() */
+        #expect(
+            try replay([path]) == """
+                # DURATION     TID     FUNCTION
+                           [     1] | M.g() { [async] [task 1]
+                  0.010 us [     2] |   M.work(); [child task 2]
+                  0.200 us [     1] | } /* M.g() */
 
-            """)
+                """)
         // A detached task starts a tree of its own.
         #expect(try folded(file(Self.taskTree(detached: true))) == "M.g() 1\nM.work() 1\n")
     }
@@ -119,28 +138,47 @@ import TrailTrace
     @Test func reusedTaskAddressesAndEndedCreators() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
-        let first: UInt64 = 0x1_0000_0001, second: UInt64 = 0x1_0000_0002, task: UInt64 = 0xA000, child: UInt64 = 0xB000
-        builder.records(slot: 0, tid: 1, position: 0, [(100, TraceBuilder.word(.asyncEnter, Self.g)), Self.aux(first, task), Self.aux(0, 0),
-                                                       (200, TraceBuilder.word(.asyncExit, Self.g)), Self.aux(first, task)])
+        let first: UInt64 = 0x1_0000_0001
+        let second: UInt64 = 0x1_0000_0002
+        let task: UInt64 = 0xA000
+        let child: UInt64 = 0xB000
+        builder.records(
+            slot: 0, tid: 1, position: 0,
+            [
+                (100, TraceBuilder.word(.asyncEnter, Self.g)), Self.aux(first, task), Self.aux(0, 0),
+                (200, TraceBuilder.word(.asyncExit, Self.g)), Self.aux(first, task),
+            ])
         builder.watermark(250)
-        builder.records(slot: 1, tid: 2, position: 0, [(300, TraceBuilder.word(.task, child)), Self.aux(first, 0),
-                                                       Self.enter(310, Self.work, 0), Self.exit(320, Self.work, 0)])
+        builder.records(
+            slot: 1, tid: 2, position: 0,
+            [
+                (300, TraceBuilder.word(.task, child)), Self.aux(first, 0),
+                Self.enter(310, Self.work, 0), Self.exit(320, Self.work, 0),
+            ])
         builder.watermark(350)
-        builder.records(slot: 0, tid: 1, position: 5, [(400, TraceBuilder.word(.asyncEnter, Self.g)), Self.aux(second, task), Self.aux(0, 0)])
+        builder.records(
+            slot: 0, tid: 1, position: 5,
+            [(400, TraceBuilder.word(.asyncEnter, Self.g)), Self.aux(second, task), Self.aux(0, 0)])
         builder.watermark(420)
-        builder.records(slot: 1, tid: 2, position: 4, [(450, TraceBuilder.word(.task, child)), Self.aux(second, 0),
-                                                       Self.enter(460, Self.work, 0), Self.exit(470, Self.work, 0)])
-        builder.records(slot: 0, tid: 1, position: 8, [(500, TraceBuilder.word(.asyncExit, Self.g)), Self.aux(second, task)])
+        builder.records(
+            slot: 1, tid: 2, position: 4,
+            [
+                (450, TraceBuilder.word(.task, child)), Self.aux(second, 0),
+                Self.enter(460, Self.work, 0), Self.exit(470, Self.work, 0),
+            ])
+        builder.records(
+            slot: 0, tid: 1, position: 8, [(500, TraceBuilder.word(.asyncExit, Self.g)), Self.aux(second, task)])
         builder.watermark(1000)
-        #expect(try replay([file(builder)]) == """
-            # DURATION     TID     FUNCTION
-              0.100 us [     1] | M.g(); [async] [task 1]
-              0.010 us [     2] | M.work(); [child task 2]
-                       [     1] | M.g() { [async]
-              0.010 us [     2] |   M.work(); [child task 3]
-              0.100 us [     1] | } /* M.g() */
+        #expect(
+            try replay([file(builder)]) == """
+                # DURATION     TID     FUNCTION
+                  0.100 us [     1] | M.g(); [async] [task 1]
+                  0.010 us [     2] | M.work(); [child task 2]
+                           [     1] | M.g() { [async]
+                  0.010 us [     2] |   M.work(); [child task 3]
+                  0.100 us [     1] | } /* M.g() */
 
-            """)
+                """)
     }
 
     @Test func aWrappedFileIsReadOldestBlockFirstWithNamesFromAnywhere() throws {
@@ -148,7 +186,9 @@ import TrailTrace
         builder.info(exe: "/usr/bin/probe")
         builder.policy = .keepLast
         // The oldest surviving block uses sites whose names only the newest block holds (a new lap's table).
-        builder.records(slot: 0, tid: 7, position: 5000, [Self.enter(10, Self.a, 3), Self.exit(20, Self.a, 3), Self.exit(30, Self.main, 2)])
+        builder.records(
+            slot: 0, tid: 7, position: 5000,
+            [Self.enter(10, Self.a, 3), Self.exit(20, Self.a, 3), Self.exit(30, Self.main, 2)])
         builder.watermark(40)
         builder.nextBlock()
         builder.name(Self.a, "M.a() @ M/a.swift:2")
@@ -171,10 +211,13 @@ import TrailTrace
     @Test func recursionCountsOnceInTotalsAndSelfTimeExcludesCallees() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
-        builder.records(slot: 0, tid: 1, position: 0, [
-            Self.enter(0, Self.a, 0), Self.enter(100, Self.a, 1), Self.enter(200, Self.b, 2), Self.exit(300, Self.b, 2),
-            Self.exit(400, Self.a, 1), Self.exit(1000, Self.a, 0),
-        ])
+        builder.records(
+            slot: 0, tid: 1, position: 0,
+            [
+                Self.enter(0, Self.a, 0), Self.enter(100, Self.a, 1), Self.enter(200, Self.b, 2),
+                Self.exit(300, Self.b, 2),
+                Self.exit(400, Self.a, 1), Self.exit(1000, Self.a, 0),
+            ])
         builder.watermark(2000)
         var profile = Profile()
         CallStream().stream([try TraceFile(path: file(builder))], into: &profile)
@@ -190,13 +233,17 @@ import TrailTrace
     @Test func overloadsThatShareANameCountTheirTimeOnce() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
-        let intVersion: UInt64 = 0x6000, stringVersion: UInt64 = 0x7000
+        let intVersion: UInt64 = 0x6000
+        let stringVersion: UInt64 = 0x7000
         builder.name(intVersion, "M.check(_:) @ M/c.swift:3")
         builder.name(stringVersion, "M.check(_:) @ M/c.swift:9")
-        builder.records(slot: 0, tid: 1, position: 0, [
-            Self.enter(0, stringVersion, 0), Self.enter(100, intVersion, 1), Self.exit(900, intVersion, 1), Self.exit(1000, stringVersion, 0),
-            Self.enter(2000, intVersion, 0), Self.exit(2500, intVersion, 0),
-        ])
+        builder.records(
+            slot: 0, tid: 1, position: 0,
+            [
+                Self.enter(0, stringVersion, 0), Self.enter(100, intVersion, 1), Self.exit(900, intVersion, 1),
+                Self.exit(1000, stringVersion, 0),
+                Self.enter(2000, intVersion, 0), Self.exit(2500, intVersion, 0),
+            ])
         builder.watermark(3000)
         var profile = Profile()
         CallStream().stream([try TraceFile(path: file(builder))], into: &profile)
@@ -232,7 +279,9 @@ import TrailTrace
     /// `report --by-process`: a row per process and function, named by PID and executable.
     @Test func aReportByProcessNamesEachProcess() throws {
         var paths: [String] = []
-        for (pid, exe, duration) in [(UInt32(101), "/usr/bin/math", UInt64(3000)), (UInt32(202), "/opt/roll", UInt64(1000))] {
+        for (pid, exe, duration) in [
+            (UInt32(101), "/usr/bin/math", UInt64(3000)), (UInt32(202), "/opt/roll", UInt64(1000)),
+        ] {
             var builder = TraceBuilder()
             builder.pid = pid
             builder.info(exe: exe)
@@ -243,19 +292,22 @@ import TrailTrace
         }
         var profile = Profile(byProcess: true)
         CallStream().stream(try paths.map(TraceFile.init(path:)), into: &profile)
-        #expect(profile.render() == """
-              Total time   Self time       Calls     Average     Minimum     Maximum       PID  Executable  Function
-              ==========  ==========  ==========  ==========  ==========  ==========  ========  ==========  ====================
-                3.000 us    3.000 us           1    3.000 us    3.000 us    3.000 us       101  math        M.a()
-                1.000 us    1.000 us           1    1.000 us    1.000 us    1.000 us       202  roll        M.a()
+        #expect(
+            profile.render() == """
+                  Total time   Self time       Calls     Average     Minimum     Maximum       PID  Executable  Function
+                  ==========  ==========  ==========  ==========  ==========  ==========  ========  ==========  ====================
+                    3.000 us    3.000 us           1    3.000 us    3.000 us    3.000 us       101  math        M.a()
+                    1.000 us    1.000 us           1    1.000 us    1.000 us    1.000 us       202  roll        M.a()
 
-            """)
+                """)
     }
 
     @Test func aFileCutShortKeepsWhatCameBeforeTheCut() throws {
         var builder = TraceBuilder()
         Self.named(&builder)
-        builder.records(slot: 0, tid: 1, position: 0, [Self.enter(0, Self.main, 0), Self.enter(10, Self.a, 1), Self.exit(20, Self.a, 1)])
+        builder.records(
+            slot: 0, tid: 1, position: 0,
+            [Self.enter(0, Self.main, 0), Self.enter(10, Self.a, 1), Self.exit(20, Self.a, 1)])
         builder.watermark(30)
         builder.records(slot: 0, tid: 1, position: 3, [Self.enter(40, Self.b, 1), Self.exit(50, Self.b, 1)])
         let path = try file(builder)
@@ -286,7 +338,8 @@ import TrailTrace
     }
 
     @Test func severalProcessesGetAPidColumn() throws {
-        var first = TraceBuilder(), second = TraceBuilder()
+        var first = TraceBuilder()
+        var second = TraceBuilder()
         Self.named(&first)
         Self.named(&second)
         second.pid = 4343
@@ -295,11 +348,12 @@ import TrailTrace
         second.records(slot: 0, tid: 2, position: 0, [Self.enter(0, Self.b, 0), Self.exit(10, Self.b, 0)])
         var options = ReplayOptions()
         options.showPid = true
-        #expect(try replay([file(first), file(second)], options) == """
-            # DURATION      PID      TID     FUNCTION
-              0.010 us     4242 [     1] | M.a();
-              0.010 us     4343 [     2] | M.b();
+        #expect(
+            try replay([file(first), file(second)], options) == """
+                # DURATION      PID      TID     FUNCTION
+                  0.010 us     4242 [     1] | M.a();
+                  0.010 us     4343 [     2] | M.b();
 
-            """)
+                """)
     }
 }

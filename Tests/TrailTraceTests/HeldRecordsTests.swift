@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 import TrailFormat
 import TrailTestSupport
+
 @testable import TrailTrace
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Records are held where the file holds them until a watermark lets them go: across blocks, threads
 /// interleaved, at 4-byte alignment, from the mapped file and from buffers alike.
@@ -20,24 +22,39 @@ import TrailTestSupport
         builder.name(a, "M.a() @ M/a.swift:2")
         builder.name(b, "M.b() @ M/a.swift:5")
         builder.name(g, "M.g() @ M/g.swift:1")
-        var first: [(UInt64, UInt64)] = [], second: [(UInt64, UInt64)] = []
+        var first: [(UInt64, UInt64)] = []
+        var second: [(UInt64, UInt64)] = []
         for call in 0 ..< calls {
             let time = UInt64(1000 * (call + 1))
-            first += [(time, TraceBuilder.word(.enter, a)), (time + 100, TraceBuilder.word(.enter, b, depth: 1)),
-                      (time + 200, TraceBuilder.word(.exit, b, depth: 1)), (time + 400, TraceBuilder.word(.exit, a))]
+            first += [
+                (time, TraceBuilder.word(.enter, a)), (time + 100, TraceBuilder.word(.enter, b, depth: 1)),
+                (time + 200, TraceBuilder.word(.exit, b, depth: 1)), (time + 400, TraceBuilder.word(.exit, a)),
+            ]
             second += [(time + 500, TraceBuilder.word(.enter, g)), (time + 600, TraceBuilder.word(.exit, g))]
         }
-        var chunks = 0, position1 = 0, position2 = 0
+        var chunks = 0
+        var position1 = 0
+        var position2 = 0
         while position1 < first.count || position2 < second.count {
-            let take1 = min(6, first.count - position1), take2 = min(3, second.count - position2)
-            if take1 > 0 { builder.records(slot: 0, tid: 1, position: UInt64(position1), Array(first[position1 ..< position1 + take1])) }
-            if take2 > 0 { builder.records(slot: 1, tid: 2, position: UInt64(position2), Array(second[position2 ..< position2 + take2])) }
+            let take1 = min(6, first.count - position1)
+            let take2 = min(3, second.count - position2)
+            if take1 > 0 {
+                builder.records(
+                    slot: 0, tid: 1, position: UInt64(position1), Array(first[position1 ..< position1 + take1]))
+            }
+            if take2 > 0 {
+                builder.records(
+                    slot: 1, tid: 2, position: UInt64(position2), Array(second[position2 ..< position2 + take2]))
+            }
             position1 += take1
             position2 += take2
             chunks += 1
             if chunks % 7 == 0 { builder.name(odd, "M.z()") }
             // Every record written so far is older than the earliest time either thread writes next.
-            if chunks % 40 == 0 { builder.watermark(min(first[min(position1, first.count - 1)].0, second[min(position2, second.count - 1)].0) - 1) }
+            if chunks % 40 == 0 {
+                builder.watermark(
+                    min(first[min(position1, first.count - 1)].0, second[min(position2, second.count - 1)].0) - 1)
+            }
         }
         builder.watermark(.max)
         builder.end(records: UInt64(first.count + second.count))
@@ -60,7 +77,9 @@ import TrailTestSupport
 
     /// Also laid out as a writer that wrapped leaves it (rotation 7): blocks in sequence order are not in file
     /// order, and the blocks released are not the ones before in the file.
-    @Test(arguments: [true, false], [0, 7]) func heldRecordsSpanBlocksAndThreadsMergeInOrder(mapped: Bool, rotation: Int) throws {
+    @Test(arguments: [true, false], [0, 7]) func heldRecordsSpanBlocksAndThreadsMergeInOrder(
+        mapped: Bool, rotation: Int
+    ) throws {
         let calls = 600
         var builder = Self.twoThreads(calls: calls)
         if rotation > 0 { builder.policy = .keepLast }
@@ -91,11 +110,14 @@ import TrailTestSupport
         builder.info(exe: "/usr/bin/probe")
         builder.name(Self.a, "M.a() @ M/a.swift:2")
         builder.name(Self.g, "M.g() @ M/g.swift:1")
-        let calls = 2000, late = UInt64(1000 * (calls + 2))
+        let calls = 2000
+        let late = UInt64(1000 * (calls + 2))
         builder.records(slot: 1, tid: 2, position: 0, [(late, TraceBuilder.word(.enter, Self.g))])
         for call in 0 ..< calls {
             let time = UInt64(1000 * (call + 1))
-            builder.records(slot: 0, tid: 1, position: UInt64(2 * call), [(time, TraceBuilder.word(.enter, Self.a)), (time + 10, TraceBuilder.word(.exit, Self.a))])
+            builder.records(
+                slot: 0, tid: 1, position: UInt64(2 * call),
+                [(time, TraceBuilder.word(.enter, Self.a)), (time + 10, TraceBuilder.word(.exit, Self.a))])
             builder.watermark(time + 5)
         }
         builder.records(slot: 1, tid: 2, position: 1, [(late + 100, TraceBuilder.word(.exit, Self.g))])

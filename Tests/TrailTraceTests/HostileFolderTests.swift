@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TrailFormat
 import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A folder of traces may hold anything named `*.trace`: the viewers read the traces in it, skip the rest with
 /// a note, and never wait on a FIFO.
@@ -13,8 +14,12 @@ import TrailTestSupport
         let folder = Paths.temporaryDirectory("hostile")
         var builder = TraceBuilder()
         CallStreamTests.named(&builder)
-        builder.records(slot: 0, tid: 100, position: 0, [CallStreamTests.enter(1000, CallStreamTests.main, 0),
-                                                         CallStreamTests.exit(3000, CallStreamTests.main, 0)])
+        builder.records(
+            slot: 0, tid: 100, position: 0,
+            [
+                CallStreamTests.enter(1000, CallStreamTests.main, 0),
+                CallStreamTests.exit(3000, CallStreamTests.main, 0),
+            ])
         builder.watermark(4000)
         builder.end(records: 2)
         try builder.write(to: folder + "/good.trace")
@@ -27,7 +32,8 @@ import TrailTestSupport
         try FileManager.default.createDirectory(atPath: folder + "/folder.trace", withIntermediateDirectories: false)
         symlink("/etc/passwd", folder + "/link.trace")
         try Data("TRAILTRC".utf8).write(to: URL(fileURLWithPath: folder + "/short.trace"))
-        try Data((0 ..< 4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: folder + "/noise.trace"))
+        try Data((0 ..< 4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(
+            to: URL(fileURLWithPath: folder + "/noise.trace"))
 
         let report = try run(Paths.trail, ["report", folder])
         #expect(report.status == 0, "\(report.stderr)")
@@ -35,7 +41,8 @@ import TrailTestSupport
         #expect(report.stderr.contains("skipping \(folder)/fifo.trace: not a trail trace file (not a regular file)"))
         #expect(report.stderr.contains("skipping \(folder)/link.trace: not a trail trace file (no TRAILTRC header)"))
         #expect(report.stderr.contains("skipping \(folder)/noise.trace: not a trail trace file (no TRAILTRC header)"))
-        #expect(report.stderr.contains("skipping \(folder)/short.trace: the trace ends inside its header (8 of 64 bytes)"))
+        #expect(
+            report.stderr.contains("skipping \(folder)/short.trace: the trace ends inside its header (8 of 64 bytes)"))
         #expect(!report.stderr.contains("folder.trace"))
         #expect(report.stderr.contains("trail: read 2 traces, 1 of them with no calls"), "\(report.stderr)")
 

@@ -46,7 +46,9 @@ struct TraceBuilder {
     mutating func watermark(_ ticks: UInt64) { chunk(.watermark, le(ticks)) }
     mutating func clock(_ ticks: UInt64) { chunk(.clock, le(ticks) + le(ticks)) }
     mutating func end(records: UInt64, dropped: UInt64 = 0) { chunk(.end, le(records) + le(dropped)) }
-    mutating func cut(records: UInt64, bytes: UInt64) { chunk(.cut, le(policy.rawValue) + le(UInt32(0)) + le(records) + le(bytes)) }
+    mutating func cut(records: UInt64, bytes: UInt64) {
+        chunk(.cut, le(policy.rawValue) + le(UInt32(0)) + le(records) + le(bytes))
+    }
     /// Starts a new block, as a writer does when the current one is full.
     mutating func nextBlock() { blocks.append([]) }
 

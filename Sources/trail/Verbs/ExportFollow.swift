@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TrailCommandLine
 import TrailFormat
 import TrailTelemetry
 import TrailTrace
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let followDetails = """
     --follow: keep reading traces while their processes write them (a folder's new traces too) and send each \
@@ -18,7 +19,10 @@ let followDetails = """
 /// `trail export --otlp --follow`: a sidecar that ships spans as calls end.
 func followSpans(_ arguments: ParsedArguments) throws -> Int32 {
     guard arguments.value("output") == nil else {
-        throw UsageError(description: "--follow sends to an OTLP endpoint (--endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) or standard output, not to a file")
+        throw UsageError(
+            description:
+                "--follow sends to an OTLP endpoint (--endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) or standard output, not to a file"
+        )
     }
     let destination = try OTLPDestination(arguments, signal: .traces)
     var follow = try Follow(destination: destination, arguments: arguments)
@@ -49,13 +53,16 @@ struct FollowCursor {
     init(path: String) throws {
         self.path = path
         guard let data = FileManager.default.contents(atPath: path) else { return }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let files = object["files"] as? [String: Any] else {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let files = object["files"] as? [String: Any]
+        else {
             throw VerbFailure.input("\(path): not a trail follow cursor (delete it to start from the beginning)")
         }
         for (file, value) in files {
             guard let value = value as? [String: Any], let identity = value["identity"] as? String else { continue }
-            entries[file] = Entry(identity: identity, position: (value["position"] as? String).flatMap { UInt64($0) } ?? 0,
-                                  sentAtPosition: value["sent_at_position"] as? Int ?? 0, done: value["done"] as? Bool ?? false)
+            entries[file] = Entry(
+                identity: identity, position: (value["position"] as? String).flatMap { UInt64($0) } ?? 0,
+                sentAtPosition: value["sent_at_position"] as? Int ?? 0, done: value["done"] as? Bool ?? false)
         }
     }
 
@@ -68,7 +75,8 @@ struct FollowCursor {
         } catch {
             let reason = "\(error)"
             if reason != failure {
-                printError("trail export: \(reason); going on without it (a restart would send again what was sent since)")
+                printError(
+                    "trail export: \(reason); going on without it (a restart would send again what was sent since)")
             }
             failure = reason
         }
@@ -77,9 +85,13 @@ struct FollowCursor {
     func save() throws {
         var files: [String: Any] = [:]
         for (file, entry) in entries {
-            files[file] = ["identity": entry.identity, "position": String(entry.position), "sent_at_position": entry.sentAtPosition, "done": entry.done]
+            files[file] = [
+                "identity": entry.identity, "position": String(entry.position),
+                "sent_at_position": entry.sentAtPosition, "done": entry.done,
+            ]
         }
-        let data = try JSONSerialization.data(withJSONObject: ["version": 2, "files": files], options: [.sortedKeys, .prettyPrinted])
+        let data = try JSONSerialization.data(
+            withJSONObject: ["version": 2, "files": files], options: [.sortedKeys, .prettyPrinted])
         do { try AtomicFile.replace(path, with: Array(data) + [10]) } catch {
             throw VerbFailure("error: cannot save the follow cursor \(path): \(error)")
         }
@@ -129,7 +141,8 @@ struct Follow {
         self.destination = destination
         roots = arguments.positionals.isEmpty ? ["trail-traces"] : arguments.positionals
         let firstFolder = roots.first { isFolder($0) }
-        cursorPath = arguments.value("cursor") ?? (firstFolder.map { $0 + "/.trail-follow.json" } ?? roots[0] + ".follow.json")
+        cursorPath =
+            arguments.value("cursor") ?? (firstFolder.map { $0 + "/.trail-follow.json" } ?? roots[0] + ".follow.json")
         cursor = try FollowCursor(path: cursorPath)
         export.serviceName = destination.settings.serviceName
         export.resourceAttributes = destination.settings.resourceAttributes
@@ -138,7 +151,8 @@ struct Follow {
     mutating func run() throws {
         destination.keepTrying()
         Stop.install()
-        printError("trail export: following \(roots.joined(separator: ", ")) to \(destination.name); cursor \(cursorPath)")
+        printError(
+            "trail export: following \(roots.joined(separator: ", ")) to \(destination.name); cursor \(cursorPath)")
         while !Stop.requested {
             discover()
             var progress = 0
@@ -172,8 +186,11 @@ struct Follow {
             let identity = "\(follower.file.startWallNanoseconds)-\(follower.file.pid)"
             let entry = cursor.entries[path]
             if let entry, entry.identity == identity, entry.done { continue }
-            let followed = Followed(follower: follower, identity: identity, selection: SpanSelection(beginProcess: { _ in }, span: { _, _ in },
-                                                                                                     endProcess: { _ in }))
+            let followed = Followed(
+                follower: follower, identity: identity,
+                selection: SpanSelection(
+                    beginProcess: { _ in }, span: { _, _ in },
+                    endProcess: { _ in }))
             if let entry, entry.identity == identity {
                 followed.skipBefore = entry.position
                 followed.skipAt = entry.sentAtPosition
@@ -200,7 +217,11 @@ struct Follow {
                 }
                 guard let ids else { return }
                 followed.spans.append(export.span(selected, process, ids: ids, exception: nil))
-                if end == followed.lastExit { followed.atLastExit += 1 } else { (followed.lastExit, followed.atLastExit) = (end, 1) }
+                if end == followed.lastExit {
+                    followed.atLastExit += 1
+                } else {
+                    (followed.lastExit, followed.atLastExit) = (end, 1)
+                }
             },
             endProcess: { _ in })
         selection.minDuration = export.minDuration
@@ -240,8 +261,9 @@ struct Follow {
         for (path, followed) in traces {
             sent += followed.spans.count
             followed.spans.removeAll(keepingCapacity: true)
-            cursor.entries[path] = FollowCursor.Entry(identity: followed.identity, position: followed.lastExit, sentAtPosition: followed.atLastExit,
-                                                      done: followed.finished)
+            cursor.entries[path] = FollowCursor.Entry(
+                identity: followed.identity, position: followed.lastExit, sentAtPosition: followed.atLastExit,
+                done: followed.finished)
         }
         pending = 0
         cursor.saveOrSay()

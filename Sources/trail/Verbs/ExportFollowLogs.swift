@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TrailCommandLine
 import TrailFormat
 import TrailSymbolizer
 import TrailTelemetry
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let followLogsDetails = """
     --otlp-logs --follow: keep reading log folders (or files) while they are written and send each line within \
@@ -17,9 +18,14 @@ let followLogsDetails = """
 /// `trail export --otlp-logs --follow`: a sidecar that ships log lines as they are written, rotations included.
 func followLogs(_ arguments: ParsedArguments) throws -> Int32 {
     guard arguments.value("output") == nil else {
-        throw UsageError(description: "--follow sends to an OTLP endpoint (--endpoint or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) or standard output, not to a file")
+        throw UsageError(
+            description:
+                "--follow sends to an OTLP endpoint (--endpoint or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) or standard output, not to a file"
+        )
     }
-    guard !arguments.positionals.isEmpty else { throw UsageError(description: "name the log folders or log files to follow") }
+    guard !arguments.positionals.isEmpty else {
+        throw UsageError(description: "name the log folders or log files to follow")
+    }
     let destination = try OTLPDestination(arguments, signal: .logs)
     var follow = try LogFollow(destination: destination, arguments: arguments)
     try follow.run()
@@ -144,14 +150,18 @@ struct LogFollow {
             } else {
                 let name = (given as NSString).lastPathComponent
                 let folder = (given as NSString).deletingLastPathComponent
-                roots.append((folder.isEmpty ? "." : folder, name.hasSuffix(".log") ? LogLines.rotationOrder(name).stem : name))
+                roots.append(
+                    (folder.isEmpty ? "." : folder, name.hasSuffix(".log") ? LogLines.rotationOrder(name).stem : name))
             }
         }
         self.roots = roots
         let firstFolder = arguments.positionals.first { isFolder($0) }
-        cursorPath = arguments.value("cursor") ?? (firstFolder.map { $0 + "/.trail-follow-logs.json" } ?? arguments.positionals[0] + ".follow.json")
+        cursorPath =
+            arguments.value("cursor")
+            ?? (firstFolder.map { $0 + "/.trail-follow-logs.json" } ?? arguments.positionals[0] + ".follow.json")
         cursor = try FollowCursor(path: cursorPath)
-        export = LogExport(serviceName: destination.settings.serviceName, resourceAttributes: destination.settings.resourceAttributes)
+        export = LogExport(
+            serviceName: destination.settings.serviceName, resourceAttributes: destination.settings.resourceAttributes)
         let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
         export.stacktrace = { block in CrashOutputFormat.stackText(symbolizer.symbolize(block)) }
     }
@@ -159,7 +169,9 @@ struct LogFollow {
     mutating func run() throws {
         destination.keepTrying()
         Stop.install()
-        printError("trail export: following \(roots.map { $0.stem.map { "\($0).log" } ?? $0.folder }.joined(separator: ", ")) to \(destination.name); cursor \(cursorPath)")
+        printError(
+            "trail export: following \(roots.map { $0.stem.map { "\($0).log" } ?? $0.folder }.joined(separator: ", ")) to \(destination.name); cursor \(cursorPath)"
+        )
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while !Stop.requested {
             let listed = list()
@@ -169,13 +181,17 @@ struct LogFollow {
                 guard let file = files[key], !file.done else { continue }
                 progress += try poll(file, key: key, listed: listed, buffer: &buffer)
             }
-            if pending >= destination.batch || (pending > 0 && monotonicSeconds() - lastFlush >= 1) || files.values.contains(where: \.done) {
+            if pending >= destination.batch || (pending > 0 && monotonicSeconds() - lastFlush >= 1)
+                || files.values.contains(where: \.done)
+            {
                 try flush(listed)
             }
             if progress == 0 { usleep(200_000) }
         }
         try flush(list())
-        printError("trail export: \(sent) log records sent\(lostFiles > 0 ? ", \(lostFiles) rotated files lost unread" : ""); cursor saved in \(cursorPath)")
+        printError(
+            "trail export: \(sent) log records sent\(lostFiles > 0 ? ", \(lostFiles) rotated files lost unread" : ""); cursor saved in \(cursorPath)"
+        )
     }
 
     /// The regular `*.log` files under the roots, oldest rotation first per app, each with its "device:inode".
@@ -221,15 +237,18 @@ struct LogFollow {
                 close(descriptor)
                 continue
             }
-            let identity = "\(key):\(String(SpanIDMath.fnv1a32(String(decoding: head[..<newline], as: UTF8.self)), radix: 16))"
-            let entry = cursor.entries[path].flatMap { $0.identity == identity ? $0 : nil }
+            let identity =
+                "\(key):\(String(SpanIDMath.fnv1a32(String(decoding: head[..<newline], as: UTF8.self)), radix: 16))"
+            let entry =
+                cursor.entries[path].flatMap { $0.identity == identity ? $0 : nil }
                 ?? cursor.entries.values.first { $0.identity == identity }
             if entry?.done == true {
                 skipped[key] = path
                 close(descriptor)
                 continue
             }
-            files[key] = FollowedLog(descriptor: descriptor, identity: identity, path: path, offset: entry?.position ?? 0, export: export)
+            files[key] = FollowedLog(
+                descriptor: descriptor, identity: identity, path: path, offset: entry?.position ?? 0, export: export)
             order.append(key)
         }
     }
@@ -244,10 +263,14 @@ struct LogFollow {
         for (stem, number) in newest {
             defer { newestRotation[stem] = max(newestRotation[stem] ?? 0, number) }
             guard let before = newestRotation[stem], number > before + 1 else { continue }
-            let lost = (before + 1 ..< number).filter { seen in !listed.contains { $0.path.hasSuffix("/\(stem).\(seen).log") } }
+            let lost = (before + 1 ..< number).filter { seen in
+                !listed.contains { $0.path.hasSuffix("/\(stem).\(seen).log") }
+            }
             guard !lost.isEmpty else { continue }
             lostFiles += lost.count
-            printError("trail export: \(lost.count) rotated file\(lost.count == 1 ? "" : "s") of \(stem) (\(stem).\(lost[0]).log\(lost.count > 1 ? " to \(stem).\(lost[lost.count - 1]).log" : "")) were pruned before they could be read; their lines are lost (\(lostFiles) files so far)")
+            printError(
+                "trail export: \(lost.count) rotated file\(lost.count == 1 ? "" : "s") of \(stem) (\(stem).\(lost[0]).log\(lost.count > 1 ? " to \(stem).\(lost[lost.count - 1]).log" : "")) were pruned before they could be read; their lines are lost (\(lostFiles) files so far)"
+            )
         }
     }
 
@@ -255,12 +278,16 @@ struct LogFollow {
     mutating func poll(_ file: FollowedLog, key: String, listed: Listing, buffer: inout [UInt8]) throws -> Int {
         var info = stat()
         if fstat(file.descriptor, &info) == 0, UInt64(info.st_size) < file.offset {
-            printError("trail export: \(file.name) was cut back to \(info.st_size) bytes (copytruncate?); reading it again from its start")
+            printError(
+                "trail export: \(file.name) was cut back to \(info.st_size) bytes (copytruncate?); reading it again from its start"
+            )
             (file.offset, file.committed) = (0, 0)
             file.partial.removeAll()
             file.skipping = false
         }
-        let count = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, off_t(file.offset)) }
+        let count = buffer.withUnsafeMutableBytes {
+            pread(file.descriptor, $0.baseAddress, $0.count, off_t(file.offset))
+        }
         let before = file.gathered.count
         if count > 0 {
             try buffer.withUnsafeBytes { try file.take(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
@@ -301,8 +328,10 @@ struct LogFollow {
         }
         // Files gone from the folders are forgotten; those still there and not followed (sent whole, or not
         // readable yet) keep their entries, unless a followed file is the same one under its new name.
-        let present = Set(listed.pathOf.values), followed = Set(entries.values.map(\.identity))
-        for (path, entry) in cursor.entries where entries[path] == nil && present.contains(path) && !followed.contains(entry.identity) {
+        let present = Set(listed.pathOf.values)
+        let followed = Set(entries.values.map(\.identity))
+        for (path, entry) in cursor.entries
+        where entries[path] == nil && present.contains(path) && !followed.contains(entry.identity) {
             entries[path] = entry
         }
         cursor.entries = entries

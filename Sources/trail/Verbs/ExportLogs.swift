@@ -12,7 +12,9 @@ let otlpLogsDetails = """
 
 /// `trail export --otlp-logs`: logs into OTLP log records, to a file, stdout or an OTLP/HTTP receiver.
 func exportLogs(_ arguments: ParsedArguments) throws -> Int32 {
-    guard !arguments.positionals.isEmpty else { throw UsageError(description: "name the log files or log folders to export") }
+    guard !arguments.positionals.isEmpty else {
+        throw UsageError(description: "name the log files or log folders to export")
+    }
     do {
         let destination = try OTLPDestination(arguments, signal: .logs)
         let settings = destination.settings
@@ -22,9 +24,12 @@ func exportLogs(_ arguments: ParsedArguments) throws -> Int32 {
         let writer = OTLPWriter<LogRecord>(sink: destination.sink, batchSize: destination.batch)
         let counts = try export.export(arguments.positionals, to: writer)
         let summary = try writer.finish()
-        var note = "\(counts.records) log records (\(counts.crashes) crash or error blocks, \(counts.rawLines) raw stderr lines)"
+        var note =
+            "\(counts.records) log records (\(counts.crashes) crash or error blocks, \(counts.rawLines) raw stderr lines)"
         if counts.cutLines > 0 { note += ", \(counts.cutLines) lines longer than 1 MiB cut" }
-        printError("trail export: \(note) in \(summary.requests) requests (\(summary.size)\(destination.wire)) to \(destination.name)")
+        printError(
+            "trail export: \(note) in \(summary.requests) requests (\(summary.size)\(destination.wire)) to \(destination.name)"
+        )
         return 0
     } catch let failure as ExportFailure {
         throw VerbFailure("error: \(failure.description)")

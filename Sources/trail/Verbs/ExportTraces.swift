@@ -18,7 +18,9 @@ let otlpTracesDetails = """
 func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
     var export = TraceExport()
     if let time = arguments.value("min-duration") {
-        guard let value = DurationFormat.parse(time) else { throw UsageError(description: DurationFormat.problem(time, option: "--min-duration")) }
+        guard let value = DurationFormat.parse(time) else {
+            throw UsageError(description: DurationFormat.problem(time, option: "--min-duration"))
+        }
         export.minDuration = value
     }
     export.filter = arguments.value("filter").map(NamePattern.init)
@@ -31,7 +33,9 @@ func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
         export.resourceAttributes = settings.resourceAttributes
         if files.contains(where: { !$0.complete }) {
             // Only a process that did not finish tracing can have crashed: look for its block.
-            let folders = Set(files.map { ($0.path as NSString).deletingLastPathComponent }).map { $0.isEmpty ? "." : $0 }
+            let folders = Set(files.map { ($0.path as NSString).deletingLastPathComponent }).map {
+                $0.isEmpty ? "." : $0
+            }
             export.crashes = TraceExport.crashBlocks(in: folders + arguments.all("log"))
             let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
             export.stacktrace = { block in CrashOutputFormat.stackText(symbolizer.symbolize(block)) }
@@ -41,13 +45,18 @@ func exportSpans(_ arguments: ParsedArguments) throws -> Int32 {
         let summary = try writer.finish()
         reportGaps(files)
         var note = "\(counts.spans) spans from \(counts.processes) processes"
-        if counts.leftOut > 0 { note += " (\(counts.leftOut) shorter calls \(export.fold ? "folded into their parents" : "left out"))" }
+        if counts.leftOut > 0 {
+            note += " (\(counts.leftOut) shorter calls \(export.fold ? "folded into their parents" : "left out"))"
+        }
         if counts.crashed > 0 { note += ", \(counts.crashed) crashed" }
-        printError("trail export: \(note) in \(summary.requests) requests (\(summary.size)\(destination.wire)) to \(destination.name)")
+        printError(
+            "trail export: \(note) in \(summary.requests) requests (\(summary.size)\(destination.wire)) to \(destination.name)"
+        )
         if counts.spans > 1_000_000, arguments.value("min-duration") == nil {
             // A test suite's trace makes millions of microsecond spans: gigabytes that no backend wants.
-            printError("trail export: most of so many spans are short calls; --min-duration 100us --summary exports the "
-                + "slower ones and counts the rest into them")
+            printError(
+                "trail export: most of so many spans are short calls; --min-duration 100us --summary exports the "
+                    + "slower ones and counts the rest into them")
         }
         return 0
     } catch let failure as ExportFailure {

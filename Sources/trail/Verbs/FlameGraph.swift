@@ -5,7 +5,8 @@ let flamegraphVerb = Verb(
     name: "flamegraph",
     summary: "Draw traces as an interactive SVG flame graph, or print folded stacks.",
     usage: "[--title TEXT] [--folded [--calls]] \(traceArgument) > flame.svg",
-    details: traceDetails + " Several processes merge into one graph. --folded prints `a;b;c value` lines (self time in microseconds, or calls with --calls) for flamegraph.pl or speedscope.",
+    details: traceDetails
+        + " Several processes merge into one graph. --folded prints `a;b;c value` lines (self time in microseconds, or calls with --calls) for flamegraph.pl or speedscope.",
     options: [
         .value("--title", placeholder: "TEXT", help: "The graph's title."),
         .flag("--folded", help: "Folded stacks instead of SVG."),

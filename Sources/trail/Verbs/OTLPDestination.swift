@@ -12,7 +12,8 @@ struct OTLPDestination {
     let batch: Int
     /// ", http/protobuf, gzip" for an endpoint; empty for a file.
     var wire: String {
-        settings.endpoint == nil ? "" : ", \(settings.encoding.rawValue)" + (settings.compression == .gzip ? ", gzip" : "")
+        settings.endpoint == nil
+            ? "" : ", \(settings.encoding.rawValue)" + (settings.compression == .gzip ? ", gzip" : "")
     }
 
     /// For a sidecar (`--follow`): a receiver that is down is waited for, never given up on, and said so.
@@ -25,20 +26,27 @@ struct OTLPDestination {
     init(_ arguments: ParsedArguments, signal: TelemetrySignal) throws {
         batch = try Self.count(arguments, "batch", default: 512, minimum: 1)
         let retries = try Self.count(arguments, "retries", default: 4, minimum: 0)
-        settings = try ExporterSettings.resolve(signal: signal, endpointOption: arguments.value("endpoint"),
-                                                serviceOption: arguments.value("service"), toFile: arguments.value("output") != nil,
-                                                environment: ProcessInfo.processInfo.environment)
+        settings = try ExporterSettings.resolve(
+            signal: signal, endpointOption: arguments.value("endpoint"),
+            serviceOption: arguments.value("service"), toFile: arguments.value("output") != nil,
+            environment: ProcessInfo.processInfo.environment)
         if let text = arguments.value("protocol") {
-            guard let encoding = OTLPEncoding(rawValue: text) else { throw UsageError(description: "--protocol \(text): give http/protobuf or http/json") }
+            guard let encoding = OTLPEncoding(rawValue: text) else {
+                throw UsageError(description: "--protocol \(text): give http/protobuf or http/json")
+            }
             settings.encoding = encoding
         }
         if let text = arguments.value("compression") {
-            guard let compression = OTLPCompression(rawValue: text) else { throw UsageError(description: "--compression \(text): give gzip or none") }
+            guard let compression = OTLPCompression(rawValue: text) else {
+                throw UsageError(description: "--compression \(text): give gzip or none")
+            }
             settings.compression = compression
         }
         if let endpoint = settings.endpoint {
-            sink = OTLPHTTPSink(endpoint: endpoint, headers: settings.headers, timeout: settings.timeout, retry: RetryPolicy(retries: retries),
-                                encoding: settings.encoding, compression: settings.compression)
+            sink = OTLPHTTPSink(
+                endpoint: endpoint, headers: settings.headers, timeout: settings.timeout,
+                retry: RetryPolicy(retries: retries),
+                encoding: settings.encoding, compression: settings.compression)
             name = endpoint.description
         } else if let output = arguments.value("output") {
             sink = try OTLPFileSink(path: output)
@@ -49,7 +57,9 @@ struct OTLPDestination {
         }
     }
 
-    private static func count(_ arguments: ParsedArguments, _ name: String, default fallback: Int, minimum: Int) throws -> Int {
+    private static func count(_ arguments: ParsedArguments, _ name: String, default fallback: Int, minimum: Int) throws
+        -> Int
+    {
         guard let text = arguments.value(name) else { return fallback }
         guard let number = Int(text), number >= minimum else {
             throw UsageError(description: "--\(name) \(text): give a whole number, at least \(minimum)")

@@ -37,10 +37,11 @@ func startPager(_ arguments: ParsedArguments) {
     if environment["LESS"] == nil { environment["LESS"] = "FRX" }
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     let argv: [UnsafeMutablePointer<CChar>?] = ([String](["/bin/sh", "-c", command])).map { strdup($0) } + [nil]
-    defer { (envp + argv).forEach { free($0) } }
+    defer { for pointer in (envp + argv) { free(pointer) } }
     var pid: pid_t = 0
     guard posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp) == 0 else {
-        close(fds[0]); close(fds[1])
+        close(fds[0])
+        close(fds[1])
         return
     }
     close(fds[0])

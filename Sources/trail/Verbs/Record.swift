@@ -14,7 +14,7 @@ let recordVerb = Verb(
         is the program's.
         """,
     options: [
-        .value("--output", "-o", placeholder: "DIR", help: "The folder for the traces (made; must be new or empty)."),
+        .value("--output", "-o", placeholder: "DIR", help: "The folder for the traces (made; must be new or empty).")
     ],
     run: { arguments in
         guard let program = arguments.positionals.first else {
@@ -24,7 +24,8 @@ let recordVerb = Verb(
         let folder = try recordFolder(arguments.value("output"), program: name)
         let status = try runRecorded(arguments.positionals, into: folder)
         let written = traces(in: folder)
-        let shown = folder.hasPrefix(FileManager.default.currentDirectoryPath + "/")
+        let shown =
+            folder.hasPrefix(FileManager.default.currentDirectoryPath + "/")
             ? String(folder.dropFirst(FileManager.default.currentDirectoryPath.count + 1)) : folder
         let howToTrace = """
             Build it traced first: add swift-trail to the package and run 'trail setup', then \
@@ -37,12 +38,14 @@ let recordVerb = Verb(
             return status == 0 ? 1 : status
         }
         if !written.contains(where: holdsCalls) {
-            printError("trail record: \(written.count) trace\(written.count == 1 ? "" : "s") in \(shown), with no calls: "
-                + "\(name) ran no traced function. \(howToTrace)")
+            printError(
+                "trail record: \(written.count) trace\(written.count == 1 ? "" : "s") in \(shown), with no calls: "
+                    + "\(name) ran no traced function. \(howToTrace)")
             return status
         }
-        printError("trail record: \(name) ended with status \(status); \(written.count) trace\(written.count == 1 ? "" : "s") in \(shown)\n"
-            + "  trail replay \(shown)    trail report \(shown)")
+        printError(
+            "trail record: \(name) ended with status \(status); \(written.count) trace\(written.count == 1 ? "" : "s") in \(shown)\n"
+                + "  trail replay \(shown)    trail report \(shown)")
         return status
     })
 
@@ -52,8 +55,11 @@ private func recordFolder(_ given: String?, program: String) throws -> String {
     if let given {
         let path = given.hasPrefix("/") ? given : here + "/" + given
         if mkdir(path, 0o755) != 0 {
-            guard errno == EEXIST, ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
-                throw VerbFailure.input("\(given): cannot be the trace folder: \(errno == EEXIST ? "it is not an empty folder" : String(cString: strerror(errno)))")
+            guard errno == EEXIST, ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty
+            else {
+                throw VerbFailure.input(
+                    "\(given): cannot be the trace folder: \(errno == EEXIST ? "it is not an empty folder" : String(cString: strerror(errno)))"
+                )
             }
         }
         return path
@@ -68,10 +74,12 @@ private func runRecorded(_ command: [String], into folder: String) throws -> Int
     environment["TRAIL_TRACE_FILE"] = folder + "/%e-%p.trace"
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     let argv = command.map { strdup($0) } + [nil]
-    defer { (envp + argv).forEach { free($0) } }
+    defer { for pointer in (envp + argv) { free(pointer) } }
     var pid: pid_t = 0
     let spawned = posix_spawnp(&pid, command[0], nil, nil, argv, envp)
-    guard spawned == 0 else { throw VerbFailure.input("\(command[0]): cannot run: \(String(cString: strerror(spawned)))") }
+    guard spawned == 0 else {
+        throw VerbFailure.input("\(command[0]): cannot run: \(String(cString: strerror(spawned)))")
+    }
     // A Ctrl-C at the terminal reaches the program, whose process group this is; this waits for it to end.
     signal(SIGINT, SIG_IGN)
     var status: Int32 = 0

@@ -4,7 +4,8 @@ import TrailTrace
 let reportVerb = Verb(
     name: "report",
     summary: "Rank the functions of one or more traces by time, or report the last crash.",
-    usage: "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+    usage:
+        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
     details: traceDetails + """
          Several processes are added up by function, or shown apart with --by-process (a PID column).
 
@@ -14,14 +15,23 @@ let reportVerb = Verb(
         The log folder defaults to the current folder.
         """,
     options: [
-        .value("--sort", "-s", placeholder: "KEYS", help: "total (default), self, calls, average, minimum, maximum or name; uftrace's call, avg, min, max, func too; comma-separated, the next breaking ties."),
-        .value("--exclude", "-N", placeholder: "GLOB", help: "Leave out the functions matching GLOB (comma-separated)."),
+        .value(
+            "--sort", "-s", placeholder: "KEYS",
+            help:
+                "total (default), self, calls, average, minimum, maximum or name; uftrace's call, avg, min, max, func too; comma-separated, the next breaking ties."
+        ),
+        .value(
+            "--exclude", "-N", placeholder: "GLOB", help: "Leave out the functions matching GLOB (comma-separated)."),
         .flag("--by-process", help: "One row per function and process, with a PID column."),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
         .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
-        .value("--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).", repeatable: true),
-        .value("--output", "-o", placeholder: "FILE", help: "Write the crash report to FILE (atomically) instead of standard output."),
+        .value(
+            "--debug-dir", placeholder: "DIR", help: "A folder with .build-id/xx/rest.debug files (repeatable).",
+            repeatable: true),
+        .value(
+            "--output", "-o", placeholder: "FILE",
+            help: "Write the crash report to FILE (atomically) instead of standard output."),
     ] + terminalOptions,
     run: { arguments in
         if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
@@ -31,8 +41,9 @@ let reportVerb = Verb(
         switch Profile.Order.list(arguments.value("sort") ?? "total") {
         case .success(let list): keys = list
         case .failure(let unknown):
-            throw UsageError(description: "--sort: '\(unknown.key)' is not a key: total, self, calls (call), average (avg), "
-                + "minimum (min), maximum (max) or name (func), or several, comma-separated")
+            throw UsageError(
+                description: "--sort: '\(unknown.key)' is not a key: total, self, calls (call), average (avg), "
+                    + "minimum (min), maximum (max) or name (func), or several, comma-separated")
         }
         let files = try openTraces(arguments)
         startPager(arguments)

@@ -14,11 +14,14 @@ func isCrashInput(_ path: String) -> Bool {
     }
     // Only a regular file (or a link to one) is opened to look: opening a FIFO would wait for a writer.
     var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return false }
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path)
+    else { return false }
     defer { try? handle.close() }
     // A log, a marker or a console block file by its name; else text that is not a trace. Binary data that is
     // not a trace is read as a trace, which says "not a trace".
-    if [".log", CrashMarker.fileExtension, CrashMarker.blockFileExtension].contains(where: path.hasSuffix) { return true }
+    if [".log", CrashMarker.fileExtension, CrashMarker.blockFileExtension].contains(where: path.hasSuffix) {
+        return true
+    }
     guard let head = try? handle.read(upToCount: 4096), !TraceLayout.hasMagic(head) else { return false }
     // Text: no NUL, and valid UTF-8 (but for a character the 4096-byte cut may split).
     return !head.contains(0) && String(validating: Array(head.prefix(max(0, head.count - 3))), as: UTF8.self) != nil
@@ -30,7 +33,8 @@ func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
     let input = arguments.positionals.first ?? FileManager.default.currentDirectoryPath
     do {
         let (log, offset) = try CrashReport.locate(input)
-        let report = try CrashReport(log: log, offset: offset, symbolizer: CrashSymbolizer(debugDirectories: arguments.all("debug-dir")))
+        let report = try CrashReport(
+            log: log, offset: offset, symbolizer: CrashSymbolizer(debugDirectories: arguments.all("debug-dir")))
         let sanitized = !arguments.has("no-sanitize")
         let text = arguments.has("json") ? report.json(sanitized: sanitized) : report.markdown(sanitized: sanitized)
         if let output = arguments.value("output") {

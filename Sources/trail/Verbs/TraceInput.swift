@@ -32,12 +32,15 @@ func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
         // second test process that often runs nothing.
         let found = (traces(in: "trail-traces") + traces(in: ".")).sorted { modified($0) > modified($1) }
         guard let newest = found.first(where: { size($0) > 512 }) ?? found.first else {
-            throw UsageError(description: "no trace here (./trail-traces or *.trace); record one with TRAIL_TRACE=record or name it")
+            throw UsageError(
+                description: "no trace here (./trail-traces or *.trace); record one with TRAIL_TRACE=record or name it")
         }
         paths = [newest]
         if found.count > 1 {
             let folder = (newest as NSString).deletingLastPathComponent
-            printError("trail: reading \(newest), the newest of \(found.count) traces; name the folder (\(folder.isEmpty ? "." : folder)) to read them all")
+            printError(
+                "trail: reading \(newest), the newest of \(found.count) traces; name the folder (\(folder.isEmpty ? "." : folder)) to read them all"
+            )
         }
     }
     var files: [TraceFile] = []
@@ -60,22 +63,32 @@ func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
 func reportGaps(_ files: [TraceFile], before: Bool = false) {
     for file in files {
         if let cut = file.cut, cut.records > 0, before == file.wrapped {
-            let which = cut.policy == .keepFirst ? "the last ones (TRAIL_TRACE_KEEP=first)" : "the oldest ones (TRAIL_TRACE_KEEP=last)"
-            printError("trail: \(file.path): the size limit (TRAIL_TRACE_MAX_SIZE) cut \(cut.records) records (\(cut.bytes >> 20) MiB), \(which)")
+            let which =
+                cut.policy == .keepFirst
+                ? "the last ones (TRAIL_TRACE_KEEP=first)" : "the oldest ones (TRAIL_TRACE_KEEP=last)"
+            printError(
+                "trail: \(file.path): the size limit (TRAIL_TRACE_MAX_SIZE) cut \(cut.records) records (\(cut.bytes >> 20) MiB), \(which)"
+            )
         }
         if before { continue }
         if file.truncated {
             printError("trail: \(file.path) ends early (the process died while writing?); showing what is there")
         } else if !file.complete {
-            printError("trail: \(file.path) has no end record: the process crashed, was killed, or is still running; showing what is there")
+            printError(
+                "trail: \(file.path) has no end record: the process crashed, was killed, or is still running; showing what is there"
+            )
         }
-        if file.endDropped > 0 { printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)") }
+        if file.endDropped > 0 {
+            printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)")
+        }
     }
     if !before, !files.isEmpty, !files.contains(where: \.hasRecords) {
         // An untraced build that links the runtime writes a trace with a header and nothing else.
-        printError("trail: \(files.count == 1 ? files[0].path + " holds" : "these \(files.count) traces hold") no calls: "
-            + "the program ran no traced function. Was it built traced? 'TRAIL=1 swift build --scratch-path .build/trail' "
-            + "(after 'trail setup') builds .build/trail/debug/<product>; 'trail run' and 'trail test' do it all with nothing to edit.")
+        printError(
+            "trail: \(files.count == 1 ? files[0].path + " holds" : "these \(files.count) traces hold") no calls: "
+                + "the program ran no traced function. Was it built traced? 'TRAIL=1 swift build --scratch-path .build/trail' "
+                + "(after 'trail setup') builds .build/trail/debug/<product>; 'trail run' and 'trail test' do it all with nothing to edit."
+        )
     }
     if !before, files.count > 1 {
         let empty = files.filter { !$0.hasRecords }.count
@@ -86,7 +99,8 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
 /// The `*.trace` entries of a folder that are not folders themselves (a folder named `x.trace` is not a trace).
 func traces(in folder: String) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }.filter { path in
+    return names.filter { $0.hasSuffix(".trace") }.sorted().map { folder == "." ? $0 : folder + "/" + $0 }.filter {
+        path in
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
     }

@@ -1,8 +1,9 @@
+import Foundation
+import Trail
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Trail
 
 /// Each way a Swift program dies. The `// crash site` comments mark the lines the crash matrix test expects
 /// symbolized stacks to name.
@@ -34,7 +35,9 @@ enum Crashes {
 
     static func recurse(_ depth: Int) -> Int {
         var padding = (depth, depth, depth, depth)
-        return withUnsafeMutablePointer(to: &padding) { recurse($0.pointee.0 + 1) + $0.pointee.1 }  // crash site: overflow
+        return withUnsafeMutablePointer(to: &padding) {
+            recurse($0.pointee.0 + 1) + $0.pointee.1  // crash site: overflow
+        }
     }
 
     static func abortNow() -> Never {

@@ -1,8 +1,9 @@
+import Foundation
+import Trail
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Trail
 
 // CrashLab: crashes on demand, one way per command, into a log that `trail symbolize` and `trail report`
 // read. On the next launch it notices the previous crash: the "we're sorry" path.

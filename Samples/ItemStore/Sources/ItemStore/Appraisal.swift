@@ -9,7 +9,8 @@ struct Appraisal {
         for item in items {
             total += await marketValue(of: item)
         }
-        return Appraisal(count: items.count, total: total, mostValuable: items.max { $0.valueInDollars < $1.valueInDollars })
+        return Appraisal(
+            count: items.count, total: total, mostValuable: items.max { $0.valueInDollars < $1.valueInDollars })
     }
 
     /// Items gain 10% on the market; the pause stands in for a network round trip.

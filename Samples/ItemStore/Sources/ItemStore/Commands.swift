@@ -86,7 +86,9 @@ enum Report {
     }
 
     static func appraisal(_ appraisal: Appraisal) {
-        print("appraised \(appraisal.count) item(s) at \(appraisal.total.dollars); most valuable: \(appraisal.mostValuable?.name ?? "none")")
+        print(
+            "appraised \(appraisal.count) item(s) at \(appraisal.total.dollars); most valuable: \(appraisal.mostValuable?.name ?? "none")"
+        )
     }
 
     static func survey(_ survey: Survey) {

@@ -21,7 +21,9 @@ final class Store {
     private let persistence: any ItemPersistence
     private let clock: () -> Date
 
-    init(persistence: any ItemPersistence, serials: any SerialNumberSource, clock: @escaping () -> Date = Date.init) throws {
+    init(persistence: any ItemPersistence, serials: any SerialNumberSource, clock: @escaping () -> Date = Date.init)
+        throws
+    {
         self.persistence = persistence
         self.serials = serials
         self.clock = clock

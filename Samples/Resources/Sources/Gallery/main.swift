@@ -15,8 +15,10 @@ print("\(menu.title): \(menu.dishes.joined(separator: ", "))")
 
 // Identifiers in the layouts: the compiler checks them against the XML.
 let layout = try String(contentsOf: Resources.Other.main.url, encoding: .utf8)
-for identifier in [Resources.Main.Storyboard.masterObject, Resources.Main.Storyboard.detailObject,
-                   Resources.Main.Storyboard.dishCell, Resources.Main.Storyboard.showDetail] {
+for identifier in [
+    Resources.Main.Storyboard.masterObject, Resources.Main.Storyboard.detailObject,
+    Resources.Main.Storyboard.dishCell, Resources.Main.Storyboard.showDetail,
+] {
     print("\(identifier): \(layout.contains("\"\(identifier)\"") ? "found" : "missing") in Main.storyboard")
 }
 print("settings: \(Resources.Settings.Xib.settingsRoot), switch tag \(Resources.Settings.Xib._42)")

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import Tracing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A GET over a fresh connection to 127.0.0.1, logging as a client library does.
 public struct HTTPClient: Sendable {
@@ -20,7 +21,8 @@ public struct HTTPClient: Sendable {
             span.attributes["url.path"] = path
             span.attributes["server.port"] = Int(port)
             var headers = headers
-            InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &headers, using: HeaderInjector())
+            InstrumentationSystem.instrument.inject(
+                ServiceContext.current ?? .topLevel, into: &headers, using: HeaderInjector())
             let response = try send(path, headers: headers)
             span.attributes["http.response.status_code"] = response.status
             if response.status >= 500 { span.setStatus(SpanStatus(code: .error, message: "HTTP \(response.status)")) }
@@ -34,7 +36,9 @@ public struct HTTPClient: Sendable {
         defer { close(socket) }
         var address = HTTPWire.loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw HTTPError.system("connect 127.0.0.1:\(port)") }
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import Tracing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A request as the handler sees it: the method, the path and the headers (names in lower case).
 public struct HTTPRequest: Sendable {
@@ -40,7 +41,9 @@ public final class HTTPServer: @unchecked Sendable {
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = HTTPWire.loopback(port: port)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 64) == 0 else {
             close(listener)
@@ -93,9 +96,12 @@ public final class HTTPServer: @unchecked Sendable {
             if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
             return response
         }
-        HTTPWire.write(socket, "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
-            + "Content-Length: \(response.body.utf8.count)\r\nConnection: close\r\n\r\n" + response.body)
-        logger.info("response sent", metadata: ["status": "\(response.status)", "bytes": "\(response.body.utf8.count)"])
+        HTTPWire.write(
+            socket,
+            "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
+                + "Content-Length: \(response.body.utf8.count)\r\nConnection: close\r\n\r\n" + response.body)
+        logger.info(
+            "response sent", metadata: ["status": "\(response.status)", "bytes": "\(response.body.utf8.count)"])
     }
 }
 

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Reading and writing HTTP/1.1 messages on a socket: just enough for the Sample.
 enum HTTPWire {
@@ -49,13 +50,16 @@ enum HTTPWire {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return HTTPRequest(method: String(parts[0]), path: String(parts[1]), headers: headers)
     }
 
     static func readResponse(_ socket: Int32) throws -> HTTPResponse {
-        guard let (head, body) = readMessage(socket), let first = head.first else { throw HTTPError.malformed("no head") }
+        guard let (head, body) = readMessage(socket), let first = head.first else {
+            throw HTTPError.malformed("no head")
+        }
         let parts = first.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { throw HTTPError.malformed(first) }
         return HTTPResponse(status: status, body: body)
@@ -63,14 +67,16 @@ enum HTTPWire {
 
     private static func headEnd(_ data: [UInt8]) -> Int? {
         guard data.count >= 4 else { return nil }
-        for index in 0 ... data.count - 4 where data[index] == 13 && data[index + 1] == 10 && data[index + 2] == 13 && data[index + 3] == 10 {
+        for index in 0 ... data.count - 4
+        where data[index] == 13 && data[index + 1] == 10 && data[index + 2] == 13 && data[index + 3] == 10 {
             return index
         }
         return nil
     }
 
     private static func contentLength(_ head: ArraySlice<UInt8>) -> Int? {
-        for line in String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+        for line in String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
+        where line.lowercased().hasPrefix("content-length:") {
             return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
         }
         return nil

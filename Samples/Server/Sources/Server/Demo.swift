@@ -12,7 +12,10 @@ enum Demo {
         let output = Pipe()
         server.standardOutput = output
         try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -20,7 +23,11 @@ enum Demo {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let port = text.split(separator: " ").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+        guard
+            let port = text.split(separator: " ").last.flatMap({
+                UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            })
+        else {
             throw HTTPError.malformed(text)
         }
         let client = HTTPClient(port: port)

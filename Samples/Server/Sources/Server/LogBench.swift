@@ -7,7 +7,9 @@ import TrailLogging
 /// the same lines written through Trail's `Logger` or through swift-log onto TrailLogHandler (bench.py, logger).
 enum LogBench {
     static func run(_ arguments: [String]) throws {
-        guard arguments.count == 6, let threads = Int(arguments[2]), let lines = Int(arguments[3]), let size = Int(arguments[4]) else {
+        guard arguments.count == 6, let threads = Int(arguments[2]), let lines = Int(arguments[3]),
+            let size = Int(arguments[4])
+        else {
             print("usage: Server bench-log DIR THREADS LINES MAXSIZE trail|swift-log")
             exit(2)
         }

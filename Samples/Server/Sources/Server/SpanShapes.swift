@@ -1,6 +1,6 @@
 import Foundation
-import Trail
 import Tracing
+import Trail
 import TrailTracing
 
 /// `spans`: the shapes server code opens spans in, each with traced calls inside: a synchronous `withSpan` in a
@@ -86,9 +86,12 @@ enum Propagation {
         InstrumentationSystem.instrument.extract(headers, into: &context, using: Headers())
         withSpan("incoming", context: context, ofKind: .server) { _ in receive() }
         var malformed = ServiceContext.topLevel
-        InstrumentationSystem.instrument.extract(["traceparent": "00-0000000000000000000000000000000-00f067aa0ba902b7-01"],
-                                                 into: &malformed, using: Headers())
-        print("traceparent \(headers["traceparent"].map { $0.count == 55 && $0.hasPrefix("00-") && $0.hasSuffix("-01") } == true ? "well-formed" : "MALFORMED")")
+        InstrumentationSystem.instrument.extract(
+            ["traceparent": "00-0000000000000000000000000000000-00f067aa0ba902b7-01"],
+            into: &malformed, using: Headers())
+        print(
+            "traceparent \(headers["traceparent"].map { $0.count == 55 && $0.hasPrefix("00-") && $0.hasSuffix("-01") } == true ? "well-formed" : "MALFORMED")"
+        )
         print("malformed traceparent \(malformed.trailSpanContext == nil ? "ignored" : "TAKEN")")
     }
 

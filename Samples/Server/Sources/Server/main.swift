@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import MiniHTTP
+import Tracing
 import Trail
 import TrailLogging
-import Tracing
 import TrailTracing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Server: a small HTTP service on the loopback whose library (MiniHTTP) logs through swift-log, as SwiftNIO or
 // Hummingbird do. Bootstrapped onto Trail, the library's lines and the application's land in one rotating file.
@@ -21,7 +22,8 @@ import TrailTracing
 //     Server bench-spans COUNT trail|noop                           bench.py's span cost
 
 var given = Array(CommandLine.arguments.dropFirst())
-var logDirectory = ProcessInfo.processInfo.environment["TRAIL_LOG_DIR"] ?? FileManager.default.currentDirectoryPath + "/server-logs"
+var logDirectory =
+    ProcessInfo.processInfo.environment["TRAIL_LOG_DIR"] ?? FileManager.default.currentDirectoryPath + "/server-logs"
 if given.first == "--log-dir", given.count >= 2 {
     logDirectory = given[1]
     given.removeFirst(2)
@@ -40,8 +42,9 @@ var configuration = Trail.Configuration(appName: "server", directory: logDirecto
 configuration.destination = .file
 try Trail.bootstrap(configuration)
 // A metadata provider, as a server adds its request id from a task local: every swift-log line carries it.
-LoggingSystem.bootstrap({ label, provider in TrailLogHandler(label: label, metadataProvider: provider) },
-                        metadataProvider: .init { ["service": "server"] })
+LoggingSystem.bootstrap(
+    { label, provider in TrailLogHandler(label: label, metadataProvider: provider) },
+    metadataProvider: .init { ["service": "server"] })
 // swift-distributed-tracing onto Trail: the library's spans are recorded in the trace with the traced calls.
 InstrumentationSystem.bootstrap(TrailTracer())
 let log = Trail.Logger(label: "app")
@@ -81,7 +84,8 @@ case "spans":
     }
     done.wait()
 case "flood":
-    let threads = Int(arguments.dropFirst().first ?? "8") ?? 8, lines = Int(arguments.dropFirst(2).first ?? "12500") ?? 12500
+    let threads = Int(arguments.dropFirst().first ?? "8") ?? 8
+    let lines = Int(arguments.dropFirst(2).first ?? "12500") ?? 12500
     Flood.run(threads: threads, lines: lines)
 default:
     print("unknown command \(arguments[0]); see the comment at the top of main.swift")
