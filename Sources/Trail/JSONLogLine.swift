@@ -1,7 +1,10 @@
 internal import CTrailShim
+internal import TrailFormat
+
+private typealias Key = LogLineFormat
 
 /// `TRAIL_LOG_FORMAT=json`: one JSON object per line (Docs/log-format.md), assembled on the stack as text
-/// lines are, with keys in a fixed order:
+/// lines are, with TrailFormat's `LogLineFormat` keys in a fixed order:
 ///
 ///     {"time":"2026-12-02T11:36:51.123456789Z","level":"info","label":"store","message":"added X",
 ///      "metadata":{"value":"40"},"source":{"file":"App/Store.swift","function":"add(_:)","line":42},
@@ -19,28 +22,29 @@ extension LogSink {
         message: (inout LineBuilder, _ escapesText: Bool) -> Void
     ) {
         assembleJSON(level, urgent: level >= flushLevel) { line in
-            line.append(#","label":"#)
+            line.append(Key.label.field)
             line.appendJSONString { $0.append(label) }
-            line.append(#","message":"#)
+            line.append(Key.message.field)
             line.appendJSONString { message(&$0, false) }
             if !metadata.isEmpty {
-                line.append(#","metadata":"#)
+                line.append(Key.metadata.field)
                 line.appendJSON(metadata)
             }
-            line.append(#","source":{"file":"#)
+            line.append(Key.source.field)
+            line.append(Key.sourceFile.field)
             if let dynamic = source.dynamic {
                 line.appendJSONString { $0.append(dynamic.file) }
-                line.append(#","function":"#)
+                line.append(Key.sourceFunction.field)
                 line.appendJSONString { $0.append(dynamic.function) }
             } else {
                 line.appendJSONString { $0.append(source.file) }
-                line.append(#","function":"#)
+                line.append(Key.sourceFunction.field)
                 line.appendJSONString { $0.append(source.function) }
             }
-            line.append(#","line":"#)
+            line.append(Key.sourceLine.field)
             line.append(Int(source.line))
             if let module = source.dynamic?.module {
-                line.append(#","module":"#)
+                line.append(Key.sourceModule.field)
                 line.appendJSONString { $0.append(module) }
             }
             line.append("}")
@@ -53,7 +57,9 @@ extension LogSink {
     ) {
         let text = UnsafeRawBufferPointer(rebasing: bytes.prefix(messageLength))
         assembleJSON(.trace, urgent: false, span: traceID.map { ($0, spanID) }) { line in
-            line.append(#","label":"trace","message":"#)
+            line.append(Key.label.field)
+            line.append(#""trace""#)
+            line.append(Key.message.field)
             line.appendJSONString { $0.append(text) }
         }
     }
@@ -66,13 +72,14 @@ extension LogSink {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var line = LineBuilder(scratch)
             line.reserveJSONTimestamp()
-            line.append(#","level":""#)
+            line.append(Key.level.field)
+            line.append("\"")
             line.append(level.name)
             line.append("\"")
             body(&line)
-            line.append(#","pid":"#)
+            line.append(Key.pid.field)
             line.append(Int(trail_log_process_id()))
-            line.append(#","thread_id":"#)
+            line.append(Key.threadID.field)
             line.append(Int(trail_log_thread_id()))
             line.appendSpan(span)
             line.append("}\n")
@@ -93,9 +100,12 @@ extension LineBuilder {
             } else if !Trail.currentSpan(traceID.baseAddress!, &spanID) {
                 return
             }
-            append(#","trace_id":""#)
+            append(LogLineFormat.traceID.field)
+            append("\"")
             for byte in traceID { appendHex(UInt64(byte), digits: 2) }
-            append(#"","span_id":""#)
+            append("\"")
+            append(LogLineFormat.spanID.field)
+            append("\"")
             appendHex(spanID, digits: 16)
             append("\"")
         }

@@ -21,8 +21,8 @@ struct LineBuilder {
 
     /// `{"time":"<RFC 3339 with nanoseconds>"`: a JSON line's start.
     mutating func reserveJSONTimestamp() {
-        let opening: StaticString = #"{"time":""#
-        append(opening)
+        append(LogLineFormat.time.field)
+        append("\"")
         count += trail_format_timestamp_ns(
             UnsafeMutableRawPointer(scratch.baseAddress! + count).assumingMemoryBound(to: CChar.self))
         append("\"")

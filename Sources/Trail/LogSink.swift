@@ -273,7 +273,7 @@ public final class LogSink: @unchecked Sendable {
             let labelStart = text.length
             text.append(label)
             text.escapeControls(from: labelStart)
-            text.append(": ")
+            text.append(LogLineFormat.labelEnd)
             message(&text, true)
             if !metadata.isEmpty {
                 for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
@@ -285,7 +285,7 @@ public final class LogSink: @unchecked Sendable {
                     text.escapeControls(from: start)
                 }
             }
-            text.append(" (")
+            text.append(LogLineFormat.locationStart)
             if let dynamic = source.dynamic {
                 let fileStart = text.length
                 text.append(dynamic.file)
@@ -295,7 +295,8 @@ public final class LogSink: @unchecked Sendable {
             }
             text.append(":")
             text.append(Int(line))
-            text.append(")\n")
+            text.append(LogLineFormat.locationEnd)
+            text.append("\n")
         }
     }
 

@@ -77,55 +77,50 @@ public struct LogRecordParser {
 
     /// False when the line is not one of the logger's JSON lines.
     mutating func addJSONLine(_ line: UnsafeBufferPointer<UInt8>) throws -> Bool {
+        typealias Key = LogLineFormat
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: line)) as? [String: Any],
-            let level = object["level"] as? String, let message = object["message"] as? String
+            let level = object[Key.level.name] as? String, let message = object[Key.message.name] as? String
         else { return false }
-        let time = (object["time"] as? String).flatMap(parseRFC3339) ?? lastTime
+        let time = (object[Key.time.name] as? String).flatMap(LogTime.parse) ?? lastTime
         var attributes: [Attribute] = []
-        if let label = object["label"] as? String { attributes.append(Attribute("trail.label", label)) }
-        if let source = object["source"] as? [String: Any] {
-            if let function = source["function"] as? String {
+        if let label = object[Key.label.name] as? String { attributes.append(Attribute("trail.label", label)) }
+        if let source = object[Key.source.name] as? [String: Any] {
+            if let function = source[Key.sourceFunction.name] as? String {
                 attributes.append(Attribute("code.function.name", function))
             }
-            if let file = source["file"] as? String { attributes.append(Attribute("code.file.path", file)) }
-            if let line = source["line"] as? Int { attributes.append(Attribute("code.line.number", line)) }
+            if let file = source[Key.sourceFile.name] as? String {
+                attributes.append(Attribute("code.file.path", file))
+            }
+            if let line = source[Key.sourceLine.name] as? Int {
+                attributes.append(Attribute("code.line.number", line))
+            }
         }
-        if let thread = object["thread_id"] as? Int { attributes.append(Attribute("thread.id", thread)) }
-        if let metadata = object["metadata"] as? [String: Any] {
+        if let thread = object[Key.threadID.name] as? Int { attributes.append(Attribute("thread.id", thread)) }
+        if let metadata = object[Key.metadata.name] as? [String: Any] {
             attributes += metadata.keys.sorted().map { Attribute($0, attributeValue(metadata[$0]!)) }
         }
         let record = LogRecord(
             timeUnixNano: time, observedTimeUnixNano: observed, severity: Severity(level: level) ?? .unspecified,
             severityText: level, body: message, attributes: attributes,
-            traceID: (object["trace_id"] as? String).flatMap { TraceID(hex: $0) },
-            spanID: (object["span_id"] as? String).flatMap { SpanID(hex: $0) })
-        try add(record, pid: object["pid"] as? Int)
+            traceID: (object[Key.traceID.name] as? String).flatMap { TraceID(hex: $0) },
+            spanID: (object[Key.spanID.name] as? String).flatMap { SpanID(hex: $0) })
+        try add(record, pid: object[Key.pid.name] as? Int)
         return true
     }
 
     /// `2026-12-02T11:36:51.123456Z info store: added X value=40 (ItemStore/Store.swift:42)`.
-    func textRecord(_ line: String) -> LogRecord? {
-        let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard words.count == 3, let time = parseRFC3339(words[0]), let severity = Severity(level: String(words[1]))
-        else { return nil }
-        var rest = words[2]
-        var attributes: [Attribute] = []
-        if let colon = rest.range(of: ": "), !rest[..<colon.lowerBound].contains(" ") {
-            attributes.append(Attribute("trail.label", String(rest[..<colon.lowerBound])))
-            rest = rest[colon.upperBound...]
+    func textRecord(_ text: String) -> LogRecord? {
+        guard let line = LogLineFormat.TextLine(text), let severity = Severity(level: String(line.level)) else {
+            return nil
         }
-        if rest.hasSuffix(")"), let open = rest.range(of: " (", options: .backwards) {
-            let location = rest[open.upperBound ..< rest.index(before: rest.endIndex)]
-            if let colon = location.lastIndex(of: ":"), let number = Int(location[location.index(after: colon)...]) {
-                attributes += [
-                    Attribute("code.file.path", String(location[..<colon])), Attribute("code.line.number", number),
-                ]
-                rest = rest[..<open.lowerBound]
-            }
+        var attributes: [Attribute] = []
+        if let label = line.label { attributes.append(Attribute("trail.label", String(label))) }
+        if let file = line.file, let number = line.line {
+            attributes += [Attribute("code.file.path", String(file)), Attribute("code.line.number", number)]
         }
         return LogRecord(
-            timeUnixNano: time, observedTimeUnixNano: observed, severity: severity, severityText: String(words[1]),
-            body: String(rest), attributes: attributes)
+            timeUnixNano: line.time, observedTimeUnixNano: observed, severity: severity,
+            severityText: String(line.level), body: String(line.body), attributes: attributes)
     }
 
     func crashRecord(_ block: CrashBlock) -> LogRecord {
@@ -155,7 +150,7 @@ public struct LogRecordParser {
         }
         let fatal = block.kind == .crash
         return LogRecord(
-            timeUnixNano: block.time.flatMap { parseRFC3339(Substring($0)) } ?? lastTime,
+            timeUnixNano: block.time.flatMap { LogTime.parse($0) } ?? lastTime,
             observedTimeUnixNano: observed,
             severity: fatal ? .fatal : .error, severityText: fatal ? "FATAL" : "ERROR",
             body: fatal ? "crash: \(message)" : "error reported: \(message)", attributes: attributes)

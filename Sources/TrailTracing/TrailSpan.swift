@@ -97,7 +97,9 @@ public final class TrailSpan: Tracing.Span, Sendable {
 
     static func convert(_ attributes: SpanAttributes) -> [SpanDetails.Attribute] {
         var converted: [SpanDetails.Attribute] = []
-        for (key, value) in attributes { converted.append(SpanDetails.Attribute(key, convert(value))) }
+        // SpanAttributes has forEach but is not a Sequence.
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        attributes.forEach { key, value in converted.append(SpanDetails.Attribute(key, convert(value))) }
         return converted.sorted { $0.key < $1.key }
     }
 
