@@ -196,10 +196,12 @@ struct LogFiles {
     private mutating func openCurrent(atStart: Bool) throws(LogSetupError) {
         var info = stat()
         if lstat(currentPath, &info) == 0 {
-            if isOwnLogFile(info) {
+            if LogFolder.isOwnLogFile(info) {
                 let existing = Glibc.open(currentPath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 var opened = stat()
-                if existing >= 0, fstat(existing, &opened) == 0, opened.st_ino == info.st_ino, isOwnLogFile(opened) {
+                if existing >= 0, fstat(existing, &opened) == 0, opened.st_ino == info.st_ino,
+                    LogFolder.isOwnLogFile(opened)
+                {
                     let unused = flock(existing, LOCK_EX | LOCK_NB) == 0
                     if !(atStart && unused && opened.st_size > 0) {
                         flock(existing, LOCK_SH)  // joined: another instance writes it too, or it is empty
@@ -216,7 +218,7 @@ struct LogFiles {
                 }
                 if existing >= 0 { close(existing) }
             } else {
-                try removeForeignFile(currentPath, info)
+                try LogFolder.removeForeignFile(currentPath, info, report: report)
             }
         }
         try createCurrent()
@@ -231,7 +233,7 @@ struct LogFiles {
             guard opened < 0, errno == EEXIST else { break }
             var info = stat()
             guard lstat(currentPath, &info) == 0 else { continue }
-            if isOwnLogFile(info) {  // made meanwhile by another copy: joined, never deleted
+            if LogFolder.isOwnLogFile(info) {  // made meanwhile by another copy: joined, never deleted
                 let existing = Glibc.open(currentPath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 var joined = stat()
                 if existing >= 0, fstat(existing, &joined) == 0, joined.st_ino == info.st_ino {
@@ -241,7 +243,7 @@ struct LogFiles {
                 if existing >= 0 { close(existing) }
                 continue
             }
-            try removeForeignFile(currentPath, info)
+            try LogFolder.removeForeignFile(currentPath, info, report: report)
         }
         guard opened >= 0 else {
             throw LogSetupError(description: "cannot open log file \(currentPath): \(String(cString: strerror(errno)))")
@@ -425,40 +427,6 @@ struct LogFiles {
         }
         body()
         if folder >= 0 { close(folder) }
-    }
-
-    // MARK: what sits in the folder
-
-    private func isOwnLogFile(_ info: stat) -> Bool {
-        (info.st_mode & S_IFMT) == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
-    }
-
-    /// Something Trail did not make sits where a log file goes: say what, and take it out of the way (unlinking
-    /// a link, FIFO or hard link touches only this name, never what it points at).
-    private func removeForeignFile(_ path: String, _ info: stat) throws(LogSetupError) {
-        let kind =
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK: "a symbolic link"
-            case S_IFIFO: "a FIFO"
-            case S_IFCHR, S_IFBLK: "a device"
-            case S_IFSOCK: "a socket"
-            case S_IFDIR: "a folder"
-            default:
-                info.st_nlink > 1
-                    ? "a file with \(info.st_nlink) hard links"
-                    : info.st_uid != geteuid()
-                        ? "a file owned by uid \(info.st_uid)" : nil
-            }
-        guard let kind else {  // our own file: an empty one goes, one with lines stays
-            if info.st_size == 0 { unlink(path) }
-            return
-        }
-        report(
-            "trail: \(path) is \(kind), not a log file Trail made; it is left alone and a fresh log file is used instead\n"
-        )
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw LogSetupError(description: "cannot replace \(path) (\(kind)): \(String(cString: strerror(errno)))")
-        }
     }
 
     private func now() -> Double {

@@ -1,22 +1,3 @@
-/// A small, table-driven argument parser: each verb lists its options, and `--help` is generated from them.
-public struct OptionSpec: Sendable {
-    public var names: [String]
-    /// The value's placeholder in help, or nil for a flag.
-    public var value: String?
-    public var help: String
-    public var repeatable = false
-
-    public static func flag(_ names: String..., help: String) -> OptionSpec {
-        OptionSpec(names: names, value: nil, help: help)
-    }
-
-    public static func value(_ names: String..., placeholder: String, help: String, repeatable: Bool = false)
-        -> OptionSpec
-    {
-        OptionSpec(names: names, value: placeholder, help: help, repeatable: repeatable)
-    }
-}
-
 public struct Verb: Sendable {
     public var name: String
     public var summary: String
@@ -57,44 +38,6 @@ public struct Verb: Sendable {
             text += "  \(padded)\(option.help)\n"
         }
         return text
-    }
-}
-
-public struct ParsedArguments {
-    public var values: [String: [String]] = [:]
-    public var flags: Set<String> = []
-    public var positionals: [String] = []
-
-    /// Options are looked up by their long name.
-    public func has(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
-}
-
-public struct UsageError: Error, CustomStringConvertible {
-    public var description: String
-    public init(description: String) { self.description = description }
-}
-
-/// A verb that fails throws this; the runner prints it on standard error and exits with `status`. Verbs
-/// print no errors of their own.
-public struct VerbFailure: Error {
-    public var message: String
-    public var status: Int32
-    /// The message names the input it is about (`path:line:col: error: ...`) and is printed as is; other
-    /// messages follow `trail <verb>: `.
-    public var namesInput = false
-
-    public init(_ message: String, status: Int32 = 1) {
-        self.message = message
-        self.status = status
-    }
-
-    /// A problem in an input, printed as is: the message starts with the input's name.
-    public static func input(_ message: String, status: Int32 = 1) -> VerbFailure {
-        var failure = VerbFailure(message, status: status)
-        failure.namesInput = true
-        return failure
     }
 }
 

@@ -5,14 +5,6 @@ import TrailRewriter
 import Glibc
 #endif
 
-/// One input file: where it is, how it is shown, and where it sits below the path it was found from.
-public struct SourceFile: Sendable {
-    public var path: String
-    /// Relative to the command-line path it was found under (the file name for a file given directly).
-    public var relativePath: String
-    public var module: String
-}
-
 /// Finds `.swift` files under the given paths, in a stable order, honouring `--exclude` globs.
 public enum SourceFiles {
     /// Each file's module is `module` when given, else the one its package target or its folder names: the one
@@ -111,57 +103,5 @@ public enum SourceFiles {
         }
         if let first = result.unicodeScalars.first, CharacterSet.decimalDigits.contains(first) { result = "_" + result }
         return result.isEmpty ? "Main" : result
-    }
-}
-
-/// The Swift targets of a package, from `swift package describe`, which knows each target's sources and module
-/// name better than any folder walk (resources, custom paths, excluded files, plugins).
-struct PackageTargets {
-    var module: String
-    var path: String
-    var sources: [String]
-
-    static func describe(_ directory: String, scratch: String? = nil) -> [PackageTargets]? {
-        guard let targets = PackageDescription.read(directory, scratch: scratch)?["targets"] as? [[String: Any]] else {
-            return nil
-        }
-        let traceable: Set<String> = ["library", "executable", "test", "macro"]
-        return targets.compactMap { target in
-            guard target["module_type"] as? String == "SwiftTarget",
-                let type = target["type"] as? String, traceable.contains(type),
-                let module = target["c99name"] as? String, !SourceFiles.isRuntime(module),
-                let path = target["path"] as? String,
-                let sources = target["sources"] as? [String]
-            else { return nil }
-            return PackageTargets(module: module, path: path, sources: sources)
-        }
-    }
-}
-
-/// `swift package describe --type json` of a package, the one place it is run.
-public enum PackageDescription {
-    static func read(_ directory: String, scratch: String? = nil) -> [String: Any]? {
-        guard FileManager.default.fileExists(atPath: directory + "/Package.swift") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["swift", "package", "--package-path", directory] + (scratch.map { ["--scratch-path", $0] } ?? [])
-            + ["describe", "--type", "json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-    }
-
-    /// The package's executable products, by name; nil when it cannot be described.
-    public static func executableProducts(_ directory: String, scratch: String? = nil) -> [String]? {
-        guard let products = read(directory, scratch: scratch)?["products"] as? [[String: Any]] else { return nil }
-        return products.filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap {
-            $0["name"] as? String
-        }
     }
 }

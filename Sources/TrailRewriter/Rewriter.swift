@@ -3,75 +3,6 @@ import SwiftParserDiagnostics
 import SwiftSyntax
 import TrailFormat
 
-/// What `instrument` needs to know beyond the source text. The caller forms it whole: the rewriter adds nothing.
-public struct InstrumentOptions: Sendable {
-    /// The first component of every name: `Module.Type.method()`.
-    public var module: String
-    /// Functions known to return `Never`, so a lone call to one is not turned into `return call()`, and
-    /// result-builder attributes to skip besides `@…Builder`: those of the file itself and of the others.
-    public var declarations: Declarations
-    /// Also trace closures. Off by default: a closure's type is inferred from its body, and result-builder
-    /// closures cannot be recognized at the call site.
-    public var closures = false
-    /// Also instrument `@inlinable`, `@_alwaysEmitIntoClient` and `@backDeployed` bodies. Legal only where
-    /// `import Trail` is public (not with `InternalImportsByDefault`), and clients then trace those calls.
-    public var inlinable = false
-    /// Experimental syntax the file's target enables, by the compiler's names (`BorrowAndMutateAccessors`).
-    /// Without it, features that change no ordinary code are on, and a file that does not parse is parsed again
-    /// with the others.
-    public var experimentalFeatures: [String] = []
-    /// For a build copy that starts with `#sourceLocation(file: lineDirectiveFile, line: 1)`: where code follows
-    /// a body's brace on its line, the line is broken after the inserted text and `#sourceLocation` puts the
-    /// rest back at its line and column. Without it (in place) no line moves, and columns on such lines shift.
-    public var lineDirectiveFile: String?
-
-    public init(
-        module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,
-        experimentalFeatures: [String] = []
-    ) {
-        self.module = module
-        self.declarations = declarations
-        self.closures = closures
-        self.inlinable = inlinable
-        self.experimentalFeatures = experimentalFeatures
-    }
-}
-
-/// One file's text as `instrument` reads it.
-public struct SourceText: Sendable {
-    public let path: String
-    /// The text as given.
-    public let bytes: [UInt8]
-    /// `bytes` without what an earlier `instrument` inserted. Instrumenting is defined on this text, which makes
-    /// it idempotent and refreshes stale names.
-    public let unmarked: [UInt8]
-
-    /// Refuses text that is not UTF-8, or that holds markers and does not parse.
-    public init(_ bytes: [UInt8], path: String, experimentalFeatures: [String] = []) throws(SourceError) {
-        try Rewriter.checkUTF8(bytes, path: path)
-        var unmarked = bytes
-        if Rewriter.contains(bytes, Marker.openBytes),
-            case .changed(let stripped, _) = try Rewriter.strip(
-                bytes, path: path, experimentalFeatures: experimentalFeatures)
-        {
-            unmarked = stripped
-        }
-        self.path = path
-        self.bytes = bytes
-        self.unmarked = unmarked
-    }
-
-    /// What the file itself declares: its Never functions apply to its own bodies too.
-    public var declarations: Declarations { Declarations(scanning: unmarked) }
-}
-
-/// The result of rewriting one file.
-public enum RewriteOutcome: Equatable, Sendable {
-    case changed([UInt8], bodies: Int)
-    case unchanged
-    case skipped(String)
-}
-
 /// A problem in an input file, printed as `path:line:column: error: message`.
 public typealias SourceError = InputError
 
@@ -306,38 +237,5 @@ public enum Rewriter {
             index += 1
         }
         return false
-    }
-}
-
-/// Text inserted at, or replacing a range from, a UTF-8 offset of the original: the rewriter's edits, and
-/// `trail setup`'s and the shadow copy's edits of a manifest.
-public struct Edit: Sendable {
-    public var offset: Int
-    public var length = 0
-    public var text: String
-
-    public init(offset: Int, length: Int = 0, text: String = "") {
-        self.offset = offset
-        self.length = length
-        self.text = text
-    }
-
-    public static func apply(_ edits: [Edit], to bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBufferPointer { apply(edits, to: $0) }
-    }
-
-    /// Applies edits in offset order; edits at the same offset keep the order they were made in.
-    static func apply(_ edits: [Edit], to source: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        let sorted = edits.enumerated().sorted { ($0.element.offset, $0.offset) < ($1.element.offset, $1.offset) }
-        var out: [UInt8] = []
-        out.reserveCapacity(source.count + edits.count * 96)
-        var cursor = 0
-        for (_, edit) in sorted {
-            out.append(contentsOf: source[cursor ..< edit.offset])
-            out.append(contentsOf: edit.text.utf8)
-            cursor = edit.offset + edit.length
-        }
-        out.append(contentsOf: source[cursor...])
-        return out
     }
 }

@@ -1,13 +1,3 @@
-/// An attribute value: OTLP's AnyValue.
-public enum AttributeValue: Sendable, Equatable {
-    case string(String)
-    case bool(Bool)
-    case int(Int64)
-    case double(Double)
-    case array([AttributeValue])
-    case keyValues([Attribute])
-}
-
 /// A key and its value: OTLP's KeyValue.
 public struct Attribute: Sendable, Equatable {
     public var key: String

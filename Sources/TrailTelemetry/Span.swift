@@ -43,57 +43,6 @@ public struct Span: Sendable {
     }
 }
 
-public struct SpanEvent: Sendable {
-    public var name: String
-    public var timeUnixNano: UInt64
-    public var attributes: [Attribute]
-
-    public init(name: String, timeUnixNano: UInt64, attributes: [Attribute] = []) {
-        self.name = name
-        self.timeUnixNano = timeUnixNano
-        self.attributes = attributes
-    }
-
-    /// The semantic conventions' `exception` event: a crash seen from the spans it interrupted.
-    public static func exception(type: String, message: String, stacktrace: String?, timeUnixNano: UInt64) -> SpanEvent
-    {
-        var attributes = [Attribute("exception.type", type), Attribute("exception.message", message)]
-        if let stacktrace { attributes.append(Attribute("exception.stacktrace", stacktrace)) }
-        return SpanEvent(name: "exception", timeUnixNano: timeUnixNano, attributes: attributes)
-    }
-}
-
-/// A link to a span of this or another trace.
-public struct SpanLink: Sendable {
-    public var traceID: TraceID
-    public var spanID: SpanID
-    public var attributes: [Attribute]
-
-    public init(traceID: TraceID, spanID: SpanID, attributes: [Attribute] = []) {
-        self.traceID = traceID
-        self.spanID = spanID
-        self.attributes = attributes
-    }
-}
-
-public struct SpanStatus: Sendable {
-    /// STATUS_CODE_UNSET 0, OK 1, ERROR 2.
-    public enum Code: Int, Sendable {
-        case unset = 0
-        case ok = 1
-        case error = 2
-    }
-    public var code: Code
-    public var message: String?
-
-    public init(code: Code, message: String? = nil) {
-        self.code = code
-        self.message = message
-    }
-
-    public static let unset = SpanStatus(code: .unset)
-}
-
 extension Span: TelemetryItem {
     public static let signal = TelemetrySignal.traces
 
