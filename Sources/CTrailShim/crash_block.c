@@ -92,7 +92,7 @@ static void write_all(int fd, const char *data, size_t length) {
 // MARK: configuration, prepared at install
 
 static char app_line[512] = "";          // "name version"
-static int breadcrumb_count = 32;
+static int breadcrumb_count;  // TRAIL_CRASH_BREADCRUMBS
 
 // MARK: the block
 
@@ -425,9 +425,11 @@ void trail_crash_write_marker(off_t offset, int signal, const char *log_path) {
     if (rename(temporary, newest_path) != 0) unlink(temporary);
 }
 
-/// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it.
+/// Read at start-up, so that a bad value is reported on the original stderr, before the logger redirects it; the
+/// crash path reads the copy, not the settings.
 __attribute__((constructor)) static void trail_read_crash_settings(void) {
-    breadcrumb_count = (int)trail_setting_number("TRAIL_CRASH_BREADCRUMBS", 0, 1024, (uint64_t)breadcrumb_count, 0);
+    trail_settings_read();
+    breadcrumb_count = (int)trail_settings.crash_breadcrumbs;
 }
 
 void trail_crash_block_configure(const char *app, const char *marker_stem_path) {

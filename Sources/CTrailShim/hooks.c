@@ -354,10 +354,8 @@ void trail_span_end(trail_span span, const void *details, uint32_t length) {
 
 // MARK: start-up
 
-static char *copy_env(const char *name) {
-    const char *value = trail_env(name);
-    return value && *value ? strdup(value) : NULL;
-}
+/// Kept: the program may change the environment the settings point into.
+static char *copy_setting(const char *value) { return value ? strdup(value) : NULL; }
 
 // fork(): the filter and task tables' locks are held across it, so the child never finds one taken by a
 // thread it does not have; the child's threads, the forking one too, learn their own tids.
@@ -378,14 +376,14 @@ static void child_tables(void) {
 }
 
 __attribute__((constructor)) static void trail_read_environment(void) {
-    const char *value = trail_env("TRAIL_TRACE");
-    if (value == NULL || *value == 0 || !strcmp(value, "0") || !strcmp(value, "off")) return;
+    trail_settings_read();
+    if (trail_settings.trace == TRAIL_MODE_OFF) return;
     pthread_atfork(lock_tables, unlock_tables, child_tables);
-    include_patterns = copy_env("TRAIL_TRACE_FILTER");
-    exclude_patterns = copy_env("TRAIL_TRACE_EXCLUDE");
-    max_depth = (uint32_t)trail_setting_number("TRAIL_TRACE_DEPTH", 0, 1000000, 0, 0);  // 0: no limit
+    include_patterns = copy_setting(trail_settings.trace_filter);
+    exclude_patterns = copy_setting(trail_settings.trace_exclude);
+    max_depth = (uint32_t)trail_settings.trace_depth;  // 0: no limit
     filters_active = include_patterns || exclude_patterns || max_depth;
-    if (!strcmp(value, "record")) {
+    if (trail_settings.trace == TRAIL_MODE_RECORD) {
         trail_trace_context_start();
         if (trail_recorder_start() == 0) {
             trail_set_mode(TRAIL_MODE_RECORD);
@@ -397,11 +395,7 @@ __attribute__((constructor)) static void trail_read_environment(void) {
         }
         return;
     }
-    if (!strcmp(value, "1") || !strcmp(value, "log") || !strcmp(value, "on")) {
-        trail_trace_context_start();
-        trail_set_mode(TRAIL_MODE_LOG);
-        trail_log_mode_start();
-        return;
-    }
-    trail_setting_warning("TRAIL_TRACE", value, "is not off, log (or 1) or record", "off");
+    trail_trace_context_start();
+    trail_set_mode(TRAIL_MODE_LOG);
+    trail_log_mode_start();
 }

@@ -241,17 +241,8 @@ void *trail_current_task(void);
 uint64_t trail_parent_token(void);
 uint32_t trail_ring_slot(struct trail_ring *ring);
 
-// MARK: settings (settings.c)
+// MARK: settings (settings.c, settings.h)
 
-/// One line on stderr: "trail: NAME=VALUE WHY; using USED".
-void trail_setting_warning(const char *name, const char *value, const char *why, const char *used);
-/// getenv, except that a process without TRAIL_TRACE takes the TRAIL_TRACE* settings of a recording parent.
-const char *trail_env(const char *name);
-/// A whole number (or, with `size`, a size like 64K) from the environment, in [minimum, maximum]; warns and
-/// falls back (or clamps) otherwise.
-uint64_t trail_setting_number(const char *name, uint64_t minimum, uint64_t maximum, uint64_t fallback, int size);
-/// TRAIL_TRACE_MAX_SIZE for a trace (or log mode's line file) at `path` (0: no limit): by default 1 GiB, and never
-/// more than a tenth of the free space of its filesystem (at least 1 MiB). One default for both modes.
-uint64_t trail_trace_max_size(const char *path);
+#include "settings.h"
 
 #endif

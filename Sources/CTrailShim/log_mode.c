@@ -149,8 +149,8 @@ static void start_pipe_writer(void) {
 }
 
 void trail_log_mode_start(void) {
-    const char *pattern = trail_env("TRAIL_TRACE_FILE");
-    if (pattern && *pattern) {
+    const char *pattern = trail_settings.trace_file;
+    if (pattern) {
         trail_paths_start();
         char path[4096];
         if (trail_expand_pattern(pattern, NULL, path, sizeof path) && trail_make_parent_folders(path) == 0

@@ -22,7 +22,6 @@
 
 struct trail_recorder_state trail_rec = {
     .registry_lock = PTHREAD_MUTEX_INITIALIZER,
-    .ring_capacity = 1u << 21,    // 32 MiB
     .trace_fd = -1,
     .policy = POLICY_KEEP_LAST,
     .block_size = TRAIL_TRACE_BLOCK_SIZE,
@@ -266,9 +265,7 @@ void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
 int trail_recorder_start(void) {
     note_start();
     trail_paths_start();
-    uint64_t records = trail_setting_number("TRAIL_TRACE_BUFFER", 1024 * sizeof(struct trail_record),
-                                            (UINT64_C(1) << 28) * sizeof(struct trail_record),
-                                            trail_rec.ring_capacity * sizeof(struct trail_record), 1) / sizeof(struct trail_record);
+    uint64_t records = trail_settings.trace_buffer / sizeof(struct trail_record);
     uint64_t capacity = 1024;
     while (capacity < records) capacity <<= 1;
     trail_rec.ring_capacity = capacity;

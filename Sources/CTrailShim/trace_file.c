@@ -370,22 +370,16 @@ void trail_file_finish(uint64_t dropped) {
 /// Size limit and policy: TRAIL_TRACE_MAX_SIZE (0: unbounded; default min(1 GiB, a tenth of the free
 /// space)), TRAIL_TRACE_KEEP=last|first. Small limits get smaller blocks, so that a wrap cuts less at once.
 static void choose_limits(void) {
-    uint64_t free_bytes = trail_free_bytes(trail_rec.trace_path);
     trail_rec.max_size = trail_trace_max_size(trail_rec.trace_path);
     if (trail_rec.max_size && trail_rec.max_size < (UINT64_C(256) << 10)) trail_rec.max_size = UINT64_C(256) << 10;
     trail_rec.block_size = TRAIL_TRACE_BLOCK_SIZE;
     while (trail_rec.max_size && trail_rec.block_size > (64u << 10) && trail_rec.max_size / trail_rec.block_size < 16) trail_rec.block_size /= 2;
     trail_rec.max_blocks = trail_rec.max_size ? (trail_rec.max_size - TRAIL_TRACE_HEADER_SIZE) / trail_rec.block_size : 0;
     if (trail_rec.max_size && trail_rec.max_blocks < 2) trail_rec.max_blocks = 2;
-    const char *keep = trail_env("TRAIL_TRACE_KEEP");
-    trail_rec.policy = POLICY_KEEP_LAST;
-    if (keep && !strcmp(keep, "first")) trail_rec.policy = POLICY_KEEP_FIRST;
-    else if (keep && *keep && strcmp(keep, "last")) trail_setting_warning("TRAIL_TRACE_KEEP", keep, "is not last or first", "last");
-    uint64_t total = free_bytes / 4 < (UINT64_C(4) << 30) ? free_bytes / 4 : UINT64_C(4) << 30;
+    trail_rec.policy = trail_settings.trace_keep_first ? POLICY_KEEP_FIRST : POLICY_KEEP_LAST;
     // For every limit, 0 means no limit.
-    trail_rec.keep_files = trail_setting_number("TRAIL_TRACE_KEEP_FILES", 0, 1000000, 1000, 0);
-    if (trail_rec.keep_files == 0) trail_rec.keep_files = UINT64_MAX;
-    trail_rec.keep_total = trail_setting_number("TRAIL_TRACE_KEEP_TOTAL", 0, UINT64_C(1) << 50, total, 1);
+    trail_rec.keep_files = trail_settings.trace_keep_files ? trail_settings.trace_keep_files : UINT64_MAX;
+    trail_rec.keep_total = trail_trace_keep_total(trail_rec.trace_path);
     if (trail_rec.keep_total == 0) trail_rec.keep_total = UINT64_MAX;
     free(trail_rec.blocks);
     trail_rec.blocks = trail_rec.max_blocks ? calloc(trail_rec.max_blocks, sizeof *trail_rec.blocks) : NULL;
@@ -408,8 +402,9 @@ void trail_file_prepare_info(void) {
 }
 
 void trail_recorder_prepare(void) {
-    const char *pattern = trail_env("TRAIL_TRACE_FILE");
-    int fixed = pattern && *pattern;
+    trail_settings_refill();  // the environment may have changed since start (settings.h)
+    const char *pattern = trail_settings.trace_file;
+    int fixed = pattern != NULL;
     const char *directory = trail_rec.trace_directory[0] ? trail_rec.trace_directory : "trail-traces";
     if (!trail_expand_pattern(fixed ? pattern : "%e-%t-%p.trace", fixed ? NULL : directory, trail_rec.trace_path, sizeof trail_rec.trace_path)) {
         trail_setting_warning("TRAIL_TRACE_FILE", pattern ? pattern : "", "gives too long a path", "trail.trace");

@@ -2,7 +2,9 @@ internal import CTrailShim
 
 /// `TRAIL_*` variables override the code's configuration. A value that does not parse, is out of range or
 /// would overflow is reported in one line on stderr (before any redirect), naming the variable, the value
-/// and what is used instead; nothing is silently ignored and nothing traps.
+/// and what is used instead; nothing is silently ignored and nothing traps. Each kind of value is checked and
+/// worded by the C side's settings.c, which reads the tracer's and the crash handler's variables at start-up:
+/// one parser and one wording for both (SettingsTableTests runs the same values through both).
 extension Trail.Configuration {
     func applyingEnvironment(
         _ environment: [String: String], warn: @escaping (String) -> Void = Self.warnOnStandardError
@@ -30,7 +32,9 @@ extension Trail.Configuration {
         let milliseconds = reader.integer("TRAIL_LOG_FLUSH_MS", 1 ... 60_000, default: Int(config.flushInterval * 1000))
         config.flushInterval = Double(milliseconds) / 1000
         config.durable = reader.flag("TRAIL_LOG_DURABLE", default: config.durable)
-        config.crashHandler = reader.flag("TRAIL_CRASH", default: config.crashHandler)
+        // Read, and reported, with the crash settings at start-up (settings.c); unset, the code decides.
+        let crash = trail_crash_setting()
+        if crash >= 0 { config.crashHandler = crash != 0 }
         if let version = reader.text("TRAIL_APP_VERSION") { config.appVersion = version }
         return config
     }
@@ -46,61 +50,60 @@ struct SettingReader {
     func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
 
     private func reject(_ name: String, _ value: String, _ why: String, using: String) {
-        warn("\(name)=\(value) \(why); using \(using)")
+        var line = [CChar](repeating: 0, count: 512)
+        trail_format_setting_warning(&line, line.count, name, value, why, using)
+        warn(String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Reports the value when the C check says it is not used as given; returns what is used.
+    private func checked(_ name: String, _ value: String, _ choice: trail_setting_choice) -> UInt64 {
+        let why = Self.text(of: choice.why)
+        if !why.isEmpty { reject(name, value, why, using: Self.text(of: choice.used)) }
+        return choice.value
+    }
+
+    private static func text<T>(of field: T) -> String {
+        withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     func choice<T: RawRepresentable>(_ name: String, _ names: [String], default fallback: T) -> T
     where T.RawValue == String {
         guard let value = text(name) else { return fallback }
-        if let chosen = T(rawValue: value.lowercased()) { return chosen }
-        reject(name, value, "is not one of \(names.joined(separator: ", "))", using: fallback.rawValue)
-        return fallback
+        var choice = trail_setting_choice()
+        trail_choice_setting(
+            value, names.joined(separator: ","), UInt64(names.firstIndex(of: fallback.rawValue)!), &choice)
+        return T(rawValue: names[Int(checked(name, value, choice))]) ?? fallback
     }
 
+    /// 1/0, true/false, yes/no, on/off.
     func flag(_ name: String, default fallback: Bool) -> Bool {
         guard let value = text(name) else { return fallback }
-        switch value.lowercased() {
-        case "1", "yes", "true", "on": return true
-        case "0", "no", "false", "off": return false
-        default:
-            reject(name, value, "is not one of 1, 0, true, false, yes, no, on, off", using: fallback ? "1" : "0")
-            return fallback
-        }
+        var choice = trail_setting_choice()
+        trail_switch_setting(value, fallback ? 1 : 0, &choice)
+        return checked(name, value, choice) != 0
     }
 
+    /// Digits only: a negative number is not a count (for a limit, 0 would mean none).
     func integer(_ name: String, _ range: ClosedRange<Int>, default fallback: Int, zeroMeansNoLimit: Bool = false)
         -> Int
     {
         guard let value = text(name) else { return fallback }
-        if zeroMeansNoLimit, Int(value) == 0 { return range.upperBound }
-        guard let number = Int(value) else {
-            reject(name, value, "is not a whole number", using: "\(fallback)")
-            return fallback
-        }
-        guard range.contains(number) else {
-            let used = min(max(number, range.lowerBound), range.upperBound)
-            reject(name, value, "is out of range (\(range.lowerBound) to \(range.upperBound))", using: "\(used)")
-            return used
-        }
-        return number
+        if zeroMeansNoLimit, value.allSatisfy({ $0 == "0" }) { return range.upperBound }
+        var choice = trail_setting_choice()
+        trail_count_setting(
+            value, UInt64(max(range.lowerBound, 0)), UInt64(range.upperBound), UInt64(max(fallback, 0)), &choice)
+        return Int(clamping: checked(name, value, choice))
     }
 
-    /// `65536`, `64K`, `10M`, `1G`, `1T`: parsed, checked and worded by the C side's parser (settings.c), which
-    /// the start-up settings use too.
+    /// `65536`, `64K`, `10M`, `1G`, `1T`.
     func bytes(_ name: String, _ range: ClosedRange<Int>, default fallback: Int, zeroMeansNoLimit: Bool = false) -> Int
     {
         guard let value = text(name) else { return fallback }
         if zeroMeansNoLimit, trail_size_is_zero(value) != 0 { return range.upperBound }
-        var choice = trail_size_choice()
+        var choice = trail_setting_choice()
         trail_size_setting(
             value, UInt64(max(range.lowerBound, 0)), UInt64(range.upperBound), UInt64(max(fallback, 0)), &choice)
-        let why = withUnsafeBytes(of: choice.why) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if !why.isEmpty {
-            reject(
-                name, value, why,
-                using: withUnsafeBytes(of: choice.used) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
-        }
-        return Int(clamping: choice.value)
+        return Int(clamping: checked(name, value, choice))
     }
 
     /// `90`, `90s`, `15m`, `1h`, `1d`: more than 0 and at most a year.

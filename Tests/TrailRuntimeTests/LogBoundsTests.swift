@@ -70,7 +70,7 @@ import Glibc
             "TRAIL_LOG_MAX_SIZE=garbage is not a size such as 65536, 64K, 10M or 1G; using 10M"
         ),
         ("TRAIL_LOG_MAX_SIZE", "1K", "TRAIL_LOG_MAX_SIZE=1K is out of range (4K to 1T); using 4K"),
-        ("TRAIL_LOG_MAX_FILES", "-5", "TRAIL_LOG_MAX_FILES=-5 is out of range (1 to 1000000); using 1"),
+        ("TRAIL_LOG_MAX_FILES", "-5", "TRAIL_LOG_MAX_FILES=-5 is not a whole number; using 5"),
         (
             "TRAIL_LOG_LEVEL", "loud",
             "TRAIL_LOG_LEVEL=loud is not one of trace, debug, info, notice, warning, error, critical; using info"
@@ -79,14 +79,14 @@ import Glibc
             "TRAIL_LOG_MAX_AGE", "soon",
             "TRAIL_LOG_MAX_AGE=soon is not a duration such as 90, 90s, 15m, 1h or 1d; using no age limit"
         ),
-        ("TRAIL_LOG_FLUSH_MS", "-1", "TRAIL_LOG_FLUSH_MS=-1 is out of range (1 to 60000); using 1"),
+        ("TRAIL_LOG_FLUSH_MS", "-1", "TRAIL_LOG_FLUSH_MS=-1 is not a whole number; using 50"),
         ("TRAIL_LOG", "disk", "TRAIL_LOG=disk is not one of automatic, console, file, tee; using file"),
         ("TRAIL_CRASH", "nope", "TRAIL_CRASH=nope is not one of 1, 0, true, false, yes, no, on, off; using 1"),
         (
             "TRAIL_LOG_DURABLE", "sure",
             "TRAIL_LOG_DURABLE=sure is not one of 1, 0, true, false, yes, no, on, off; using 0"
         ),
-        ("TRAIL_TRACE", "verbose", "TRAIL_TRACE=verbose is not off, log (or 1) or record; using off"),
+        ("TRAIL_TRACE", "verbose", "TRAIL_TRACE=verbose is not one of off, log, record; using off"),
         ("TRAIL_CRASH_BREADCRUMBS", "lots", "TRAIL_CRASH_BREADCRUMBS=lots is not a whole number; using 32"),
     ])
     func badSettingsSpeakOnTheOriginalStandardError(name: String, value: String, message: String) throws {

@@ -225,6 +225,6 @@ import Glibc
                 "TRAIL_TRACE_KEEP": "middle",
             ], check: true)
         #expect(result.stderr.contains("trail: TRAIL_TRACE_MAX_SIZE=lots is not a size"))
-        #expect(result.stderr.contains("trail: TRAIL_TRACE_KEEP=middle is not last or first; using last"))
+        #expect(result.stderr.contains("trail: TRAIL_TRACE_KEEP=middle is not one of last, first; using last"))
     }
 }

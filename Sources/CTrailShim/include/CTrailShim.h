@@ -37,22 +37,44 @@ void trail_set_log_hook(trail_log_line_hook _Nullable hook);
 typedef int (*trail_context_trace_hook)(uint64_t *span_id, uint8_t *trace_id);
 void trail_set_context_trace_hook(trail_context_trace_hook _Nullable hook);
 
-// MARK: settings: one parser and one wording for sizes, for the C start-up and Swift's Settings alike
+// MARK: settings: one parser and one wording per kind of value, for the C start-up and Swift's Settings alike
 
-/// What a size setting comes to: the value to use, and when that is not the value given, why and what is used
+/// What a setting's value comes to: the value to use, and when that is not the value given, why and what is used
 /// ("is out of range (64K to 1T)", "64K"); `why` is empty when the value is used as given.
-struct trail_size_choice {
+struct trail_setting_choice {
     uint64_t value;
-    char why[96];
-    char used[32];
+    char why[160];
+    char used[96];
 };
 /// `value`: digits with an optional K, M, G or T suffix, in [minimum, maximum]; malformed (negative too) takes
-/// `fallback`, out of range the nearest bound.
-void trail_size_setting(const char *value, uint64_t minimum, uint64_t maximum, uint64_t fallback, struct trail_size_choice *choice);
+/// `fallback`, out of range (too large for 64 bits too) the nearest bound.
+void trail_size_setting(const char *value, uint64_t minimum, uint64_t maximum, uint64_t fallback,
+                        struct trail_setting_choice *choice);
+/// `value`: digits only, in [minimum, maximum]; as for sizes, malformed (negative, `+5`) takes `fallback` and out
+/// of range the nearest bound.
+void trail_count_setting(const char *value, uint64_t minimum, uint64_t maximum, uint64_t fallback,
+                         struct trail_setting_choice *choice);
+/// `value`: 1/0, true/false, yes/no or on/off, in any case; value 1 or 0.
+void trail_switch_setting(const char *value, int fallback, struct trail_setting_choice *choice);
+/// `value`: one of `names` ("off|0,log|1|on,record": comma-separated, each name's aliases after `|`), in any
+/// case; value the index of the name.
+void trail_choice_setting(const char *value, const char *names, uint64_t fallback, struct trail_setting_choice *choice);
 /// Whether `value` is a size of 0 ("no limit" for the limits that allow it).
 int trail_size_is_zero(const char *value);
 /// `10M`, `64K`, `1G` when exact, else plain bytes.
 void trail_format_size(uint64_t bytes, char *out, size_t size);
+/// The one wording of a bad value, without "trail: " and the line break: "NAME=VALUE WHY; using USED".
+void trail_format_setting_warning(char *out, size_t size, const char *name, const char *value, const char *why,
+                                  const char *used);
+/// TRAIL_CRASH, read with the C start-up's settings (and reported there): 1 or 0, or -1 when unset, where the
+/// code's Trail.Configuration decides.
+int trail_crash_setting(void);
+/// For the settings table test: what the C start-up makes of `value` for the variable `name` (its own range and
+/// default, whatever the mode), without the environment. `result` gets the value used as text (a size as 64K, a
+/// choice by its name, "default" for a default worked out later), `message` the warning or "". 0 when the C
+/// side does not read `name`.
+int trail_setting_check(const char *name, const char *value, char *result, size_t result_size, char *message,
+                        size_t message_size);
 
 // MARK: record mode
 
