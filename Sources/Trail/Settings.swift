@@ -126,3 +126,34 @@ struct SettingReader {
         return number
     }
 }
+
+extension Trail.Configuration {
+    /// For the settings table test (trail-probe): what Swift's Settings make of `value` for the variable `name`,
+    /// as text (sizes as 64K, choices by name), and the warning or ""; nil for a variable Swift does not read.
+    @_spi(Testing) public static func checkSetting(_ name: String, _ value: String) -> (
+        result: String, message: String
+    )? {
+        var message = ""
+        let config = Trail.Configuration(appName: "probe").applyingEnvironment([name: value]) { message = $0 }
+        let result: String
+        switch name {
+        case "TRAIL_LOG": result = config.destination.rawValue
+        case "TRAIL_LOG_FORMAT": result = config.lineFormat.rawValue
+        case "TRAIL_LOG_LEVEL": result = config.level.rawValue
+        case "TRAIL_LOG_MAX_SIZE": result = size(config.maxFileSize)
+        case "TRAIL_LOG_MAX_TOTAL": result = size(config.maxTotalSize)
+        case "TRAIL_LOG_MAX_FILES": result = "\(config.maxFiles)"
+        case "TRAIL_LOG_MAX_AGE": result = config.maxFileAge.map { "\(Int($0))s" } ?? "none"
+        case "TRAIL_LOG_FLUSH_MS": result = "\(Int((config.flushInterval * 1000).rounded()))"
+        case "TRAIL_LOG_DURABLE": result = config.durable ? "1" : "0"
+        default: return nil
+        }
+        return (result, message)
+    }
+
+    private static func size(_ bytes: Int) -> String {
+        var text = [CChar](repeating: 0, count: 32)
+        trail_format_size(UInt64(bytes), &text, text.count)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

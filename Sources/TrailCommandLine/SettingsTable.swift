@@ -72,7 +72,7 @@ public enum SettingsTable {
                     name: "TRAIL_LOG_MAX_SIZE", values: "a size (default 10M, at least 4K)",
                     effect: "a log file rotates at this size"),
                 Setting(
-                    name: "TRAIL_LOG_MAX_AGE", values: "a duration: 90, 90s, 15m, 1h, 1d (default: none)",
+                    name: "TRAIL_LOG_MAX_AGE", values: "a duration: 90, 90s, 15m, 1h, 1d (default none)",
                     effect: "a log file rotates at this age"),
                 Setting(name: "TRAIL_LOG_MAX_FILES", values: "a count (default 5)", effect: "rotated files kept"),
                 Setting(

@@ -1,6 +1,6 @@
 import CTrailShim
 import Foundation
-import Trail
+@_spi(Testing) import Trail
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +24,23 @@ configuration.destination = .file
 let log = Logger(label: "probe")
 
 switch mode {
+case "settings":
+    // Each NAME=VALUE through the C start-up's settings and through Swift's, printed as
+    // "side<TAB>NAME<TAB>VALUE<TAB>result<TAB>message" for the sides that read NAME.
+    for argument in arguments.dropFirst(3) {
+        guard let equals = argument.firstIndex(of: "=") else { continue }
+        let name = String(argument[..<equals])
+        let value = String(argument[argument.index(after: equals)...])
+        var result = [CChar](repeating: 0, count: 128)
+        var message = [CChar](repeating: 0, count: 512)
+        if trail_setting_check(name, value, &result, result.count, &message, message.count) != 0 {
+            print(["c", name, value, String(cString: result), String(cString: message)].joined(separator: "\t"))
+        }
+        if let swift = Trail.Configuration.checkSetting(name, value) {
+            print(["swift", name, value, swift.result, swift.message].joined(separator: "\t"))
+        }
+    }
+
 case "fork-calls":
     // Four threads make traced calls while the main thread, inside a traced call, forks FORKS children. Each
     // child makes 200 traced calls and ends by exit (one in three), by _exit after a trace flush, or by _exit at once.
