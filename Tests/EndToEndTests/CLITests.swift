@@ -215,6 +215,32 @@ import TrailTestSupport
         }
     }
 
+    /// README's settings table is the run-time part of `trail --help`'s, row for row: the same variables, values
+    /// and defaults.
+    @Test func readmeListsTheRunTimeSettingsAsTrailHelpDoes() throws {
+        let markdown = try run(Paths.trail, ["help", "settings", "--markdown"], check: true).stdout
+        var group = ""
+        var runTime: [Substring] = []
+        for line in markdown.split(separator: "\n") {
+            if line.hasPrefix("## ") { group = String(line.dropFirst(3)) }
+            if line.hasPrefix("| `TRAIL"),
+                ["Tracing, at run time", "Logging, after Trail.bootstrap", "Crashes"]
+                    .contains(group)
+            {
+                runTime.append(line)
+            }
+        }
+        let readme = Transcript.read(Paths.packageRoot + "/README.md")
+        let section =
+            readme.components(separatedBy: "## Settings").dropFirst().first?
+            .components(separatedBy: "\n## ").first ?? ""
+        let listed = section.split(separator: "\n").filter { $0.hasPrefix("| `TRAIL") }
+        #expect(runTime.count > 20)
+        #expect(
+            listed == runTime,
+            "README's settings table differs from trail --help's; copy the rows from Docs/settings.md")
+    }
+
     /// A one-file executable with `@main` builds only if SwiftPM finds `@main` by reading its lines: instrumented
     /// in place, with an import or without one, it still does, runs traced, and strips back byte for byte.
     @Test func oneFileExecutablesKeepTheirMainInPlace() throws {
