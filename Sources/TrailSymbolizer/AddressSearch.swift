@@ -1,5 +1,5 @@
 /// Lookups in tables sorted by start address, shared by the unit, line, function and symbol tables.
-extension ELFImage {
+enum AddressSearch {
     /// In `items` sorted by start: the index just past the last item that starts at or before `address`.
     static func partition<Items: RandomAccessCollection>(
         _ address: UInt64, in items: Items,

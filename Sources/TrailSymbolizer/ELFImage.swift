@@ -4,51 +4,20 @@ import CLibdw
 import Glibc
 #endif
 
-/// An ELF file opened with libdw, indexed for fast lookups of many addresses: a table of compile-unit address
-/// ranges (swiftc emits no `.debug_aranges`, which libdw's own lookups rely on), and per compile unit, built on
-/// first use, its line table and its functions. The symbol table answers for code without debug info.
+/// An ELF file opened with libdwfl, and the tables that answer lookups of many addresses in it (an
+/// `AddressLookup`, built from the file and owned here). This class holds what lives as long as the libdwfl
+/// session: the session, the module and the DWARF handle the tables read from.
 public final class ELFImage {
     public let path: String
     public let buildID: String?
     /// Whether the file has DWARF line information at all (a stripped binary has not).
-    public var hasDebugInfo: Bool { dwarf != nil && !units.isEmpty }
+    public var hasDebugInfo: Bool { lookup.hasDebugInfo }
 
     var callbacks: UnsafeMutablePointer<Dwfl_Callbacks>
     let session: OpaquePointer
     let module: OpaquePointer
-    let dwarf: OpaquePointer?
-    let bias: UInt64
-    // Table rows (declared beside the code that fills them) are small structs rather than tuples: each
-    // element type of an array is instantiated at run time, and a tuple's costs several times a struct's,
-    // which adds up in a one-crash run.
-    var units: [Unit] = []
-    var unitRanges: [UnitRange] = []
-    var symbols: [Symbol] = []
-    /// The symbol table's STT_FILE names, and their file numbers once needed.
-    var objects: [ObjectName] = []
-    let demangler = Demangler.shared
-
-    /// Function names and file paths, interned: frames refer to them by number, and output copies their bytes.
-    /// Names are demangled on first output. (Dictionaries here are keyed by String only: a key type's first
-    /// use costs a scan of the runtime's conformance records; Int keys go in an `IntMap`.)
-    var names: [Name] = []
-    var nameIDs = IntMap()
-    var files: [File] = []
-    var fileIDs: [String: Int32] = [:]
-
-    /// By DIE offset: an index into `knownFunctions`.
-    var functionCache = IntMap()
-    var knownFunctions: [FunctionDetails] = []
-
-    /// A frame before it becomes public: numbers into the tables above, -1 when unknown.
-    struct RawFrame {
-        var name: Int32
-        var file: Int32
-        var line: Int32
-        var column: Int32
-        var inlined: Bool
-        var offset: UInt64?
-    }
+    /// The tables, and the names and files interned while looking up.
+    var lookup: AddressLookup
 
     /// Where a stripped file's separate debug file is looked for (by build ID, then by `.gnu_debuglink`), in
     /// libdwfl's form: the file's own folder, its `.debug` folder, then these folders.
@@ -105,10 +74,13 @@ public final class ELFImage {
             buildID = nil
         }
         var dwarfBias: Dwarf_Addr = 0
-        dwarf = dwfl_module_getdwarf(module, &dwarfBias)
-        bias = dwarfBias
-        indexUnits(libdw: unitsFromLibdw)
-        indexSymbols()
+        let dwarf = dwfl_module_getdwarf(module, &dwarfBias)
+        let sections = dwarf.flatMap { dwarf_getelf($0) }.flatMap(DwarfSections.init)
+        lookup = AddressLookup(
+            dwarf: dwarf, bias: dwarfBias,
+            units: dwarf.map {
+                UnitTable(module: module, dwarf: $0, bias: dwarfBias, sections: sections, libdw: unitsFromLibdw)
+            } ?? UnitTable(), symbols: SymbolTable(module: module), reader: sections.flatMap(DIEReader.init))
     }
 
     deinit {
@@ -150,65 +122,19 @@ public final class ELFImage {
     /// that a fully stripped file keeps for the loader.
     public var hasSymbolTable: Bool { MainSymbolTable(module) != nil || separateDebugFile != nil }
 
+    /// The compile-unit table: each range and the offset of its unit's DIE, by start.
+    var unitTable: [(low: UInt64, high: UInt64, dieOffset: UInt64)] { lookup.units.table }
+
     // MARK: lookup
 
     /// The frames at a file address (the ELF virtual address: runtime address minus the load bias), innermost
     /// first. Empty when nothing is known there.
     public func symbolize(_ address: UInt64) -> [SymbolizedFrame] {
-        rawFrames(address).map { frame in
-            return SymbolizedFrame(
-                mangledName: frame.name >= 0 ? names[Int(frame.name)].mangled : "",
-                file: frame.file >= 0 ? files[Int(frame.file)].text : nil, line: Int(frame.line),
-                column: Int(frame.column), inlined: frame.inlined, offset: frame.offset)
-        }
+        lookup.frames(address)
     }
 
-    func rawFrames(_ address: UInt64) -> [RawFrame] {
-        let symbol = symbolAt(address)
-        guard dwarf != nil, let unitIndex = unitAt(address &- bias) else {
-            guard let symbol else { return [] }
-            return [
-                RawFrame(
-                    name: nameID(symbol.name), file: objectFile(symbol.object), line: 0, column: 0, inlined: false,
-                    offset: address - symbol.address)
-            ]
-        }
-        load(unitIndex)
-        let dwarfAddress = address &- bias
-        let location = lineAt(dwarfAddress, unitIndex)
-        guard let function = functionAt(dwarfAddress, unitIndex) else {
-            return [
-                RawFrame(
-                    name: symbol.map { nameID($0.name) } ?? -1,
-                    file: location?.file ?? symbol.map { objectFile($0.object) } ?? -1,
-                    line: location?.line ?? 0, column: location?.column ?? 0, inlined: false,
-                    offset: symbol.map { address - $0.address })
-            ]
-        }
-        let details = functionDetails(function.die, unitIndex)
-        // The innermost inlined call containing the address, and its ancestry.
-        var innermost: Int?
-        for (index, call) in details.calls.enumerated() where call.contains(dwarfAddress) {
-            if innermost == nil || call.depth > details.calls[innermost!].depth { innermost = index }
-        }
-        // Innermost first: each inlined call's location is its caller's call site.
-        var frames: [RawFrame] = []
-        var file = location?.file ?? -1
-        var line = location?.line ?? 0
-        var column = location?.column ?? 0
-        var current = innermost
-        while let index = current {
-            let call = details.calls[index]
-            frames.append(RawFrame(name: call.name, file: file, line: line, column: column, inlined: true, offset: nil))
-            (file, line, column) = call.site
-            current = call.parent
-        }
-        // The outermost frame takes the symbol table's name, as llvm-symbolizer does.
-        let name = symbol != nil && symbol!.name.pointee != 0 ? nameID(symbol!.name) : details.name
-        frames.append(
-            RawFrame(
-                name: name, file: file, line: line, column: column, inlined: false,
-                offset: dwarfAddress - function.low))
-        return frames
+    /// Appends llvm-symbolizer's text for an address: per frame, the function, then `file:line:column`.
+    public func appendText(_ address: UInt64, to out: inout [UInt8]) {
+        lookup.appendText(address, to: &out)
     }
 }

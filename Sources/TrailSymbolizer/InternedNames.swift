@@ -1,15 +1,17 @@
-import CLibdw
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Function names and file paths, interned: frames refer to them by number.
-extension ELFImage {
+/// Function names and file paths, interned: frames refer to them by number, and output copies their bytes.
+/// Names are demangled on first output. (Dictionaries here are keyed by String only: a key type's first use
+/// costs a scan of the runtime's conformance records; Int keys go in an `IntMap`.)
+struct InternedNames {
     struct Name { var mangled: String, display: [UInt8]? = nil }
     struct File { var text: String, bytes: [UInt8] }
 
-    func nameID(_ pointer: UnsafePointer<CChar>?) -> Int32 {
+    private(set) var names: [Name] = []
+    private var nameIDs = IntMap()
+    private(set) var files: [File] = []
+    private var fileIDs: [String: Int32] = [:]
+
+    /// A name by the address of its C string (libdw and libelf hand out each string once).
+    mutating func nameID(_ pointer: UnsafePointer<CChar>?) -> Int32 {
         guard let pointer, pointer.pointee != 0 else { return -1 }
         let key = Int(bitPattern: pointer)
         if let known = nameIDs[key] { return known }
@@ -18,11 +20,35 @@ extension ELFImage {
         return Int32(names.count - 1)
     }
 
-    func fileID(_ path: String?) -> Int32 {
+    mutating func fileID(_ path: String?) -> Int32 {
         guard let path else { return -1 }
         if let known = fileIDs[path] { return known }
         files.append(File(text: path, bytes: Array(path.utf8)))
         fileIDs[path] = Int32(files.count - 1)
         return Int32(files.count - 1)
+    }
+
+    /// A name's demangled bytes, for address-mode output.
+    mutating func display(_ id: Int32) -> [UInt8] {
+        if let known = names[Int(id)].display { return known }
+        let bytes = Array(Demangler.shared.demangle(names[Int(id)].mangled).utf8)
+        names[Int(id)].display = bytes
+        return bytes
+    }
+
+    /// Joins a relative path to the compile directory and collapses `//`, as llvm-symbolizer prints them.
+    static func normalize(_ path: String, directory: String?) -> String {
+        var bytes = Array(path.utf8)
+        // relative, not `<compiler-generated>`
+        if bytes.first != 47, let directory, !directory.isEmpty, bytes.first != 60 {
+            bytes = Array(directory.utf8) + [47] + bytes
+        }
+        // Collapse runs of slashes.
+        var kept = 0
+        for index in bytes.indices where !(bytes[index] == 47 && kept > 0 && bytes[kept - 1] == 47) {
+            bytes[kept] = bytes[index]
+            kept += 1
+        }
+        return kept == path.utf8.count && bytes.first == 47 ? path : String(decoding: bytes[..<kept], as: UTF8.self)
     }
 }

@@ -4,8 +4,9 @@ import CLibdw
 import Glibc
 #endif
 
-/// The symbol table: function names (and the object file of local ones) for code without debug info.
-extension ELFImage {
+/// The symbol table, read once per file: function names (and the object file of local ones) for code without
+/// debug info.
+struct SymbolTable {
     /// Functions in the symbol table, by address; `end` holds the size until the table is sorted.
     struct Symbol {
         var address: UInt64
@@ -17,7 +18,15 @@ extension ELFImage {
 
     struct ObjectName { var name: UnsafePointer<CChar>, file: Int32? = nil }
 
-    func indexSymbols() {
+    /// Functions by address.
+    private(set) var symbols: [Symbol] = []
+    /// The STT_FILE names, and their file numbers once needed.
+    private var objects: [ObjectName] = []
+
+    init() {}
+
+    /// The module's symbol table: `.symtab` through libelf, else whatever libdwfl finds.
+    init(module: OpaquePointer) {
         let count = dwfl_module_getsymtab(module)
         guard count > 0 else { return }
         var entries: [Symbol] = []
@@ -77,65 +86,16 @@ extension ELFImage {
         symbols = entries
     }
 
-    /// The main file's `.symtab`, read with libelf: the table libdwfl picks whenever the file has one, at a tenth
-    /// of the cost of `dwfl_module_getsym_info` per symbol. (Without one, libdwfl finds the debug file's table,
-    /// or the dynamic symbols and MiniDebugInfo; those go through libdwfl, as do relocatable files, whose
-    /// symbols libdwfl relocates to where it lays out each section.)
-    struct MainSymbolTable {
-        let section: OpaquePointer
-        let data: UnsafeMutablePointer<Elf_Data>
-        let names: UnsafeRawBufferPointer
-        let bias: UInt64
-        let count: Int
-
-        init?(_ module: OpaquePointer) {
-            var bias: GElf_Addr = 0
-            guard let elf = dwfl_module_getelf(module, &bias) else { return nil }
-            var file = GElf_Ehdr()
-            guard gelf_getehdr(elf, &file) != nil, file.e_type == UInt16(ET_EXEC) || file.e_type == UInt16(ET_DYN)
-            else { return nil }
-            var section = elf_nextscn(elf, nil)
-            while let current = section {
-                var header = GElf_Shdr()
-                if gelf_getshdr(current, &header) != nil, header.sh_type == SHT_SYMTAB {
-                    guard let data = elf_getdata(current, nil), let strings = elf_getscn(elf, Int(header.sh_link)),
-                        let stringData = elf_getdata(strings, nil), let base = stringData.pointee.d_buf
-                    else { return nil }
-                    self.section = current
-                    self.data = data
-                    names = UnsafeRawBufferPointer(start: base, count: stringData.pointee.d_size)
-                    self.bias = bias
-                    count = header.sh_entsize > 0 ? Int(header.sh_size / header.sh_entsize) : 0
-                    return
-                }
-                section = elf_nextscn(elf, current)
-            }
-            return nil
-        }
-
-        /// As `dwfl_module_getsym_info` gives it: the address with the load bias, but for absolute symbols.
-        func symbol(_ index: Int, _ symbol: inout GElf_Sym, _ address: inout GElf_Addr) -> UnsafePointer<CChar>? {
-            // A name must end inside the table, as elf_strptr checks.
-            guard gelf_getsym(data, Int32(index), &symbol) != nil, Int(symbol.st_name) < names.count,
-                let base = names.baseAddress,
-                memchr(base + Int(symbol.st_name), 0, names.count - Int(symbol.st_name)) != nil
-            else { return nil }
-            let name = base + Int(symbol.st_name)
-            address = symbol.st_shndx == UInt16(SHN_ABS) ? symbol.st_value : symbol.st_value &+ bias
-            return name.assumingMemoryBound(to: CChar.self)
-        }
-    }
-
     /// The file of a symbol-only frame: the object file its symbol came from, when the table says.
-    func objectFile(_ index: Int32) -> Int32 {
+    mutating func objectFile(_ index: Int32, names: inout InternedNames) -> Int32 {
         guard index >= 0 else { return -1 }
         if let known = objects[Int(index)].file { return known }
-        let file = fileID(String(cString: objects[Int(index)].name))
+        let file = names.fileID(String(cString: objects[Int(index)].name))
         objects[Int(index)].file = file
         return file
     }
 
-    func symbolAt(_ address: UInt64) -> Symbol? {
-        Self.containing(address, in: symbols, lookBack: 4, start: \.address, end: \.end)
+    func symbol(at address: UInt64) -> Symbol? {
+        AddressSearch.containing(address, in: symbols, lookBack: 4, start: \.address, end: \.end)
     }
 }

@@ -1,0 +1,253 @@
+/// Reads DIEs straight from `.debug_info`, for the lookups' two walks: a unit's functions (`UnitFunctions`) and a
+/// function's inlined calls (`InlineTree`). libdw answers the same through `dwarf_siblingof` and `dwarf_attr`,
+/// which take a lock and search the abbreviation per DIE and per attribute; decoding each DIE once here is
+/// several times faster.
+///
+/// Every method returns nil for anything it does not understand (a form, a reference out of the unit, a
+/// damaged table), and the caller asks libdw instead.
+struct DIEReader {
+    /// A unit's header and the attributes of its DIE that its other DIEs need.
+    struct Unit {
+        var start = 0, end = 0, dieOffset = 0
+        var version = 0, offsetSize = 4, addressSize = 8
+        /// Into `tables`.
+        var table = 0
+        var addrBase: UInt64 = 0, rnglistsBase: UInt64 = 0
+        var strOffsetsBase: UInt64?
+        /// The base address of its range lists: its DIE's low PC.
+        var base: UInt64 = 0
+    }
+
+    /// An attribute's form (0: absent) and value as `ByteReader.attributeValue` reads it.
+    struct Attribute {
+        var form: UInt64 = 0, value: UInt64 = 0
+        var present: Bool { form != 0 }
+    }
+
+    /// A DIE's tag, and the attributes the walks look at.
+    struct DIE {
+        var tag: UInt64 = 0
+        var hasChildren = false
+        var low = Attribute(), high = Attribute(), ranges = Attribute(), entry = Attribute()
+        var linkageName = Attribute(), mipsLinkageName = Attribute(), name = Attribute()
+        var origin = Attribute(), specification = Attribute()
+        var callFile = Attribute(), callLine = Attribute(), callColumn = Attribute()
+        var addrBase = Attribute(), rnglistsBase = Attribute(), strOffsetsBase = Attribute()
+    }
+
+    private var info: ByteReader
+    private let abbrev: ByteReader, str: ByteReader, strOffsets: ByteReader, lineStr: ByteReader
+    private var lists: RangeListReader
+    private var tables: [Abbreviations] = []
+    private var tableIndex = IntMap()
+
+    /// nil when a section it reads cannot be read here.
+    init?(_ sections: DwarfSections) {
+        guard sections.readable([.info, .abbrev, .ranges, .rnglists, .addr, .str, .strOffsets, .lineStr]) else {
+            return nil
+        }
+        info = sections[.info]
+        abbrev = sections[.abbrev]
+        str = sections[.str]
+        strOffsets = sections[.strOffsets]
+        lineStr = sections[.lineStr]
+        lists = RangeListReader(ranges: sections[.ranges], rnglists: sections[.rnglists], addr: sections[.addr])
+    }
+
+    // MARK: units and DIEs
+
+    /// The unit whose header is at `start`.
+    mutating func unit(at start: UInt64) -> Unit? {
+        var unit = Unit()
+        unit.start = Int(clamping: start)
+        info.failed = false
+        info.position = unit.start
+        var length = info.fixed(4)
+        if length == 0xffff_ffff {
+            unit.offsetSize = 8
+            length = info.fixed(8)
+        }
+        guard !info.failed, length <= UInt64(info.bytes.count - info.position) else { return nil }
+        unit.end = info.position + Int(length)
+        unit.version = Int(info.fixed(2))
+        let abbrevOffset: UInt64
+        switch unit.version {
+        case 2 ... 4:
+            abbrevOffset = info.fixed(unit.offsetSize)
+            unit.addressSize = Int(info.fixed(1))
+        case 5:
+            guard info.fixed(1) == 1 else { return nil }  // DW_UT_compile only
+            unit.addressSize = Int(info.fixed(1))
+            abbrevOffset = info.fixed(unit.offsetSize)
+        default:
+            return nil
+        }
+        guard !info.failed, unit.addressSize == 8 || unit.addressSize == 4, let table = table(at: abbrevOffset)
+        else { return nil }
+        unit.table = table
+        unit.dieOffset = info.position
+        // Without base attributes, the first entries after each section's header, as `UnitRangeReader` has it.
+        unit.addrBase = UInt64(2 * unit.offsetSize)
+        unit.rnglistsBase = UInt64(2 * unit.offsetSize + 4)
+        guard let die = readDIE(unit), die.tag != 0, !die.entry.present || die.low.present else { return nil }
+        if die.addrBase.present { unit.addrBase = die.addrBase.value }
+        if die.rnglistsBase.present { unit.rnglistsBase = die.rnglistsBase.value }
+        if die.strOffsetsBase.present { unit.strOffsetsBase = die.strOffsetsBase.value }
+        if die.low.present {
+            guard let base = address(die.low, unit) else { return nil }
+            unit.base = base
+        }
+        return unit
+    }
+
+    private mutating func table(at offset: UInt64) -> Int? {
+        if let known = tableIndex[Int(truncatingIfNeeded: offset)] { return Int(known) }
+        guard let table = Abbreviations(abbrev, at: offset) else { return nil }
+        tables.append(table)
+        tableIndex[Int(truncatingIfNeeded: offset)] = Int32(tables.count - 1)
+        return tables.count - 1
+    }
+
+    /// Decodes the DIE at `position` in `unit` (tag 0: a null entry ending a list of children).
+    mutating func readDIE(at position: Int? = nil, _ unit: Unit) -> DIE? {
+        if let position { info.position = position }
+        info.failed = false
+        guard info.position < unit.end else { return nil }
+        var die = DIE()
+        let code = info.uleb()
+        guard !info.failed else { return nil }
+        if code == 0 { return die }
+        guard let entry = tables[unit.table].entry(code) else { return nil }
+        die.tag = entry.tag
+        die.hasChildren = entry.hasChildren
+        for index in entry.specs {
+            let spec = tables[unit.table].specs[index]
+            guard
+                let value = info.attributeValue(
+                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
+                    addressSize: unit.addressSize), !info.failed, info.position <= unit.end
+            else { return nil }
+            let attribute = Attribute(form: spec.form, value: value)
+            switch spec.name {
+            case 0x03: die.name = attribute
+            case 0x11: die.low = attribute
+            case 0x12: die.high = attribute
+            case 0x31: die.origin = attribute
+            case 0x47: die.specification = attribute
+            case 0x52: die.entry = attribute
+            case 0x55: die.ranges = attribute
+            case 0x57: die.callColumn = attribute
+            case 0x58: die.callFile = attribute
+            case 0x59: die.callLine = attribute
+            case 0x6e: die.linkageName = attribute
+            case 0x72: die.strOffsetsBase = attribute
+            case 0x73, 0x2133: die.addrBase = attribute
+            case 0x74: die.rnglistsBase = attribute
+            case 0x2007: die.mipsLinkageName = attribute
+            default: break
+            }
+        }
+        return die
+    }
+
+    /// Where the next DIE starts.
+    var position: Int { info.position }
+
+    mutating func seek(_ position: Int) { info.position = position }
+
+    // MARK: attributes
+
+    /// An address attribute's value, as `dwarf_formaddr` reads it.
+    mutating func address(_ attribute: Attribute, _ unit: Unit) -> UInt64? {
+        switch attribute.form {
+        case 0x01: return attribute.value  // DW_FORM_addr
+        case 0x1b, 0x29 ... 0x2c, 0x1f01:
+            return lists.indexedAddress(attribute.value, base: unit.addrBase, size: unit.addressSize)
+        default: return nil
+        }
+    }
+
+    /// The DIE's address ranges as `dwarf_ranges` gives them, empty ones left out.
+    mutating func ranges(_ die: DIE, _ unit: Unit) -> [(low: UInt64, high: UInt64)]? {
+        if die.low.present, die.high.present {
+            guard let start = address(die.low, unit) else { return nil }
+            let isAddress = [0x01, 0x1b, 0x29, 0x2a, 0x2b, 0x2c, 0x1f01].contains(die.high.form)
+            guard let stop = isAddress ? address(die.high, unit) : start &+ die.high.value else { return nil }
+            return stop > start ? [(start, stop)] : []
+        }
+        guard die.ranges.present else { return [] }
+        if unit.version < 5 {
+            return lists.rangeList(at: die.ranges.value, base: unit.base, addressSize: unit.addressSize)
+        }
+        var offset = die.ranges.value
+        if die.ranges.form == 0x23 {  // DW_FORM_rnglistx
+            guard let entry = lists.rnglistsOffset(offset, base: unit.rnglistsBase, offsetSize: unit.offsetSize)
+            else { return nil }
+            offset = entry
+        }
+        return lists.rangeList5(at: offset, base: unit.base, addrBase: unit.addrBase, addressSize: unit.addressSize)
+    }
+
+    /// A constant attribute as `dwarf_formudata` reads it; nil when absent or not a constant.
+    func constant(_ attribute: Attribute) -> UInt64? {
+        [0x0b, 0x05, 0x06, 0x07, 0x0f, 0x0d, 0x21].contains(attribute.form) ? attribute.value : nil
+    }
+
+    /// A string attribute as `dwarf_formstring` reads it: `.some(nil)` when it is not a string, nil when it is one
+    /// this reader cannot find (a supplementary file's).
+    func string(_ attribute: Attribute, _ unit: Unit) -> UnsafePointer<CChar>?? {
+        func at(_ section: ByteReader, _ offset: UInt64) -> UnsafePointer<CChar>?? {
+            guard offset < UInt64(section.bytes.count), let base = section.bytes.baseAddress else { return nil }
+            return .some((base + Int(offset)).assumingMemoryBound(to: CChar.self))
+        }
+        switch attribute.form {
+        case 0x08: return at(info, attribute.value)  // string: where it starts
+        case 0x0e: return at(str, attribute.value)  // strp
+        case 0x1f: return at(lineStr, attribute.value)  // line_strp
+        case 0x1a, 0x25 ... 0x28, 0x1f02:  // strx
+            guard let base = unit.strOffsetsBase else { return nil }
+            var offsets = strOffsets
+            offsets.position = Int(clamping: base &+ attribute.value &* UInt64(unit.offsetSize))
+            let offset = offsets.fixed(unit.offsetSize)
+            return offsets.failed ? nil : at(str, offset)
+        case 0x1d, 0x1f21: return nil  // strp_sup, GNU_strp_alt
+        default: return .some(nil)
+        }
+    }
+
+    /// The linkage name, else the name, also from the abstract origin or specification, as `dwarf_attr_integrate`
+    /// finds them: `.some(nil)` when there is none.
+    mutating func linkageName(_ die: DIE, _ unit: Unit) -> UnsafePointer<CChar>?? {
+        for pick in [\DIE.linkageName, \DIE.mipsLinkageName, \DIE.name] {
+            var current = die
+            var found: Attribute?
+            for _ in 0 ... 16 {
+                if current[keyPath: pick].present {
+                    found = current[keyPath: pick]
+                    break
+                }
+                let reference = current.origin.present ? current.origin : current.specification
+                guard reference.present else { break }
+                guard let target = self.reference(reference, unit), let next = readDIE(at: target, unit),
+                    next.tag != 0
+                else { return nil }
+                current = next
+            }
+            guard let found else { continue }
+            guard let text = string(found, unit) else { return nil }
+            if let text { return .some(text) }
+        }
+        return .some(nil)
+    }
+
+    /// A reference's DIE offset, when it is in `unit`.
+    private func reference(_ attribute: Attribute, _ unit: Unit) -> Int? {
+        let target: UInt64
+        switch attribute.form {
+        case 0x11, 0x12, 0x13, 0x14, 0x15: target = UInt64(unit.start) &+ attribute.value  // ref1-8, ref_udata
+        case 0x10: target = attribute.value  // ref_addr
+        default: return nil
+        }
+        return target >= UInt64(unit.dieOffset) && target < UInt64(unit.end) ? Int(target) : nil
+    }
+}

@@ -1,0 +1,126 @@
+import CLibdw
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A function's name and inlined calls, read from DWARF on its first lookup: the chain of frames at an address.
+struct InlineTree {
+    /// An inlined call inside a function: its address ranges, name, call site, and the inlined call it sits in.
+    struct Call {
+        var ranges: [(UInt64, UInt64)]
+        var parent: Int?
+        var depth: Int
+        var name: Int32
+        var site: (file: Int32, line: Int32, column: Int32)
+
+        func contains(_ address: UInt64) -> Bool {
+            for range in ranges where address >= range.0 && address < range.1 { return true }
+            return false
+        }
+    }
+
+    /// A DIE still to visit in a function's tree, with the inlined call it sits in (-1: none) and its depth.
+    private struct PendingDie { var die: Dwarf_Die, parent: Int, depth: Int }
+
+    var name: Int32 = -1
+    var calls: [Call] = []
+
+    /// Reads the subprogram at `offset`: call sites' files index `unitFiles`, names are interned into `names`.
+    init(offset: Dwarf_Off, dwarf: OpaquePointer?, unitFiles: [Int32], names: inout InternedNames) {
+        guard var function = LibdwDIE.at(offset, in: dwarf) else { return }
+        name = names.nameID(LibdwDIE.linkageName(&function))
+        // (die, enclosing inlined call, depth), walked depth-first through blocks and inlined calls.
+        var pending: [PendingDie] = []
+        var child = Dwarf_Die()
+        if dwarf_child(&function, &child) == 0 { pending.append(PendingDie(die: child, parent: -1, depth: 1)) }
+        while let next = pending.popLast() {
+            var die = next.die
+            let parent = next.parent >= 0 ? next.parent : nil
+            let depth = next.depth
+            var sibling = Dwarf_Die()
+            if dwarf_siblingof(&die, &sibling) == 0 {
+                pending.append(PendingDie(die: sibling, parent: next.parent, depth: depth))
+            }
+            let tag = dwarf_tag(&die)
+            var enclosing = parent
+            if tag == DW_TAG_inlined_subroutine {
+                calls.append(
+                    Call(
+                        ranges: LibdwDIE.ranges(&die).map { ($0.low, $0.high) }, parent: parent, depth: depth,
+                        name: names.nameID(LibdwDIE.linkageName(&die)), site: Self.callSite(&die, unitFiles)))
+                enclosing = calls.count - 1
+            }
+            if tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block {
+                var nested = Dwarf_Die()
+                if dwarf_child(&die, &nested) == 0 {
+                    pending.append(PendingDie(die: nested, parent: enclosing ?? -1, depth: depth + 1))
+                }
+            }
+        }
+    }
+
+    /// The same, read with `DIEReader`; nil when it cannot.
+    init?(
+        offset: Dwarf_Off, unit: DIEReader.Unit, reader: inout DIEReader, unitFiles: [Int32],
+        names: inout InternedNames
+    ) {
+        guard let function = reader.readDIE(at: Int(clamping: offset), unit), function.tag != 0 else { return nil }
+        let children = reader.position
+        guard let linkage = reader.linkageName(function, unit) else { return nil }
+        reader.seek(children)  // the name may be the abstract origin's, elsewhere
+        name = names.nameID(linkage)
+        // Per open list of children: whether its DIEs are walked (blocks and inlined calls), and the inlined call
+        // they sit in (-1: none). Their depth is the list's.
+        var levels: [(walked: Bool, parent: Int)] = function.hasChildren ? [(true, -1)] : []
+        while let level = levels.last {
+            guard reader.position < unit.end else { break }
+            guard let die = reader.readDIE(unit) else { return nil }
+            let next = reader.position
+            if die.tag == 0 {
+                levels.removeLast()
+                continue
+            }
+            var enclosing = level.parent
+            if level.walked, die.tag == 0x1d {  // DW_TAG_inlined_subroutine
+                guard let ranges = reader.ranges(die, unit), let callee = reader.linkageName(die, unit) else {
+                    return nil
+                }
+                reader.seek(next)
+                var file: Int32 = -1
+                if let value = reader.constant(die.callFile), value < UInt64(unitFiles.count) {
+                    file = unitFiles[Int(value)]
+                }
+                let line = reader.constant(die.callLine).map { Int32(truncatingIfNeeded: $0) } ?? 0
+                let column = reader.constant(die.callColumn).map { Int32(truncatingIfNeeded: $0) } ?? 0
+                calls.append(
+                    Call(
+                        ranges: ranges.map { ($0.low, $0.high) }, parent: level.parent >= 0 ? level.parent : nil,
+                        depth: levels.count, name: names.nameID(callee), site: (file, line, column)))
+                enclosing = calls.count - 1
+            }
+            if die.hasChildren { levels.append((level.walked && (die.tag == 0x1d || die.tag == 0x0b), enclosing)) }
+        }
+    }
+
+    /// Like llvm-symbolizer, the innermost inlined call whose own ranges contain an address wins, and its chain
+    /// is its ancestry: enclosing blocks' and calls' ranges need not cover it (optimized code often breaks that).
+    func innermost(_ address: UInt64) -> Int? {
+        var innermost: Int?
+        for (index, call) in calls.enumerated() where call.contains(address) {
+            if innermost == nil || call.depth > calls[innermost!].depth { innermost = index }
+        }
+        return innermost
+    }
+
+    private static func callSite(_ die: UnsafeMutablePointer<Dwarf_Die>, _ files: [Int32]) -> (Int32, Int32, Int32) {
+        var file: Int32 = -1
+        // The call file indexes the unit's file table (libdw's table covers DWARF 4 and 5 numbering alike).
+        if let value = LibdwDIE.unsigned(die, Int32(DW_AT_call_file)), value < UInt64(files.count) {
+            file = files[Int(value)]
+        }
+        let line = LibdwDIE.unsigned(die, Int32(DW_AT_call_line)).map { Int32(truncatingIfNeeded: $0) } ?? 0
+        let column = LibdwDIE.unsigned(die, Int32(DW_AT_call_column)).map { Int32(truncatingIfNeeded: $0) } ?? 0
+        return (file, line, column)
+    }
+}

@@ -1,0 +1,47 @@
+import CLibdw
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a compile unit's lookups need, read when an address first falls in the unit: its file table (for call
+/// sites), line table and functions.
+struct LoadedUnit {
+    var directory: String?
+    /// The unit's file table, as numbers into the interned files.
+    var files: [Int32] = []
+    var lines = LineTable()
+    var functions = UnitFunctions()
+    /// The unit as `DIEReader` reads it, when it can.
+    var header: DIEReader.Unit?
+
+    /// Functions read with `DIEReader` where it can, else with libdw; empty tables when libdw cannot find the
+    /// unit's DIE.
+    init(
+        offset: Dwarf_Off, start: UInt64?, dwarf: OpaquePointer?, reader: inout DIEReader?,
+        names: inout InternedNames
+    ) {
+        guard var unitDie = LibdwDIE.at(offset, in: dwarf) else { return }
+        let directory = LibdwDIE.string(&unitDie, Int32(DW_AT_comp_dir))
+        self.directory = directory
+        var table: OpaquePointer?
+        var fileCount = 0
+        if dwarf_getsrcfiles(&unitDie, &table, &fileCount) == 0 {
+            files = (0 ..< fileCount).map { position in
+                names.fileID(
+                    dwarf_filesrc(table, position, nil, nil).map {
+                        InternedNames.normalize(String(cString: $0), directory: directory)
+                    })
+            }
+        }
+        lines = LineTable(&unitDie, directory: directory, names: &names)
+        if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
+            let read = UnitFunctions(unit, reader: &reader!)
+        {
+            header = unit
+            functions = read
+        } else {
+            functions = UnitFunctions(&unitDie)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import CLibdw
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One compile unit's functions with code, by address: each range and the offset of its subprogram DIE.
+struct UnitFunctions {
+    struct Range { var low: UInt64, high: UInt64, die: Dwarf_Off }
+
+    private(set) var ranges: [Range] = []
+
+    init() {}
+
+    /// Subprograms anywhere in the unit's tree (Swift nests them under a module DIE), read with libdw.
+    init(_ unitDie: inout Dwarf_Die) {
+        var found: [Range] = []
+        var pending: [Dwarf_Die] = []
+        var child = Dwarf_Die()
+        if dwarf_child(&unitDie, &child) == 0 { pending.append(child) }
+        while var die = pending.popLast() {
+            var sibling = Dwarf_Die()
+            if dwarf_siblingof(&die, &sibling) == 0 { pending.append(sibling) }
+            let tag = dwarf_tag(&die)
+            if tag == DW_TAG_subprogram {
+                let offset = dwarf_dieoffset(&die)
+                for range in LibdwDIE.ranges(&die) {
+                    found.append(Range(low: range.low, high: range.high, die: offset))
+                }
+            }
+            if Self.nests(UInt64(tag)) {
+                var nested = Dwarf_Die()
+                if dwarf_child(&die, &nested) == 0 { pending.append(nested) }
+            }
+        }
+        found.sort { ($0.low, $1.high) < ($1.low, $0.high) }
+        ranges = found
+    }
+
+    /// The same, read with `DIEReader`; nil when it cannot.
+    init?(_ unit: DIEReader.Unit, reader: inout DIEReader) {
+        guard let unitDie = reader.readDIE(at: unit.dieOffset, unit), unitDie.tag != 0 else { return nil }
+        var found: [Range] = []
+        // Per open list of children: whether its DIEs are walked (all their ancestors are of the kinds below).
+        var walked: [Bool] = unitDie.hasChildren ? [true] : []
+        while let inside = walked.last {
+            let offset = reader.position
+            guard offset < unit.end else { break }  // a unit may end without its last null entries
+            guard let die = reader.readDIE(unit) else { return nil }
+            if die.tag == 0 {
+                walked.removeLast()
+                continue
+            }
+            if inside, die.tag == 0x2e {  // DW_TAG_subprogram
+                guard let ranges = reader.ranges(die, unit) else { return nil }
+                for range in ranges { found.append(Range(low: range.low, high: range.high, die: UInt64(offset))) }
+            }
+            if die.hasChildren { walked.append(inside && Self.nests(die.tag)) }
+        }
+        found.sort { ($0.low, $1.high) < ($1.low, $0.high) }
+        ranges = found
+    }
+
+    /// Whether functions inside a DIE of this tag are looked for: Swift nests closures' subprograms inside their
+    /// function's, and functions inside modules and types. (Inlined code is walked per lookup.)
+    private static func nests(_ tag: UInt64) -> Bool {
+        switch Int(tag) {
+        case DW_TAG_subprogram, DW_TAG_module, DW_TAG_namespace, DW_TAG_structure_type, DW_TAG_class_type,
+            DW_TAG_enumeration_type, DW_TAG_union_type, DW_TAG_lexical_block:
+            return true
+        default: return false
+        }
+    }
+
+    /// The innermost function range holding an address.
+    func function(at address: UInt64) -> Range? {
+        AddressSearch.containing(address, in: ranges, lookBack: 16, start: \.low, end: \.high)
+    }
+}
