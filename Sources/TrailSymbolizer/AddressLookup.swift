@@ -14,6 +14,8 @@ struct AddressLookup {
     private var functionIndex = IntMap()
     private var functions: [InlineTree] = []
     private(set) var names = InternedNames()
+    /// Frames of the address being written out, kept for their storage.
+    private var scratch: [RawFrame] = []
     /// Reads units' functions and functions' inlined calls where it can; libdw does the rest.
     private var reader: DIEReader?
 
@@ -39,14 +41,21 @@ struct AddressLookup {
     }
 
     mutating func rawFrames(_ address: UInt64) -> [RawFrame] {
+        var frames: [RawFrame] = []
+        appendFrames(address, to: &frames)
+        return frames
+    }
+
+    /// Appends the frames at a file address, innermost first.
+    mutating func appendFrames(_ address: UInt64, to frames: inout [RawFrame]) {
         let symbol = symbols.symbol(at: address)
         guard dwarf != nil, let unitIndex = units.unit(at: address &- bias) else {
-            guard let symbol else { return [] }
-            return [
+            guard let symbol else { return }
+            frames.append(
                 RawFrame(
                     name: names.nameID(symbol.name), file: symbols.objectFile(symbol.object, names: &names), line: 0,
-                    column: 0, inlined: false, offset: address - symbol.address)
-            ]
+                    column: 0, inlined: false, offset: address - symbol.address))
+            return
         }
         if loaded[unitIndex] == nil {
             loaded[unitIndex] = LoadedUnit(
@@ -58,15 +67,14 @@ struct AddressLookup {
         guard let function = loaded[unitIndex]!.functions.function(at: dwarfAddress) else {
             var file = location?.file ?? -1
             if location == nil, let symbol { file = symbols.objectFile(symbol.object, names: &names) }
-            return [
+            frames.append(
                 RawFrame(
                     name: symbol.map { names.nameID($0.name) } ?? -1, file: file, line: location?.line ?? 0,
-                    column: location?.column ?? 0, inlined: false, offset: symbol.map { address - $0.address })
-            ]
+                    column: location?.column ?? 0, inlined: false, offset: symbol.map { address - $0.address }))
+            return
         }
         let tree = inlineTree(function.die, unitIndex)
         // Innermost first: each inlined call's location is its caller's call site.
-        var frames: [RawFrame] = []
         var file = location?.file ?? -1
         var line = location?.line ?? 0
         var column = location?.column ?? 0
@@ -83,7 +91,6 @@ struct AddressLookup {
             RawFrame(
                 name: name, file: file, line: line, column: column, inlined: false,
                 offset: dwarfAddress - function.low))
-        return frames
     }
 
     /// The function's inlined calls, read on its first lookup.
@@ -102,7 +109,11 @@ struct AddressLookup {
 
     /// Appends llvm-symbolizer's text for an address: per frame, the function, then `file:line:column`.
     mutating func appendText(_ address: UInt64, to out: inout [UInt8]) {
-        let frames = rawFrames(address)
+        var frames: [RawFrame] = []
+        swap(&frames, &scratch)
+        defer { swap(&frames, &scratch) }
+        frames.removeAll(keepingCapacity: true)
+        appendFrames(address, to: &frames)
         if frames.isEmpty {
             out.append(contentsOf: "??\n??:0:0\n".utf8)
         }

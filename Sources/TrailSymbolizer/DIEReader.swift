@@ -16,6 +16,9 @@ struct DIEReader {
         var strOffsetsBase: UInt64?
         /// The base address of its range lists: its DIE's low PC.
         var base: UInt64 = 0
+        /// Its line program's offset in `.debug_line`, and its compile directory.
+        var lineOffset: UInt64?
+        var directory: String?
     }
 
     /// An attribute's form (0: absent) and value as `ByteReader.attributeValue` reads it.
@@ -33,17 +36,21 @@ struct DIEReader {
         var origin = Attribute(), specification = Attribute()
         var callFile = Attribute(), callLine = Attribute(), callColumn = Attribute()
         var addrBase = Attribute(), rnglistsBase = Attribute(), strOffsetsBase = Attribute()
+        var statementList = Attribute(), compDir = Attribute()
     }
 
     private var info: ByteReader
-    private let abbrev: ByteReader, str: ByteReader, strOffsets: ByteReader, lineStr: ByteReader
+    private let abbrev: ByteReader, str: ByteReader, strOffsets: ByteReader, lineStr: ByteReader, line: ByteReader
     private var lists: RangeListReader
     private var tables: [Abbreviations] = []
     private var tableIndex = IntMap()
+    /// Units that references led into, by header offset: an index into `otherUnitList`.
+    private var otherUnits = IntMap()
+    private var otherUnitList: [Unit] = []
 
     /// nil when a section it reads cannot be read here.
     init?(_ sections: DwarfSections) {
-        guard sections.readable([.info, .abbrev, .ranges, .rnglists, .addr, .str, .strOffsets, .lineStr]) else {
+        guard sections.readable([.info, .abbrev, .ranges, .rnglists, .addr, .str, .strOffsets, .lineStr, .line]) else {
             return nil
         }
         info = sections[.info]
@@ -51,6 +58,7 @@ struct DIEReader {
         str = sections[.str]
         strOffsets = sections[.strOffsets]
         lineStr = sections[.lineStr]
+        line = sections[.line]
         lists = RangeListReader(ranges: sections[.ranges], rnglists: sections[.rnglists], addr: sections[.addr])
     }
 
@@ -97,6 +105,14 @@ struct DIEReader {
             guard let base = address(die.low, unit) else { return nil }
             unit.base = base
         }
+        if die.statementList.present {
+            guard [0x06, 0x07, 0x17].contains(die.statementList.form) else { return nil }  // data4, data8, sec_offset
+            unit.lineOffset = die.statementList.value
+        }
+        if die.compDir.present {
+            guard let text = string(die.compDir, unit) else { return nil }
+            unit.directory = text.map { String(cString: $0) }
+        }
         return unit
     }
 
@@ -130,7 +146,9 @@ struct DIEReader {
             let attribute = Attribute(form: spec.form, value: value)
             switch spec.name {
             case 0x03: die.name = attribute
+            case 0x10: die.statementList = attribute
             case 0x11: die.low = attribute
+            case 0x1b: die.compDir = attribute
             case 0x12: die.high = attribute
             case 0x31: die.origin = attribute
             case 0x47: die.specification = attribute
@@ -150,10 +168,41 @@ struct DIEReader {
         return die
     }
 
+    /// Steps over the DIE at the position, attributes decoded no further than to skip them: its tag (0: a null
+    /// entry) and whether it has children.
+    mutating func skipDIE(_ unit: Unit) -> (tag: UInt64, hasChildren: Bool)? {
+        guard info.position < unit.end else { return nil }
+        info.failed = false
+        let code = info.uleb()
+        guard !info.failed else { return nil }
+        if code == 0 { return (0, false) }
+        guard let entry = tables[unit.table].entry(code) else { return nil }
+        if entry.fixedSize >= 0, unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
+            info.position += entry.fixedSize
+            return info.position <= unit.end ? (entry.tag, entry.hasChildren) : nil
+        }
+        for index in entry.specs {
+            let spec = tables[unit.table].specs[index]
+            guard
+                info.attributeValue(
+                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
+                    addressSize: unit.addressSize) != nil, !info.failed, info.position <= unit.end
+            else { return nil }
+        }
+        return (entry.tag, entry.hasChildren)
+    }
+
     /// Where the next DIE starts.
     var position: Int { info.position }
 
     mutating func seek(_ position: Int) { info.position = position }
+
+    /// The unit's line program, decoded; empty without one, nil when it cannot be read here.
+    func lineProgram(_ unit: Unit) -> LineProgramReader? {
+        guard let offset = unit.lineOffset else { return LineProgramReader() }
+        return LineProgramReader(
+            line, offset: offset, addressSize: unit.addressSize, compDir: unit.directory, str: str, lineStr: lineStr)
+    }
 
     // MARK: attributes
 
@@ -218,29 +267,66 @@ struct DIEReader {
     /// The linkage name, else the name, also from the abstract origin or specification, as `dwarf_attr_integrate`
     /// finds them: `.some(nil)` when there is none.
     mutating func linkageName(_ die: DIE, _ unit: Unit) -> UnsafePointer<CChar>?? {
-        for pick in [\DIE.linkageName, \DIE.mipsLinkageName, \DIE.name] {
+        for pick in 0 ..< 3 {
             var current = die
+            var currentUnit = unit
             var found: Attribute?
             for _ in 0 ... 16 {
-                if current[keyPath: pick].present {
-                    found = current[keyPath: pick]
+                let attribute = pick == 0 ? current.linkageName : pick == 1 ? current.mipsLinkageName : current.name
+                if attribute.present {
+                    found = attribute
                     break
                 }
                 let reference = current.origin.present ? current.origin : current.specification
                 guard reference.present else { break }
-                guard let target = self.reference(reference, unit), let next = readDIE(at: target, unit),
-                    next.tag != 0
+                guard let target = self.reference(reference, currentUnit),
+                    let targetUnit = self.unit(containing: target, from: currentUnit),
+                    let next = readDIE(at: target, targetUnit), next.tag != 0
                 else { return nil }
                 current = next
+                currentUnit = targetUnit
             }
             guard let found else { continue }
-            guard let text = string(found, unit) else { return nil }
+            guard let text = string(found, currentUnit) else { return nil }
             if let text { return .some(text) }
         }
         return .some(nil)
     }
 
-    /// A reference's DIE offset, when it is in `unit`.
+    /// The unit holding a DIE offset (a DW_FORM_ref_addr may point into another), found by walking the units'
+    /// headers from `unit`, or from the start when the offset is before it.
+    private mutating func unit(containing offset: Int, from unit: Unit) -> Unit? {
+        if offset >= unit.dieOffset, offset < unit.end { return unit }
+        var start = offset >= unit.end ? unit.end : 0
+        while start < info.bytes.count, start <= offset {
+            if let known = otherUnits[start] {
+                let found = otherUnitList[Int(known)]
+                if offset < found.end { return offset >= found.dieOffset ? found : nil }
+                start = found.end
+                continue
+            }
+            info.position = start
+            info.failed = false
+            var length = info.fixed(4)
+            var headerSize = 4
+            if length == 0xffff_ffff {
+                length = info.fixed(8)
+                headerSize = 12
+            }
+            guard !info.failed, length <= UInt64(info.bytes.count - info.position) else { return nil }
+            let end = start + headerSize + Int(length)
+            if offset < end {
+                guard let found = self.unit(at: UInt64(start)) else { return nil }
+                otherUnitList.append(found)
+                otherUnits[start] = Int32(otherUnitList.count - 1)
+                return offset >= found.dieOffset ? found : nil
+            }
+            start = end
+        }
+        return nil
+    }
+
+    /// A reference's DIE offset: in `unit` for a unit-relative form, anywhere in `.debug_info` for `ref_addr`.
     private func reference(_ attribute: Attribute, _ unit: Unit) -> Int? {
         let target: UInt64
         switch attribute.form {
@@ -248,6 +334,9 @@ struct DIEReader {
         case 0x10: target = attribute.value  // ref_addr
         default: return nil
         }
-        return target >= UInt64(unit.dieOffset) && target < UInt64(unit.end) ? Int(target) : nil
+        guard attribute.form == 0x10 || target >= UInt64(unit.dieOffset) && target < UInt64(unit.end) else {
+            return nil
+        }
+        return Int(clamping: target)
     }
 }

@@ -48,6 +48,10 @@ final class Demangler: @unchecked Sendable {
         }
     }
 
+    /// The full form, neither cached nor locked: for a caller that keeps each name's result (`InternedNames`),
+    /// where hashing long mangled names into the cache cost more than it saved.
+    func demangleOnce(_ name: String) -> String { compute(name) }
+
     private static func isSwift(_ name: String) -> Bool {
         name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_$s") || name.hasPrefix("_T0")
             || name.hasPrefix("$e")

@@ -74,18 +74,19 @@ struct InlineTree {
         // they sit in (-1: none). Their depth is the list's.
         var levels: [(walked: Bool, parent: Int)] = function.hasChildren ? [(true, -1)] : []
         while let level = levels.last {
-            guard reader.position < unit.end else { break }
-            guard let die = reader.readDIE(unit) else { return nil }
+            let offset = reader.position
+            guard offset < unit.end else { break }
+            guard let (tag, hasChildren) = reader.skipDIE(unit) else { return nil }
             let next = reader.position
-            if die.tag == 0 {
+            if tag == 0 {
                 levels.removeLast()
                 continue
             }
             var enclosing = level.parent
-            if level.walked, die.tag == 0x1d {  // DW_TAG_inlined_subroutine
-                guard let ranges = reader.ranges(die, unit), let callee = reader.linkageName(die, unit) else {
-                    return nil
-                }
+            if level.walked, tag == 0x1d {  // DW_TAG_inlined_subroutine: decoded in full
+                guard let die = reader.readDIE(at: offset, unit), let ranges = reader.ranges(die, unit),
+                    let callee = reader.linkageName(die, unit)
+                else { return nil }
                 reader.seek(next)
                 var file: Int32 = -1
                 if let value = reader.constant(die.callFile), value < UInt64(unitFiles.count) {
@@ -99,7 +100,7 @@ struct InlineTree {
                         depth: levels.count, name: names.nameID(callee), site: (file, line, column)))
                 enclosing = calls.count - 1
             }
-            if die.hasChildren { levels.append((level.walked && (die.tag == 0x1d || die.tag == 0x0b), enclosing)) }
+            if hasChildren { levels.append((level.walked && (tag == 0x1d || tag == 0x0b), enclosing)) }
         }
     }
 

@@ -31,7 +31,7 @@ struct InternedNames {
     /// A name's demangled bytes, for address-mode output.
     mutating func display(_ id: Int32) -> [UInt8] {
         if let known = names[Int(id)].display { return known }
-        let bytes = Array(Demangler.shared.demangle(names[Int(id)].mangled).utf8)
+        let bytes = Array(Demangler.shared.demangleOnce(names[Int(id)].mangled).utf8)
         names[Int(id)].display = bytes
         return bytes
     }

@@ -44,6 +44,15 @@ struct LineTable {
         rows.sort { $0.address < $1.address }  // stable: rows at one address keep their order
     }
 
+    /// Rows `LineProgramReader` decoded, their files numbers into `files` (the unit's interned file table).
+    init(_ decoded: [LineProgramReader.Row], files: [Int32]) {
+        rows = decoded.map { row in
+            Row(
+                address: row.address, file: row.file < files.count ? files[Int(row.file)] : -1, line: row.line,
+                column: row.column, endSequence: row.endSequence)
+        }
+    }
+
     /// The row with the greatest address not above `address`, as llvm-symbolizer picks it; none past the end of
     /// a sequence.
     func location(at address: UInt64) -> (file: Int32, line: Int32, column: Int32)? {

@@ -15,12 +15,21 @@ struct LoadedUnit {
     /// The unit as `DIEReader` reads it, when it can.
     var header: DIEReader.Unit?
 
-    /// Functions read with `DIEReader` where it can, else with libdw; empty tables when libdw cannot find the
-    /// unit's DIE.
+    /// Read with `DIEReader` where it can, else with libdw; empty tables when libdw cannot find the unit's DIE.
     init(
         offset: Dwarf_Off, start: UInt64?, dwarf: OpaquePointer?, reader: inout DIEReader?,
         names: inout InternedNames
     ) {
+        if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
+            let program = reader!.lineProgram(unit), let functions = UnitFunctions(unit, reader: &reader!)
+        {
+            header = unit
+            directory = unit.directory
+            files = program.files.map { names.fileID(InternedNames.normalize($0, directory: unit.directory)) }
+            lines = LineTable(program.rows, files: files)
+            self.functions = functions
+            return
+        }
         guard var unitDie = LibdwDIE.at(offset, in: dwarf) else { return }
         let directory = LibdwDIE.string(&unitDie, Int32(DW_AT_comp_dir))
         self.directory = directory
@@ -35,13 +44,6 @@ struct LoadedUnit {
             }
         }
         lines = LineTable(&unitDie, directory: directory, names: &names)
-        if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
-            let read = UnitFunctions(unit, reader: &reader!)
-        {
-            header = unit
-            functions = read
-        } else {
-            functions = UnitFunctions(&unitDie)
-        }
+        functions = UnitFunctions(&unitDie)
     }
 }

@@ -46,16 +46,20 @@ struct UnitFunctions {
         while let inside = walked.last {
             let offset = reader.position
             guard offset < unit.end else { break }  // a unit may end without its last null entries
-            guard let die = reader.readDIE(unit) else { return nil }
-            if die.tag == 0 {
+            guard let (tag, hasChildren) = reader.skipDIE(unit) else { return nil }
+            if tag == 0 {
                 walked.removeLast()
                 continue
             }
-            if inside, die.tag == 0x2e {  // DW_TAG_subprogram
-                guard let ranges = reader.ranges(die, unit) else { return nil }
+            if inside, tag == 0x2e {  // DW_TAG_subprogram: decoded in full
+                let next = reader.position
+                guard let die = reader.readDIE(at: offset, unit), let ranges = reader.ranges(die, unit) else {
+                    return nil
+                }
+                reader.seek(next)
                 for range in ranges { found.append(Range(low: range.low, high: range.high, die: UInt64(offset))) }
             }
-            if die.hasChildren { walked.append(inside && Self.nests(die.tag)) }
+            if hasChildren { walked.append(inside && Self.nests(tag)) }
         }
         found.sort { ($0.low, $1.high) < ($1.low, $0.high) }
         ranges = found

@@ -62,6 +62,26 @@ import TrailTestSupport
         }
     }
 
+    /// `DIEReader` and `LineProgramReader` read functions, inlined calls and line tables themselves; libdw alone
+    /// (which an image whose units libdw indexed uses throughout) must give every address the same frames.
+    @Test func ownReadersAgreeWithLibdw() throws {
+        for binary in Self.programs + [Paths.trail] {
+            let ours = try ELFImage(path: binary)
+            let libdw = try ELFImage(path: binary, unitsFromLibdw: true)
+            var compared = 0
+            for unit in ours.unitTable {
+                let step = max(1, (unit.high - unit.low) / 40)
+                for address in stride(from: unit.low, to: unit.high, by: Int(step)) {
+                    let (a, b) = (ours.symbolize(address), libdw.symbolize(address))
+                    #expect(a == b, "\(binary) 0x\(String(address, radix: 16))")
+                    if a != b { return }
+                    compared += 1
+                }
+            }
+            #expect(compared > 40, "\(binary)")
+        }
+    }
+
     /// Replaces sections' bytes and returns the damaged copy.
     func damaged(_ binary: String, _ sections: [(String, [UInt8])]) throws -> String {
         let directory = Paths.temporaryDirectory("damaged")
