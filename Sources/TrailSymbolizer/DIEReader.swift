@@ -47,6 +47,9 @@ struct DIEReader {
     /// Units that references led into, by header offset: an index into `otherUnitList`.
     private var otherUnits = IntMap()
     private var otherUnitList: [Unit] = []
+    /// The names `linkageName` found through abstract origins, by the origin's offset.
+    private var originNames = IntMap()
+    private var originNameList: [UnsafePointer<CChar>?] = []
 
     /// nil when a section it reads cannot be read here.
     init?(_ sections: DwarfSections) {
@@ -267,6 +270,20 @@ struct DIEReader {
     /// The linkage name, else the name, also from the abstract origin or specification, as `dwarf_attr_integrate`
     /// finds them: `.some(nil)` when there is none.
     mutating func linkageName(_ die: DIE, _ unit: Unit) -> UnsafePointer<CChar>?? {
+        // An inlined call without names of its own has its abstract origin's: many calls share one.
+        if !die.linkageName.present, !die.mipsLinkageName.present, !die.name.present, die.origin.present,
+            let target = reference(die.origin, unit)
+        {
+            if let known = originNames[target] { return .some(originNameList[Int(known)]) }
+            guard let found = chainedName(die, unit) else { return nil }
+            originNameList.append(found)
+            originNames[target] = Int32(originNameList.count - 1)
+            return .some(found)
+        }
+        return chainedName(die, unit)
+    }
+
+    private mutating func chainedName(_ die: DIE, _ unit: Unit) -> UnsafePointer<CChar>?? {
         for pick in 0 ..< 3 {
             var current = die
             var currentUnit = unit

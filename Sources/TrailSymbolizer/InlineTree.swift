@@ -6,25 +6,24 @@ import Glibc
 
 /// A function's name and inlined calls, read from DWARF on its first lookup: the chain of frames at an address.
 struct InlineTree {
-    /// An inlined call inside a function: its address ranges, name, call site, and the inlined call it sits in.
+    /// An inlined call inside a function: its name, call site, the inlined call it sits in and its depth there.
     struct Call {
-        var ranges: [(UInt64, UInt64)]
         var parent: Int?
         var depth: Int
         var name: Int32
         var site: (file: Int32, line: Int32, column: Int32)
-
-        func contains(_ address: UInt64) -> Bool {
-            for range in ranges where address >= range.0 && address < range.1 { return true }
-            return false
-        }
     }
+
+    /// An address range of an inlined call (`calls[call]`). Kept apart from the calls, in their order, so that a
+    /// lookup scans plain values.
+    struct CallRange { var low: UInt64, high: UInt64, call: Int }
 
     /// A DIE still to visit in a function's tree, with the inlined call it sits in (-1: none) and its depth.
     private struct PendingDie { var die: Dwarf_Die, parent: Int, depth: Int }
 
     var name: Int32 = -1
     var calls: [Call] = []
+    var ranges: [CallRange] = []
 
     /// Reads the subprogram at `offset`: call sites' files index `unitFiles`, names are interned into `names`.
     init(offset: Dwarf_Off, dwarf: OpaquePointer?, unitFiles: [Int32], names: inout InternedNames) {
@@ -45,9 +44,12 @@ struct InlineTree {
             let tag = dwarf_tag(&die)
             var enclosing = parent
             if tag == DW_TAG_inlined_subroutine {
+                for range in LibdwDIE.ranges(&die) {
+                    ranges.append(CallRange(low: range.low, high: range.high, call: calls.count))
+                }
                 calls.append(
                     Call(
-                        ranges: LibdwDIE.ranges(&die).map { ($0.low, $0.high) }, parent: parent, depth: depth,
+                        parent: parent, depth: depth,
                         name: names.nameID(LibdwDIE.linkageName(&die)), site: Self.callSite(&die, unitFiles)))
                 enclosing = calls.count - 1
             }
@@ -84,7 +86,7 @@ struct InlineTree {
             }
             var enclosing = level.parent
             if level.walked, tag == 0x1d {  // DW_TAG_inlined_subroutine: decoded in full
-                guard let die = reader.readDIE(at: offset, unit), let ranges = reader.ranges(die, unit),
+                guard let die = reader.readDIE(at: offset, unit), let found = reader.ranges(die, unit),
                     let callee = reader.linkageName(die, unit)
                 else { return nil }
                 reader.seek(next)
@@ -94,9 +96,10 @@ struct InlineTree {
                 }
                 let line = reader.constant(die.callLine).map { Int32(truncatingIfNeeded: $0) } ?? 0
                 let column = reader.constant(die.callColumn).map { Int32(truncatingIfNeeded: $0) } ?? 0
+                for range in found { ranges.append(CallRange(low: range.low, high: range.high, call: calls.count)) }
                 calls.append(
                     Call(
-                        ranges: ranges.map { ($0.low, $0.high) }, parent: level.parent >= 0 ? level.parent : nil,
+                        parent: level.parent >= 0 ? level.parent : nil,
                         depth: levels.count, name: names.nameID(callee), site: (file, line, column)))
                 enclosing = calls.count - 1
             }
@@ -107,11 +110,15 @@ struct InlineTree {
     /// Like llvm-symbolizer, the innermost inlined call whose own ranges contain an address wins, and its chain
     /// is its ancestry: enclosing blocks' and calls' ranges need not cover it (optimized code often breaks that).
     func innermost(_ address: UInt64) -> Int? {
-        var innermost: Int?
-        for (index, call) in calls.enumerated() where call.contains(address) {
-            if innermost == nil || call.depth > calls[innermost!].depth { innermost = index }
+        var innermost = -1
+        var depth = 0
+        for range in ranges where address >= range.low && address < range.high {
+            if innermost < 0 || calls[range.call].depth > depth {
+                innermost = range.call
+                depth = calls[range.call].depth
+            }
         }
-        return innermost
+        return innermost >= 0 ? innermost : nil
     }
 
     private static func callSite(_ die: UnsafeMutablePointer<Dwarf_Die>, _ files: [Int32]) -> (Int32, Int32, Int32) {

@@ -10,13 +10,20 @@ import Glibc
 /// Returns nil for anything it does not understand (a form, VLIW operation indices, a damaged header), and the
 /// caller asks libdw instead.
 struct LineProgramReader {
-    struct Row { var address: UInt64, file: UInt32, line: Int32, column: Int32, endSequence: Bool }
+    /// Rows as `LineTable` keeps them, `file` still the program's file number (its 32 bits, as libdw's).
+    typealias Row = LineTable.Row
 
     /// The file names, by the numbers rows and call sites use (DWARF 4's start at 1: 0 is `???`).
     private(set) var files: [String] = []
     private(set) var rows: [Row] = []
 
     init() {}
+
+    /// The rows, handed over without a copy.
+    mutating func takeRows() -> [Row] {
+        defer { rows = [] }
+        return rows
+    }
 
     init?(
         _ line: ByteReader, offset: UInt64, addressSize: Int, compDir: String?, str: ByteReader, lineStr: ByteReader
@@ -148,6 +155,7 @@ struct LineProgramReader {
         lineBase: Int64, lineRange: UInt64, opcodeBase: Int, argumentCounts: [UInt64]
     ) -> [Row]? {
         var rows: [Row] = []
+        rows.reserveCapacity((end - start) / 2)
         var address: UInt64 = 0
         var file: UInt64 = 1
         var line: Int64 = 1
@@ -155,7 +163,7 @@ struct LineProgramReader {
         func emit(_ endSequence: Bool) {
             rows.append(
                 Row(
-                    address: address, file: UInt32(truncatingIfNeeded: file), line: Int32(truncatingIfNeeded: line),
+                    address: address, file: Int32(truncatingIfNeeded: file), line: Int32(truncatingIfNeeded: line),
                     column: Int32(UInt16(truncatingIfNeeded: column)), endSequence: endSequence))
         }
         reader.position = start
@@ -197,6 +205,18 @@ struct LineProgramReader {
         }
         guard !reader.failed else { return nil }
         // As libdw sorts them: by address, at one address an end of sequence first, then in the program's order.
+        var sorted = true
+        for index in rows.indices.dropFirst() {
+            let (previous, row) = (rows[index - 1], rows[index])
+            if previous.address > row.address
+                || previous.address == row.address && row.endSequence
+                    && !previous.endSequence
+            {
+                sorted = false
+                break
+            }
+        }
+        if sorted { return rows }  // sequences usually come in address order
         guard rows.allSatisfy({ $0.address < 1 << 62 }) else { return nil }
         let unsorted = rows
         return stableOrder(unsorted.count) { unsorted[$0].address << 1 | (unsorted[$0].endSequence ? 0 : 1) }

@@ -44,12 +44,13 @@ struct LineTable {
         rows.sort { $0.address < $1.address }  // stable: rows at one address keep their order
     }
 
-    /// Rows `LineProgramReader` decoded, their files numbers into `files` (the unit's interned file table).
-    init(_ decoded: [LineProgramReader.Row], files: [Int32]) {
-        rows = decoded.map { row in
-            Row(
-                address: row.address, file: row.file < files.count ? files[Int(row.file)] : -1, line: row.line,
-                column: row.column, endSequence: row.endSequence)
+    /// Rows `LineProgramReader` decoded, their file numbers turned into numbers of interned files by `files`
+    /// (the unit's file table; -1 past its end).
+    init(_ decoded: [Row], files: [Int32]) {
+        rows = decoded
+        for index in rows.indices {
+            let file = rows[index].file
+            rows[index].file = file >= 0 && file < files.count ? files[Int(file)] : -1
         }
     }
 

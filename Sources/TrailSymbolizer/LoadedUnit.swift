@@ -21,12 +21,12 @@ struct LoadedUnit {
         names: inout InternedNames
     ) {
         if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
-            let program = reader!.lineProgram(unit), let functions = UnitFunctions(unit, reader: &reader!)
+            var program = reader!.lineProgram(unit), let functions = UnitFunctions(unit, reader: &reader!)
         {
             header = unit
             directory = unit.directory
             files = program.files.map { names.fileID(InternedNames.normalize($0, directory: unit.directory)) }
-            lines = LineTable(program.rows, files: files)
+            lines = LineTable(program.takeRows(), files: files)
             self.functions = functions
             return
         }

@@ -6,6 +6,16 @@ enum TypeSugar {
     static func apply(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == 60 }) else { return text }  // no '<', no generic arguments
         var text = text
+        // Most names have none of the sugared types: a scan for "Swift.O", "Swift.I", "Swift.A" or "Swift.D" (each
+        // pattern's start) saves building a copy.
+        guard
+            text.withUTF8({ bytes in
+                bytes.indices.contains { position in
+                    bytes[position] == 83 && starts(bytes, at: position, before: bytes.count - 1, with: swiftDot)
+                        && [79, 73, 65, 68].contains(bytes[position + 6])
+                }
+            })
+        else { return text }
         return text.withUTF8 { bytes in
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count)
@@ -17,6 +27,8 @@ enum TypeSugar {
     private typealias Bytes = UnsafeBufferPointer<UInt8>
 
     private enum Kind { case optional, unwrapped, array, dictionary }
+
+    private static let swiftDot = Array("Swift.".utf8)
 
     private static let patterns: [(prefix: [UInt8], kind: Kind)] = [
         (Array("Swift.Optional<".utf8), .optional),
