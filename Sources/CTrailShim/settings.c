@@ -261,6 +261,8 @@ static void check(const struct setting *setting, const char *value, struct trail
     }
     if (choice->why[0] && choice->value == TRAIL_SETTING_DEFAULT)
         snprintf(choice->used, sizeof choice->used, "%s", setting->shown_default);
+    if (choice->why[0] && setting->field == FIELD(crash))  // the program's Trail.Configuration, not this table
+        snprintf(choice->used, sizeof choice->used, "%s", "the program's setting");
 }
 
 static uint64_t hash(const char *text) {
@@ -281,9 +283,10 @@ static void fill(int refill) {
             *(const char **)(void *)field = value;
             continue;
         }
-        if (setting->kind == SWITCH && setting->field == FIELD(crash)) crash_given = value != NULL;
         struct trail_setting_choice choice = { setting->fallback, "", "" };
         if (value) check(setting, value, &choice);
+        // Unset or malformed, the program's own configuration decides (Swift asks trail_crash_setting).
+        if (setting->field == FIELD(crash)) crash_given = value && !choice.why[0];
         *(uint64_t *)(void *)field = choice.value;
         if (!choice.why[0] || reported[i] == hash(value)) continue;
         reported[i] = hash(value);

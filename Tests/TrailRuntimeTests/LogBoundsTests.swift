@@ -81,7 +81,10 @@ import Glibc
         ),
         ("TRAIL_LOG_FLUSH_MS", "-1", "TRAIL_LOG_FLUSH_MS=-1 is not a whole number; using 50"),
         ("TRAIL_LOG", "disk", "TRAIL_LOG=disk is not one of automatic, console, file, tee; using file"),
-        ("TRAIL_CRASH", "nope", "TRAIL_CRASH=nope is not one of 1, 0, true, false, yes, no, on, off; using 1"),
+        (
+            "TRAIL_CRASH", "nope",
+            "TRAIL_CRASH=nope is not one of 1, 0, true, false, yes, no, on, off; using the program's setting"
+        ),
         (
             "TRAIL_LOG_DURABLE", "sure",
             "TRAIL_LOG_DURABLE=sure is not one of 1, 0, true, false, yes, no, on, off; using 0"

@@ -70,10 +70,10 @@ import TrailTestSupport
         // Switches.
         row("TRAIL_CRASH", "0", "0"),
         row("TRAIL_CRASH", "YES", "1"),
-        row("TRAIL_CRASH", "nope", "1", notASwitch, using: "1"),
+        row("TRAIL_CRASH", "nope", "1", notASwitch, using: "the program's setting"),
         row("TRAIL_CRASH", "", "1"),
-        row("TRAIL_CRASH", huge, "1", notASwitch, using: "1"),
-        row("TRAIL_CRASH", "-1", "1", notASwitch, using: "1"),
+        row("TRAIL_CRASH", huge, "1", notASwitch, using: "the program's setting"),
+        row("TRAIL_CRASH", "-1", "1", notASwitch, using: "the program's setting"),
         row("TRAIL_LOG_DURABLE", "On", "1"),
         row("TRAIL_LOG_DURABLE", "sure", "0", notASwitch, using: "0"),
         row("TRAIL_LOG_DURABLE", "", "0"),
