@@ -98,7 +98,8 @@ let package = Package(
         // the module. Its public types that clients switch over or inline into are @frozen.
         .target(name: "Trail", dependencies: ["CTrailHooks", "CTrailShim", "TrailFormat"],
                 swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked", "-Xfrontend", "-enable-library-evolution",
-                                              "-Xfrontend", "-alias-module-names-in-module-interface"])]),
+                                              "-Xfrontend", "-alias-module-names-in-module-interface"]),
+                                .enableExperimentalFeature("Lifetimes")]),
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
         .target(name: "TrailFormat"),

@@ -24,7 +24,8 @@ enum RuntimePackage {
                 .target(name: "CTrailHooks"),
                 .target(name: "Trail", dependencies: ["CTrailHooks", "CTrailShim", "TrailFormat"],
                         swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked", "-Xfrontend", "-enable-library-evolution",
-                                                      "-Xfrontend", "-alias-module-names-in-module-interface"])]),
+                                                      "-Xfrontend", "-alias-module-names-in-module-interface"]),
+                                        .enableExperimentalFeature("Lifetimes")]),
                 .target(name: "TrailFormat"),
             ]
         )

@@ -90,7 +90,7 @@ final class BodyCollector: SyntaxVisitor {
         instrument(
             after: body.leftBrace, body.statements, line: node.funcKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
-            returns: returnType.map(ReturnKind.init) ?? .void)
+            returns: returnType.map(ReturnKind.init) ?? .void, foldsExit: FoldedExit.allows(returnType))
         return .visitChildren
     }
     override func visitPost(_ node: FunctionDeclSyntax) { pop() }
@@ -135,7 +135,8 @@ final class BodyCollector: SyntaxVisitor {
             let keyword = node.parent?.parent?.as(VariableDeclSyntax.self)?.bindingSpecifier
             instrument(
                 after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
-                returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value)
+                returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value,
+                foldsExit: FoldedExit.allows(node.typeAnnotation?.type))
         }
         return .visitChildren
     }
@@ -153,7 +154,8 @@ final class BodyCollector: SyntaxVisitor {
             }
             instrument(
                 after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
-                async: false, returns: ReturnKind(node.returnClause.type))
+                async: false, returns: ReturnKind(node.returnClause.type),
+                foldsExit: FoldedExit.allows(node.returnClause.type))
         }
         return .visitChildren
     }
@@ -174,7 +176,8 @@ final class BodyCollector: SyntaxVisitor {
         instrument(
             after: body.leftBrace, body.statements, line: node.accessorSpecifier,
             async: node.effectSpecifiers?.asyncSpecifier != nil,
-            returns: accessor == "get" ? propertyReturnKind(of: node) : .void)
+            returns: accessor == "get" ? propertyReturnKind(of: node) : .void,
+            foldsExit: accessor == "get" && FoldedExit.allows(propertyDeclaration(of: node)?.type))
         return .visitChildren
     }
     override func visitPost(_ node: AccessorDeclSyntax) { pop() }
@@ -312,35 +315,44 @@ final class BodyCollector: SyntaxVisitor {
 
     // MARK: Edits
 
+    /// `foldsExit`: a function's or getter's body (not a closure's), whose one value may carry the exit
+    /// (`FoldedExit`).
     private func instrument(
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
-        line token: TokenSyntax, async: Bool, returns: ReturnKind
+        line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false
     ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
         let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
         let offset = brace.endPositionBeforeTrailingTrivia.utf8Offset
         bodies += 1
-        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
-        let code =
-            statements.isEmpty
-            ? Marker.emptyBodyCode(site: site, async: async)
-            : Marker.entryCode(
-                site: site, async: async, mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
         let returnPoints =
             returns == .void || statements.isEmpty
             ? []
             : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
+        let folded = foldsExit && !async ? FoldedExit.value(statements, returnPoints: returnPoints) : nil
+        // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
+        let code =
+            statements.isEmpty
+            ? Marker.emptyBodyCode(site: site, async: async)
+            : folded != nil
+                ? Marker.foldedEntryCode(site: site)
+                : Marker.entryCode(
+                    site: site, async: async,
+                    mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
+        let keyword = folded != nil ? Marker.foldedReturnKeyword : "return"
+        if let folded { edits.append(Edit(offset: folded.end, text: Marker.foldedReturnEnd)) }
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
-            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }
+            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.wrap(keyword + " "))) }
             return
         }
         let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
         let columns = Columns(file: file, lines: lines)
-        let entry = columns.entry(code, at: offset, firstToken: first, returnsFirst: returnPoints.contains(first))
+        let entry = columns.entry(
+            code, at: offset, firstToken: first, returnsFirst: returnPoints.contains(first), keyword: keyword)
         edits.append(Edit(offset: offset, text: entry.text))
         for point in returnPoints where !(entry.returnsFirst && point == first) {
-            edits.append(columns.explicitReturn(at: point))
+            edits.append(columns.explicitReturn(at: point, keyword: keyword))
         }
     }
 

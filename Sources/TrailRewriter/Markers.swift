@@ -35,6 +35,14 @@ public enum Marker {
             : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
     }
 
+    /// Entry for a synchronous body that is one value: its exit goes around the value (`foldedReturn`).
+    static func foldedEntryCode(site: String) -> String { "Trail.enter(\(literal(site)));" }
+
+    /// What precedes and follows a folded body's expression: the exit is recorded once the value is made, with
+    /// no `defer`, which unoptimized code calls as a function of its own.
+    static let foldedReturnKeyword = "return Trail.exit(returning:"
+    static let foldedReturnEnd = wrap(")")
+
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
     static func emptyBodyCode(site: String, async: Bool) -> String {
         async ? "Trail.exit(Trail.enterAsync(\(literal(site))));" : "Trail.enter(\(literal(site))); Trail.exit();"

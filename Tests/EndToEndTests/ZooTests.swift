@@ -30,6 +30,8 @@ import TrailTestSupport
         var arguments =
             [
                 "-module-name", "Zoo", "-Onone", "-g", "-warnings-as-errors", "-o", output,
+                // Values.swift returns a Span, a ~Escapable value.
+                "-enable-experimental-feature", "Lifetimes",
                 "-I", directory, "-L", directory, "-lZooLog",
             ]
             + files.map { sources + "/" + $0 }

@@ -21,7 +21,7 @@ import TrailTestSupport
             // header
             import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
 
-            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4"); defer { Trail.exit() };/*trail>*/ /*<trail*/return /*trail>*/a + b }
+            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4");/*trail>*/ /*<trail*/return Trail.exit(returning: /*trail>*/a + b/*<trail*/)/*trail>*/ }
             func log() {/*<trail*/Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit() };/*trail>*/
                 print("x")
             }
@@ -114,7 +114,7 @@ import TrailTestSupport
         // No import in the source: the Trail import follows the first statement, on its line; no line moves.
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first?.contains("/*<trail*/; import enum Trail.Trail/*trail>*/") == true)
-        let returns = lines.map { $0.contains("/*<trail*/return /*trail>*/") }
+        let returns = lines.map { $0.contains("/*<trail*/return ") }
         #expect(
             returns == [
                 true, false, false, false, false, true, false,  // value ... ifStatement
