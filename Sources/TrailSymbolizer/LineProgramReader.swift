@@ -74,32 +74,23 @@ struct LineProgramReader {
         var directories: [String?] = []
         var names: [(name: String, directory: Int)] = []
         if version < 5 {
-            directories.append(compDir)
-            while true {
+            // DWARF 4's directory and file lists: strings in place, each list ended by an empty one. nil at the
+            // end; .some(nil) for a name that cannot be read.
+            func nextName() -> String?? {
                 let start = reader.position
-                guard reader.fixed(1) != 0, !reader.failed else { break }
+                guard reader.fixed(1) != 0, !reader.failed else { return nil }
                 reader.position = start
-                guard
-                    let name = string(
-                        0x08,
-                        reader.attributeValue(
-                            0x08, implicit: 0, version: 4, offsetSize: 4,
-                            addressSize: addressSize) ?? UInt64.max)
-                else { return nil }
+                let form = reader.attributeValue(0x08, implicit: 0, version: 4, offsetSize: 4, addressSize: addressSize)
+                return .some(string(0x08, form ?? UInt64.max))
+            }
+            directories.append(compDir)
+            while let entry = nextName() {
+                guard let name = entry else { return nil }
                 directories.append(name)
             }
             names.append(("???", -1))
-            while true {
-                let start = reader.position
-                guard reader.fixed(1) != 0, !reader.failed else { break }
-                reader.position = start
-                guard
-                    let name = string(
-                        0x08,
-                        reader.attributeValue(
-                            0x08, implicit: 0, version: 4, offsetSize: 4,
-                            addressSize: addressSize) ?? UInt64.max)
-                else { return nil }
+            while let entry = nextName() {
+                guard let name = entry else { return nil }
                 let directory = reader.uleb()
                 _ = reader.uleb()  // modification time
                 _ = reader.uleb()  // length
