@@ -24,7 +24,8 @@ let package = Package(
             name: "Zoo",
             dependencies: ["ZooLog", .product(name: "Trail", package: "swift-trail")],
             sources: traced ? ["_Trail.swift"] : nil,
-            swiftSettings: [.swiftLanguageMode(.v5)],
+            // Values.swift returns a Span, a ~Escapable value.
+            swiftSettings: [.swiftLanguageMode(.v5), .enableExperimentalFeature("Lifetimes")],
             plugins: trail
         ),
     ]
