@@ -284,6 +284,21 @@ static off_t write_all_at(int fd, const char *data, size_t length) {
     return offset;
 }
 
+/// A descriptor of its own on `fd`'s file (through /proc/self/fd), or -1. The log's descriptor shares its position
+/// with fd 2, and another thread writing to fd 2 between the block's write and the lseek in write_all_at (the
+/// Swift runtime printing a second thread's fatal error, say) would move it: the offset, and so the marker, would
+/// point past the block. A position of its own moves only with its own writes.
+static int reopen_own(int fd) {
+    char path[40] = "/proc/self/fd/";
+    char digits[12];
+    int count = 0;
+    for (unsigned value = (unsigned)fd; value || count == 0; value /= 10) digits[count++] = (char)('0' + value % 10);
+    size_t at = strlen(path);
+    while (count > 0) path[at++] = digits[--count];
+    path[at] = 0;
+    return open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+}
+
 static char marker_stem[4000] = "";      // "<folder>/<app>": markers are "<stem>.<pid>.crash"
 static char block_file_path[4096] = "";  // the console mode's block file, once created
 
@@ -375,7 +390,13 @@ off_t trail_crash_write_block(const char *kind, int signal, const siginfo_t *inf
     put(TRAIL_BLOCK_END "\n");
 
     int fd = trail_log_fd();
-    if (fd >= 0) return write_all_at(fd, block, block_used);
+    if (fd >= 0) {
+        int own = reopen_own(fd);
+        if (own < 0) return write_all_at(fd, block, block_used);
+        off_t offset = write_all_at(own, block, block_used);
+        close(own);
+        return offset;
+    }
     write_all(2, block, block_used);
     if (!keep || !marker_stem[0]) return -1;
     stem_path(block_file_path, sizeof block_file_path, TRAIL_BLOCK_FILE_SUFFIX);

@@ -329,7 +329,11 @@ final class BodyCollector: SyntaxVisitor {
             returns == .void || statements.isEmpty
             ? []
             : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
-        let folded = foldsExit && !async ? FoldedExit.value(statements, returnPoints: returnPoints) : nil
+        // Not in build copies: there a type error in the value would be reported at the inserted call, on the
+        // line before, where an untraced build reports it at the value.
+        let folded =
+            foldsExit && !async && options.lineDirectiveFile == nil
+            ? FoldedExit.value(statements, returnPoints: returnPoints) : nil
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let code =
             statements.isEmpty
@@ -339,20 +343,19 @@ final class BodyCollector: SyntaxVisitor {
                 : Marker.entryCode(
                     site: site, async: async,
                     mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
-        let keyword = folded != nil ? Marker.foldedReturnKeyword : "return"
         if let folded { edits.append(Edit(offset: folded.end, text: Marker.foldedReturnEnd)) }
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
-            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.wrap(keyword + " "))) }
+            let keyword = folded != nil ? Marker.foldedReturnKeyword + " " : "return "
+            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.wrap(keyword))) }
             return
         }
         let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
         let columns = Columns(file: file, lines: lines)
-        let entry = columns.entry(
-            code, at: offset, firstToken: first, returnsFirst: returnPoints.contains(first), keyword: keyword)
+        let entry = columns.entry(code, at: offset, firstToken: first, returnsFirst: returnPoints.contains(first))
         edits.append(Edit(offset: offset, text: entry.text))
         for point in returnPoints where !(entry.returnsFirst && point == first) {
-            edits.append(columns.explicitReturn(at: point, keyword: keyword))
+            edits.append(columns.explicitReturn(at: point))
         }
     }
 

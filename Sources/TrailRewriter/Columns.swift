@@ -17,10 +17,8 @@ struct Columns {
     private func directive(line: Int) -> String { "#sourceLocation(file: \(Marker.literal(file)), line: \(line))" }
 
     /// The entry text after a brace at `offset`; `firstToken` starts the body, and `returnsFirst` says it needs
-    /// an explicit `return` (`keyword`: `return`, or a folded body's `Marker.foldedReturnKeyword`).
-    func entry(_ code: String, at offset: Int, firstToken: Int, returnsFirst: Bool, keyword: String = "return")
-        -> Entry
-    {
+    /// an explicit `return`.
+    func entry(_ code: String, at offset: Int, firstToken: Int, returnsFirst: Bool) -> Entry {
         let line = lines.line(of: offset)
         let padding = offset - lines.start(ofLine: line)
         if lines.line(of: firstToken) == line {
@@ -29,18 +27,15 @@ struct Columns {
             if !returnsFirst {
                 return Entry(text: broken + directive(line: line) + "\n" + spaces(padding), returnsFirst: false)
             }
-            // `return ` takes 7 of the padding's columns (a folded return more); with fewer, it goes on the line
-            // before, which is still one statement (a directive between `return` and its expression would end it).
-            let width = keyword.utf8.count + 1
-            if padding >= width {
+            // `return` takes 7 of the padding's columns; with fewer, it goes on the line before, which is
+            // still one statement (a directive between `return` and its expression would end it).
+            if padding >= 7 {
                 return Entry(
-                    text: broken + directive(line: line) + "\n" + spaces(padding - width) + keyword + " ",
-                    returnsFirst: true)
+                    text: broken + directive(line: line) + "\n" + spaces(padding - 7) + "return ", returnsFirst: true)
             }
             if line > 1 {
                 return Entry(
-                    text: broken + directive(line: line - 1) + "\n" + keyword + "\n" + spaces(padding),
-                    returnsFirst: true)
+                    text: broken + directive(line: line - 1) + "\nreturn\n" + spaces(padding), returnsFirst: true)
             }
             return Entry(text: Marker.wrap(code), returnsFirst: false)
         }
@@ -49,16 +44,16 @@ struct Columns {
         // the expression's (the compiler warns when they line up).
         let returnColumn = padding + Marker.open.utf8.count + code.utf8.count + 2
         let separator = returnColumn == column(of: firstToken) ? "  " : " "
-        return Entry(text: Marker.wrap(code + separator + keyword), returnsFirst: true)
+        return Entry(text: Marker.wrap(code + separator + "return"), returnsFirst: true)
     }
 
     /// `return` for an expression at `offset` on a line of its own (in a `#if` clause): on a line before it,
     /// numbered as the line before, so the expression keeps its line and column.
-    func explicitReturn(at offset: Int, keyword: String = "return") -> Edit {
+    func explicitReturn(at offset: Int) -> Edit {
         let line = lines.line(of: offset)
         let start = lines.start(ofLine: line)
-        guard keyword == "return", line > 1, lines.isBlank(start ..< offset) else {
-            return Edit(offset: offset, text: Marker.wrap(keyword + " "))
+        guard line > 1, lines.isBlank(start ..< offset) else {
+            return Edit(offset: offset, text: Marker.explicitReturn)
         }
         let keyword = column(of: offset) == 1 ? " return" : "return"
         return Edit(offset: start, text: Marker.open + directive(line: line - 1) + "\n" + keyword + Marker.close + "\n")

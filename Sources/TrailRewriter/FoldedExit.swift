@@ -4,7 +4,8 @@ import SwiftSyntax
 /// `defer`: unoptimized code calls a `defer` body as a function of its own at every return, and that call was
 /// most of what tracing compiled in but switched off cost. Only where the value's type checks alike inside the
 /// call: an `if` or `switch` expression cannot be an argument, an error thrown by `try` would skip the exit,
-/// and a `sending` result or `#if` inside the value are left to the `defer`.
+/// and a `sending` result or `#if` inside the value are left to the `defer`. Build copies (`--line-directive`)
+/// keep the `defer` too, so that a type error in the value is reported where an untraced build reports it.
 enum FoldedExit {
     /// Where the closing parenthesis goes: right after the value, before its trailing comments.
     struct Value {

@@ -68,8 +68,7 @@ public enum Rewriter {
     /// Where an insertion ends: at its closing marker, or in build copies (`Columns`) past the line break and
     /// padding that follow it: after `return` on a line of its own, the line break; after
     /// `/*trail>*/#sourceLocation(...)`, that line and the padding of the next, which is as wide as the text
-    /// before the opening marker (7 columns of it may be `return `, or a line `return` may come first; a folded
-    /// body's `return Trail.exit(returning:` likewise).
+    /// before the opening marker (7 columns of it may be `return `, or a line `return` may come first).
     private static func stripExtent(
         _ buffer: UnsafeBufferPointer<UInt8>, open: Int, close: MarkerComment,
         path: String
@@ -93,14 +92,10 @@ public enum Rewriter {
         while lineStart > 0, buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
         let padding = open - lineStart
         var end = lineEnd + 1
-        for keyword in ["return", Marker.foldedReturnKeyword] where has(keyword + "\n", at: end) {
-            end += keyword.utf8.count + 1
-        }
-        let keywordsInPadding = ["return ", Marker.foldedReturnKeyword + " "].map(\.utf8.count).filter { width in
-            padding >= width && spaces(padding - width, at: end)
-                && has(width == 7 ? "return " : Marker.foldedReturnKeyword + " ", at: end + padding - width)
-        }
-        if spaces(padding, at: end) || !keywordsInPadding.isEmpty {
+        if has("return\n", at: end) { end += 7 }
+        if spaces(padding, at: end)
+            || (padding >= 7 && spaces(padding - 7, at: end) && has("return ", at: end + padding - 7))
+        {
             return end + padding
         }
         let line = LineTable(buffer).line(of: end)

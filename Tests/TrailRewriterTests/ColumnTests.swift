@@ -19,45 +19,31 @@ import TrailTestSupport
             struct Store {
                 func total() -> Int { items.count + extra }
                 func log() { print(1) }
-                func next() throws -> Int { try read() }
-                func count(of items: [Int]) -> Int { items.count }
             }
             func f() -> Int { 1 }
 
             """
         let directive = #"#sourceLocation(file: "/abs/Sources/App/Store.swift", line: "#
-        // A value's exit folds around it (`return Trail.exit(returning:` takes 29 columns, so with less room
-        // it goes on the line before); a `try` keeps the `defer` and a bare `return`.
         let expected = """
             import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
             struct Store {
-                func total() -> Int {/*<trail*/Trail.enter("App.Store.total() @ App/Store.swift:3");
-            /*trail>*/\(directive)2)
-            return Trail.exit(returning:
-                                      items.count + extra/*<trail*/)/*trail>*/ }
+                func total() -> Int {/*<trail*/Trail.enter("App.Store.total() @ App/Store.swift:3"); defer { Trail.exit() };
+            /*trail>*/\(directive)3)
+                              return  items.count + extra }
                 func log() {/*<trail*/Trail.enter("App.Store.log() @ App/Store.swift:4"); defer { Trail.exit() };
             /*trail>*/\(directive)4)
                              print(1) }
-                func next() throws -> Int {/*<trail*/Trail.enter("App.Store.next() @ App/Store.swift:5"); defer { Trail.exit() };
-            /*trail>*/\(directive)5)
-                                    return  try read() }
-                func count(of items: [Int]) -> Int {/*<trail*/Trail.enter("App.Store.count(of:) @ App/Store.swift:6");
-            /*trail>*/\(directive)6)
-                       return Trail.exit(returning:  items.count/*<trail*/)/*trail>*/ }
             }
-            func f() -> Int {/*<trail*/Trail.enter("App.f() @ App/Store.swift:8");
-            /*trail>*/\(directive)7)
-            return Trail.exit(returning:
-                              1/*<trail*/)/*trail>*/ }
+            func f() -> Int {/*<trail*/Trail.enter("App.f() @ App/Store.swift:6"); defer { Trail.exit() };
+            /*trail>*/\(directive)6)
+                      return  1 }
 
             """
         let text = try copy(source)
         #expect(text == expected)
-        // What follows the brace keeps its byte columns: the brace ends at column 25, 31 and 40.
-        let lines = text.split(separator: "\n")
-        #expect(lines[5].utf8.count - " items.count + extra/*<trail*/)/*trail>*/ }".utf8.count == 25)
-        #expect(lines[11].utf8.count - " try read() }".utf8.count == 31)
-        #expect(lines[14].utf8.count - " items.count/*<trail*/)/*trail>*/ }".utf8.count == 40)
+        // What follows the brace keeps its byte columns: the brace ends at column 25.
+        let line = text.split(separator: "\n")[4]
+        #expect(line.utf8.count - " items.count + extra }".utf8.count == 25)
         #expect(try stripped(text) == source)
         #expect(try copy(text) == text)
     }
@@ -67,10 +53,7 @@ import TrailTestSupport
         let short = "var x: Int {\nget{ 1 }\n}\n"
         let text = try copy(short)
         #expect(text.contains("get{/*<trail*/"))
-        #expect(
-            text.contains(
-                "\n/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 1)\nreturn Trail.exit(returning:\n     1"
-                    + "/*<trail*/)/*trail>*/" + " }\n"))
+        #expect(text.contains("\n/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 1)\nreturn\n     1 }\n"))
         #expect(try stripped(text) == short)
         // Tabs and CJK count as their bytes: the padding is the prefix's UTF-8 length.
         let wide = "struct S {\n\tfunc 名前() { print(1) }\n}\n"
@@ -98,9 +81,7 @@ import TrailTestSupport
             """
         let text = try copy(source)
         #expect(
-            text.contains(
-                #"Trail.enter("App.S.name.get @ App/Store.swift:2"); return Trail.exit(returning:/*trail>*/"#
-                    + "\n        // a comment\n        \"store\"/*<trail*/)/*trail>*/\n"))
+            text.contains(#"defer { Trail.exit() }; return/*trail>*/"# + "\n        // a comment\n        \"store\"\n"))
         #expect(
             text.contains("\n/*<trail*/#sourceLocation(file: \"\(Self.file)\", line: 7)\nreturn/*trail>*/\n        1\n")
         )
