@@ -333,7 +333,7 @@ final class BodyCollector: SyntaxVisitor {
         // line before, where an untraced build reports it at the value.
         let folded =
             foldsExit && !async && options.lineDirectiveFile == nil
-            ? FoldedExit.value(statements, returnPoints: returnPoints) : nil
+            ? FoldedExit.valueEnd(statements, returnPoints: returnPoints) : nil
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let code =
             statements.isEmpty
@@ -343,11 +343,11 @@ final class BodyCollector: SyntaxVisitor {
                 : Marker.entryCode(
                     site: site, async: async,
                     mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
-        if let folded { edits.append(Edit(offset: folded.end, text: Marker.foldedReturnEnd)) }
+        if let folded { edits.append(Edit(offset: folded, text: Marker.foldedReturnEnd)) }
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
-            let keyword = folded != nil ? Marker.foldedReturnKeyword + " " : "return "
-            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.wrap(keyword))) }
+            let returnText = folded != nil ? Marker.foldedReturn : Marker.explicitReturn
+            for point in returnPoints { edits.append(Edit(offset: point, text: returnText)) }
             return
         }
         let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset

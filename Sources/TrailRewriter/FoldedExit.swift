@@ -7,19 +7,15 @@ import SwiftSyntax
 /// and a `sending` result or `#if` inside the value are left to the `defer`. Build copies (`--line-directive`)
 /// keep the `defer` too, so that a type error in the value is reported where an untraced build reports it.
 enum FoldedExit {
-    /// Where the closing parenthesis goes: right after the value, before its trailing comments.
-    struct Value {
-        var end: Int
-    }
-
     /// Whether a body with this result type may fold its exit.
     static func allows(_ type: TypeSyntax?) -> Bool {
         guard let type else { return true }
         return !type.tokens(viewMode: .sourceAccurate).contains { $0.tokenKind == .keyword(.sending) }
     }
 
-    /// The value of a body that is one expression given an implicit `return` (`returnPoints`), when it folds.
-    static func value(_ statements: CodeBlockItemListSyntax, returnPoints: [Int]) -> Value? {
+    /// Where the closing parenthesis goes, right after the value and before its trailing comments, when a body
+    /// that is one expression given an implicit `return` (`returnPoints`) folds.
+    static func valueEnd(_ statements: CodeBlockItemListSyntax, returnPoints: [Int]) -> Int? {
         guard statements.count == 1, let item = statements.first, returnPoints.count == 1 else { return nil }
         let expression: ExprSyntax
         switch item.item {
@@ -44,6 +40,6 @@ enum FoldedExit {
                 continue
             }
         }
-        return Value(end: expression.endPositionBeforeTrailingTrivia.utf8Offset)
+        return expression.endPositionBeforeTrailingTrivia.utf8Offset
     }
 }

@@ -40,7 +40,7 @@ public enum Marker {
 
     /// What precedes and follows a folded body's expression: the exit is recorded once the value is made, with
     /// no `defer`, which unoptimized code calls as a function of its own.
-    static let foldedReturnKeyword = "return Trail.exit(returning:"
+    static let foldedReturn = wrap("return Trail.exit(returning: ")
     static let foldedReturnEnd = wrap(")")
 
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
