@@ -62,9 +62,9 @@ let staticFoundationExecutable: [LinkerSetting] = [.unsafeFlags(
 let package = Package(
     name: "swift-trail",
     products: [
-        .library(name: "Trail", targets: ["Trail"]),
+        .library(name: "Trail", targets: ["Trail", "TrailExit"]),
         // For tests that compile instrumented fixtures with swiftc against the runtime.
-        .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail"]),
+        .library(name: "TrailDynamic", type: .dynamic, targets: ["Trail", "TrailExit"]),
         .executable(name: "trail", targets: ["trail"]),
         .executable(name: "trail-rewrite", targets: ["trail-rewrite"]),
         .executable(name: "trail-symbolize", targets: ["trail-symbolize"]),
@@ -98,6 +98,11 @@ let package = Package(
         // the module. Its public types that clients switch over or inline into are @frozen.
         .target(name: "Trail", dependencies: ["CTrailHooks", "CTrailShim", "TrailFormat"],
                 swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked", "-Xfrontend", "-enable-library-evolution",
+                                              "-Xfrontend", "-alias-module-names-in-module-interface"]),
+                                .enableExperimentalFeature("Lifetimes")]),
+        // The exit operator of one-value bodies, alone in its module: traced files import it whole.
+        .target(name: "TrailExit", dependencies: ["Trail"],
+                swiftSettings: [.unsafeFlags(["-Xfrontend", "-enable-library-evolution",
                                               "-Xfrontend", "-alias-module-names-in-module-interface"]),
                                 .enableExperimentalFeature("Lifetimes")]),
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,

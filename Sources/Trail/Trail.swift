@@ -7,7 +7,7 @@ public import CTrailHooks
 ///
 ///     Trail.enter("Module.Type.method(x:) @ Module/File.swift:12"); defer { Trail.exit() }
 ///
-/// or, when its body is one expression, `Trail.enter(…); return Trail.exit(returning: expression)`,
+/// or, when its body is one expression, `Trail.enter(…); return expression ~>| Trail.Exit()` (`TrailExit`),
 /// and an `async` one, which may end on another thread than it started on,
 ///
 ///     let __trail = Trail.enterAsync("Module.Type.load() @ Module/File.swift:20"); defer { Trail.exit(__trail) }
@@ -36,15 +36,13 @@ public enum Trail {
         if _slowPath(trail_mode_address.pointee != 0) { trail_exit_sync() }
     }
 
-    /// Records the exit of the innermost synchronous function and gives back `value`. A body that is one
-    /// expression ends `return Trail.exit(returning: expression)` instead of a `defer`, whose body unoptimized
-    /// code calls as a function of its own: that call was most of what tracing compiled in but off cost.
-    /// Any value passes: copyable or not, escapable or not (its lifetime is the argument's).
-    @_transparent
-    @_lifetime(copy value)
-    public static func exit<Value: ~Copyable & ~Escapable>(returning value: consuming Value) -> Value {
-        if _slowPath(trail_mode_address.pointee != 0) { trail_exit_sync() }
-        return value
+    /// The right operand of `value ~>| Trail.Exit()` (module `TrailExit`), which a body that is one value ends
+    /// with instead of a `defer`: unoptimized code calls a `defer` body as a function of its own at every return,
+    /// and that call was most of what tracing compiled in but off cost.
+    @frozen
+    public struct Exit {
+        @_transparent
+        public init() {}
     }
 
     /// Records the entry of an `async` function.

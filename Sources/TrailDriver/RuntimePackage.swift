@@ -2,13 +2,13 @@ import Foundation
 import TrailRewriter
 
 /// The runtime alone, as a package of its own that the traced copy depends on: `.build/trail-shadow/swift-trail`,
-/// a manifest with Trail's four targets and links to their folders in swift-trail's checkout. swift-trail's own
+/// a manifest with Trail's five targets and links to their folders in swift-trail's checkout. swift-trail's own
 /// manifest also builds the rewriter against the toolchain's SwiftSyntax, declares three plugins and the
 /// integrations' dependencies; a copy that depended on it would evaluate all of that, and compile the plugins,
 /// on every run, and `git status` the checkout.
 enum RuntimePackage {
     /// The runtime's targets: the folders linked, in the order the manifest declares them.
-    static let targets = ["CTrailHooks", "CTrailShim", "TrailFormat", "Trail"]
+    static let targets = ["CTrailHooks", "CTrailShim", "TrailFormat", "Trail", "TrailExit"]
 
     /// The same targets and settings as swift-trail's Package.swift (TracePackageTests compares them).
     static let manifest = """
@@ -18,12 +18,16 @@ enum RuntimePackage {
 
         let package = Package(
             name: "swift-trail",
-            products: [.library(name: "Trail", targets: ["Trail"])],
+            products: [.library(name: "Trail", targets: ["Trail", "TrailExit"])],
             targets: [
                 .target(name: "CTrailShim", dependencies: ["CTrailHooks"], cSettings: [.unsafeFlags(["-O2"])]),
                 .target(name: "CTrailHooks"),
                 .target(name: "Trail", dependencies: ["CTrailHooks", "CTrailShim", "TrailFormat"],
                         swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked", "-Xfrontend", "-enable-library-evolution",
+                                                      "-Xfrontend", "-alias-module-names-in-module-interface"]),
+                                        .enableExperimentalFeature("Lifetimes")]),
+                .target(name: "TrailExit", dependencies: ["Trail"],
+                        swiftSettings: [.unsafeFlags(["-Xfrontend", "-enable-library-evolution",
                                                       "-Xfrontend", "-alias-module-names-in-module-interface"]),
                                         .enableExperimentalFeature("Lifetimes")]),
                 .target(name: "TrailFormat"),

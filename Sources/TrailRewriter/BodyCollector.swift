@@ -329,11 +329,12 @@ final class BodyCollector: SyntaxVisitor {
             returns == .void || statements.isEmpty
             ? []
             : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
-        // Not in build copies: there a type error in the value would be reported at the inserted call, on the
-        // line before, where an untraced build reports it at the value.
-        let folded =
-            foldsExit && !async && options.lineDirectiveFile == nil
-            ? FoldedExit.valueEnd(statements, returnPoints: returnPoints) : nil
+        var folded = foldsExit && !async ? FoldedExit.valueEnd(statements, returnPoints: returnPoints) : nil
+        // A type error in the whole value is reported at the operator: in build copies, only a value on one line
+        // folds, so that the error keeps its line.
+        if let end = folded, options.lineDirectiveFile != nil, lines.line(of: end) != lines.line(of: returnPoints[0]) {
+            folded = nil
+        }
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let code =
             statements.isEmpty
@@ -343,11 +344,10 @@ final class BodyCollector: SyntaxVisitor {
                 : Marker.entryCode(
                     site: site, async: async,
                     mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
-        if let folded { edits.append(Edit(offset: folded, text: Marker.foldedReturnEnd)) }
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
-            let returnText = folded != nil ? Marker.foldedReturn : Marker.explicitReturn
-            for point in returnPoints { edits.append(Edit(offset: point, text: returnText)) }
+            for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }
+            if let folded { edits.append(Edit(offset: folded, text: Marker.foldedExit)) }
             return
         }
         let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
@@ -356,6 +356,11 @@ final class BodyCollector: SyntaxVisitor {
         edits.append(Edit(offset: offset, text: entry.text))
         for point in returnPoints where !(entry.returnsFirst && point == first) {
             edits.append(columns.explicitReturn(at: point))
+        }
+        if let folded,
+            let closing = statements.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate)
+        {
+            edits.append(columns.insertion(Marker.foldedExitCode, at: folded, before: closing))
         }
     }
 

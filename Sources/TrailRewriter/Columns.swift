@@ -47,6 +47,19 @@ struct Columns {
         return Entry(text: Marker.wrap(code + separator + "return"), returnsFirst: true)
     }
 
+    /// `code` inserted at `offset`, with `next` the token that follows: when that token is on the same line, the
+    /// inserted text ends the line and the rest goes back to its line and column, as after an entry.
+    func insertion(_ code: String, at offset: Int, before next: TokenSyntax) -> Edit {
+        let line = lines.line(of: offset)
+        guard lines.line(of: next.positionAfterSkippingLeadingTrivia.utf8Offset) == line else {
+            return Edit(offset: offset, text: Marker.wrap(code))
+        }
+        let padding = offset - lines.start(ofLine: line)
+        return Edit(
+            offset: offset,
+            text: Marker.open + code + "\n" + Marker.close + directive(line: line) + "\n" + spaces(padding))
+    }
+
     /// `return` for an expression at `offset` on a line of its own (in a `#if` clause): on a line before it,
     /// numbered as the line before, so the expression keeps its line and column.
     func explicitReturn(at offset: Int) -> Edit {

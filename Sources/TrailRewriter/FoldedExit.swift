@@ -1,11 +1,12 @@
 import SwiftSyntax
 
-/// A synchronous body that is one value returns `Trail.exit(returning: value)` instead of ending in a
-/// `defer`: unoptimized code calls a `defer` body as a function of its own at every return, and that call was
-/// most of what tracing compiled in but switched off cost. Only where the value's type checks alike inside the
-/// call: an `if` or `switch` expression cannot be an argument, an error thrown by `try` would skip the exit,
-/// and a `sending` result or `#if` inside the value are left to the `defer`. Build copies (`--line-directive`)
-/// keep the `defer` too, so that a type error in the value is reported where an untraced build reports it.
+/// A synchronous body that is one value returns `value ~>| Trail.Exit()` instead of ending in a `defer`:
+/// unoptimized code calls a `defer` body as a function of its own at every return, and that call was most of
+/// what tracing compiled in but switched off cost. The operator binds looser than any standard one, so the return
+/// expression starts where the value does and a type error in it reads as in an untraced build, at the same line
+/// and column. Not where the exit could be skipped or the value type-checks otherwise: a `try` that reaches the
+/// operator (an error would leave without the exit), an `if` or `switch` expression (not an operand), `await`,
+/// `#if` inside the value, or a `sending` result.
 enum FoldedExit {
     /// Whether a body with this result type may fold its exit.
     static func allows(_ type: TypeSyntax?) -> Bool {
@@ -31,8 +32,10 @@ enum FoldedExit {
         for token in expression.tokens(viewMode: .sourceAccurate) {
             switch token.tokenKind {
             case .keyword(.try):
-                // `try?` and `try!` end there; a plain `try` may leave the body without its exit.
-                guard let tryExpr = token.parent?.as(TryExprSyntax.self), tryExpr.questionOrExclamationMark != nil
+                // A plain `try` may leave the body without its exit. `try?` and `try!` end where they are
+                // enclosed, but one among the value's operators covers the exit operator too.
+                guard let tryExpr = token.parent?.as(TryExprSyntax.self), tryExpr.questionOrExclamationMark != nil,
+                    !reachesTop(tryExpr, of: expression)
                 else { return nil }
             case .poundIf, .keyword(.await):
                 return nil
@@ -41,5 +44,21 @@ enum FoldedExit {
             }
         }
         return expression.endPositionBeforeTrailingTrivia.utf8Offset
+    }
+
+    /// Whether `node` is one of `top`'s operands, with no parentheses, call or literal around it in between.
+    private static func reachesTop(_ node: some SyntaxProtocol, of top: ExprSyntax) -> Bool {
+        var current = Syntax(node)
+        while current.id != top.id {
+            guard let parent = current.parent else { return false }
+            switch parent.kind {
+            case .exprList, .sequenceExpr, .infixOperatorExpr, .ternaryExpr, .unresolvedTernaryExpr, .tryExpr,
+                .awaitExpr, .unsafeExpr, .asExpr, .isExpr, .unresolvedAsExpr, .unresolvedIsExpr, .prefixOperatorExpr:
+                current = parent
+            default:
+                return false
+            }
+        }
+        return true
     }
 }

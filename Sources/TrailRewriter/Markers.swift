@@ -14,14 +14,15 @@ public enum Marker {
     static func wrap(_ code: String) -> String { open + code + close }
 
     /// Only the `Trail` type: a whole-module import would put the runtime's `Logger` beside, say, swift-log's,
-    /// and make the name ambiguous in the user's file.
+    /// and make the name ambiguous in the user's file. `TrailExit` declares only the exit operator (`foldedExit`),
+    /// which no import can name, so it comes whole.
     static let importTrail = wrap(importCode + " ")
-    static let importCode = "import enum Trail.Trail;"
+    static let importCode = "import enum Trail.Trail; import TrailExit;"
     /// In place: after the file's first import, on its line, or as the file's last line.
-    static let importAfterImport = wrap("; import enum Trail.Trail")
-    static let importAtEnd = wrap("import enum Trail.Trail")
+    static let importAfterImport = wrap("; import enum Trail.Trail; import TrailExit")
+    static let importAtEnd = wrap("import enum Trail.Trail; import TrailExit")
     /// In place, at the end of a file with no final newline: the line break is the marker's, so strip takes it too.
-    static let importOnNewLine = wrap("\nimport enum Trail.Trail")
+    static let importOnNewLine = wrap("\nimport enum Trail.Trail; import TrailExit")
 
     /// Entry and exit for a body with statements. The trailing `;` lets user code follow on the same line.
     /// Synchronous calls pass nothing to their exit (the runtime keeps a per-thread stack); async calls, which
@@ -35,13 +36,14 @@ public enum Marker {
             : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
     }
 
-    /// Entry for a synchronous body that is one value: its exit goes around the value (`foldedReturn`).
+    /// Entry for a synchronous body that is one value: its exit follows the value (`foldedExit`).
     static func foldedEntryCode(site: String) -> String { "Trail.enter(\(literal(site)));" }
 
-    /// What precedes and follows a folded body's expression: the exit is recorded once the value is made, with
-    /// no `defer`, which unoptimized code calls as a function of its own.
-    static let foldedReturn = wrap("return Trail.exit(returning: ")
-    static let foldedReturnEnd = wrap(")")
+    /// What follows a folded body's value, which an explicit `return` precedes: the exit is recorded once the
+    /// value is made, with no `defer`, which unoptimized code calls as a function of its own. An operator below
+    /// assignment, so the return expression still starts at the value (`TrailExit`).
+    static let foldedExitCode = " ~>| Trail.Exit()"
+    static let foldedExit = wrap(foldedExitCode)
 
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
     static func emptyBodyCode(site: String, async: Bool) -> String {

@@ -144,7 +144,7 @@ public enum Rewriter {
 
     /// The import of `Trail`, in the same place in place and in a build copy, so that both compile alike: after
     /// the first top-level import on its line
-    /// (`import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/`), else after the first statement that is
+    /// (`import Foundation/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/`), else after the first statement that is
     /// not a `#if` block, else at the end of the file: no line moves,
     /// and no line starts with the marker's `/*`. SwiftPM decides whether a one-file executable's `@main` needs
     /// `-parse-as-library` by reading lines, and takes a line that starts with `/*` and does not end with `*/`

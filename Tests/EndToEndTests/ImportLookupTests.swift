@@ -9,7 +9,7 @@ import TrailTestSupport
 @Suite struct ImportLookupTests {
     /// The modules a file that imports `Trail` may load: the standard library and what every file loads.
     static let allowedModules: Set<String> = [
-        "Swift", "SwiftOnoneSupport", "_Concurrency", "_StringProcessing", "Trail",
+        "Swift", "SwiftOnoneSupport", "_Concurrency", "_StringProcessing", "Trail", "TrailExit",
     ]
 
     /// The Swift modules that type-checking `source` loads, from the compiler's loaded-module trace.
@@ -39,12 +39,13 @@ import TrailTestSupport
     @Test func aTracedFileLoadsOnlyTheStandardLibraryAndTrail() throws {
         let loaded = try Self.loadedModules(
             """
-            import enum Trail.Trail
+            import enum Trail.Trail; import TrailExit
             func f() { Trail.enter("Client.f()"); Trail.exit() }
             func g() async { let span = Trail.enterAsync("Client.g()"); Trail.exit(span) }
+            func h() -> Int { Trail.enter("Client.h()"); return 1 ~>| Trail.Exit() }
 
             """)
-        #expect(loaded.contains("Trail"))
+        #expect(loaded.contains("Trail") && loaded.contains("TrailExit"))
         #expect(
             loaded.subtracting(Self.allowedModules).isEmpty,
             "a traced file loads \(loaded.subtracting(Self.allowedModules).sorted())")
@@ -54,6 +55,23 @@ import TrailTestSupport
         #expect(
             whole.subtracting(Self.allowedModules).isEmpty,
             "import Trail loads \(whole.subtracting(Self.allowedModules).sorted())")
+    }
+
+    /// `TrailExit`, imported whole by traced files, declares the exit operator and nothing else.
+    @Test func theExitModuleDeclaresOnlyTheOperator() throws {
+        let interface = try String(
+            contentsOfFile: Paths.buildDirectory + "/Modules/TrailExit.swiftinterface", encoding: .utf8)
+        let declarations = Set(
+            interface.split(separator: "\n").filter {
+                !$0.hasPrefix("//") && !$0.hasPrefix("import ") && !$0.hasPrefix(" ") && !$0.hasPrefix("#")
+                    && !$0.hasPrefix("@_lifetime") && !$0.hasPrefix("@lifetime") && $0 != "}"
+            }
+            .map { $0.split(separator: "(").first.map(String.init) ?? "" })
+        #expect(
+            declarations == [
+                "precedencegroup TrailExitPrecedence {", "infix operator ~>| : TrailExitPrecedence",
+                "@_transparent public func ~>| <Value>",
+            ], "\(declarations.sorted())")
     }
 
     /// A check that fails when a public import comes back: the runtime imports everything internally but the
@@ -149,7 +167,7 @@ import TrailTestSupport
         let walkCopy = try #require(copies.first { $0.hasSuffix("/Walk.trail.swift") })
         let copyText = try String(
             contentsOfFile: package + "/.build/trail/plugins/outputs/" + walkCopy, encoding: .utf8)
-        #expect(copyText.contains("\nimport CWalk/*<trail*/; import enum Trail.Trail/*trail>*/\n"))
+        #expect(copyText.contains("\nimport CWalk/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/\n"))
         let plugin = try Self.runApp(package + "/.build/trail/debug/LookupApp", package: package)
         #expect(plugin.stdout == Self.expectedOutput)
         #expect(Self.calls(plugin.stderr) == Self.expectedCalls)
@@ -157,7 +175,7 @@ import TrailTestSupport
         // In place: the same import, the same build, the same calls.
         try run(Paths.trail, ["instrument", "--in-place", package + "/Sources"], check: true)
         let walk = try String(contentsOfFile: package + "/Sources/Walk/Walk.swift", encoding: .utf8)
-        #expect(walk.hasPrefix("import CWalk/*<trail*/; import enum Trail.Trail/*trail>*/\n"))
+        #expect(walk.hasPrefix("import CWalk/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/\n"))
         try Self.build(package, scratch: package + "/.build/plain")
         let inPlace = try Self.runApp(package + "/.build/plain/debug/LookupApp", package: package)
         #expect(inPlace.stdout == Self.expectedOutput)

@@ -56,7 +56,27 @@ import TrailTestSupport
         let expected = Self.errors(plain.stderr)
         #expect(expected.count == 5)
         #expect(expected.contains { $0.hasPrefix(source + ":3:41: error:") })
-        #expect(Self.errors(traced.stderr) == expected)
+        let errors = Self.errors(traced.stderr)
+        #expect(errors.count == expected.count)
+        #expect(errors.filter { !expected.contains($0) }.count == 2, "lines 4 and 14 fold")
+        for (error, untraced) in zip(errors, expected) {
+            // A one-value body ends `value ~>| Trail.Exit()`, and a binary expression's place is its operator: a
+            // type error in the whole value has its words and line, in a column past the value (lines 4 and 14;
+            // the `#if` body keeps its `defer`).
+            guard untraced.contains("error: cannot convert return expression"), error != untraced else {
+                #expect(error == untraced)
+                continue
+            }
+            let (place, words) = (Self.place(error), Self.place(untraced))
+            #expect(place.line == words.line && place.message == words.message, "\(error)")
+            #expect(place.column > words.column, "\(error)")
+        }
+    }
+
+    /// `file:line` and the message of an error line, and its column apart.
+    static func place(_ error: Substring) -> (line: Substring, column: Int, message: Substring) {
+        let parts = error.split(separator: ":", maxSplits: 3)
+        return (parts[0] + ":" + parts[1], Int(parts[2]) ?? 0, parts[3])
     }
 
     @Test func columnLiteralsAgree() throws {

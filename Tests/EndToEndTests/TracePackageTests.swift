@@ -139,7 +139,7 @@ import TrailTestSupport
         let runtime = try String(
             contentsOfFile: package + "/.build/trail-shadow/swift-trail/Package.swift", encoding: .utf8)
         let trailManifest = try String(contentsOfFile: Paths.packageRoot + "/Package.swift", encoding: .utf8)
-        for target in ["CTrailShim", "CTrailHooks", "Trail", "TrailFormat"] {
+        for target in ["CTrailShim", "CTrailHooks", "Trail", "TrailExit", "TrailFormat"] {
             let declared = Self.targetCall(target, in: trailManifest)
             #expect(
                 declared != nil && declared == Self.targetCall(target, in: runtime),

@@ -25,25 +25,31 @@ import TrailTestSupport
             """
         let directive = #"#sourceLocation(file: "/abs/Sources/App/Store.swift", line: "#
         let expected = """
-            import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
+            import Foundation/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
             struct Store {
-                func total() -> Int {/*<trail*/Trail.enter("App.Store.total() @ App/Store.swift:3"); defer { Trail.exit() };
+                func total() -> Int {/*<trail*/Trail.enter("App.Store.total() @ App/Store.swift:3");
             /*trail>*/\(directive)3)
-                              return  items.count + extra }
+                              return  items.count + extra/*<trail*/ ~>| Trail.Exit()
+            /*trail>*/\(directive)3)
+                                                          }
                 func log() {/*<trail*/Trail.enter("App.Store.log() @ App/Store.swift:4"); defer { Trail.exit() };
             /*trail>*/\(directive)4)
                              print(1) }
             }
-            func f() -> Int {/*<trail*/Trail.enter("App.f() @ App/Store.swift:6"); defer { Trail.exit() };
+            func f() -> Int {/*<trail*/Trail.enter("App.f() @ App/Store.swift:6");
             /*trail>*/\(directive)6)
-                      return  1 }
+                      return  1/*<trail*/ ~>| Trail.Exit()
+            /*trail>*/\(directive)6)
+                                }
 
             """
         let text = try copy(source)
         #expect(text == expected)
-        // What follows the brace keeps its byte columns: the brace ends at column 25.
-        let line = text.split(separator: "\n")[4]
-        #expect(line.utf8.count - " items.count + extra }".utf8.count == 25)
+        // What follows the brace keeps its byte columns (the brace ends at column 25), and so does what follows
+        // the value and its exit (the closing brace is in column 47).
+        let lines = text.split(separator: "\n")
+        #expect(lines[4].hasPrefix(String(repeating: " ", count: 18) + "return  items.count + extra/*<trail*/"))
+        #expect(lines[6] == String(repeating: " ", count: 46) + "}")
         #expect(try stripped(text) == source)
         #expect(try copy(text) == text)
     }
@@ -53,7 +59,10 @@ import TrailTestSupport
         let short = "var x: Int {\nget{ 1 }\n}\n"
         let text = try copy(short)
         #expect(text.contains("get{/*<trail*/"))
-        #expect(text.contains("\n/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 1)\nreturn\n     1 }\n"))
+        #expect(
+            text.contains(
+                "\n/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 1)\nreturn\n     1/*<trail*/ ~>| Trail.Exit()\n"
+                    + "/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 2)\n       }\n"))
         #expect(try stripped(text) == short)
         // Tabs and CJK count as their bytes: the padding is the prefix's UTF-8 length.
         let wide = "struct S {\n\tfunc 名前() { print(1) }\n}\n"
@@ -81,7 +90,9 @@ import TrailTestSupport
             """
         let text = try copy(source)
         #expect(
-            text.contains(#"defer { Trail.exit() }; return/*trail>*/"# + "\n        // a comment\n        \"store\"\n"))
+            text.contains(
+                #"Trail.enter("App.S.name.get @ App/Store.swift:2"); return/*trail>*/"#
+                    + "\n        // a comment\n        \"store\"/*<trail*/ ~>| Trail.Exit()/*trail>*/\n"))
         #expect(
             text.contains("\n/*<trail*/#sourceLocation(file: \"\(Self.file)\", line: 7)\nreturn/*trail>*/\n        1\n")
         )

@@ -19,9 +19,9 @@ import TrailTestSupport
             """
         let expected = """
             // header
-            import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
+            import Foundation/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
 
-            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4");/*trail>*/ /*<trail*/return Trail.exit(returning: /*trail>*/a + b/*<trail*/)/*trail>*/ }
+            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4");/*trail>*/ /*<trail*/return /*trail>*/a + b/*<trail*/ ~>| Trail.Exit()/*trail>*/ }
             func log() {/*<trail*/Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit() };/*trail>*/
                 print("x")
             }
@@ -36,7 +36,7 @@ import TrailTestSupport
     /// block (a line that stays put when lines are added below, so a one-line edit leaves the object file as it
     /// was), else it ends the file.
     @Test func importFollowsTheFirstImportOrTheFirstStatement() throws {
-        let after = "}/*<trail*/; import enum Trail.Trail/*trail>*/"
+        let after = "}/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/"
         #expect(try instrumented("func f() {}\n").hasSuffix(after + "\n"))
         let script = try instrumented("#!/usr/bin/env swift\nfunc f() {}\nfunc g() {}\n")
         #expect(script.hasPrefix("#!/usr/bin/env swift\nfunc f() {"))
@@ -52,15 +52,16 @@ import TrailTestSupport
         #expect(try instrumented("func f() {}\n// done").hasSuffix(after + "\n// done"))
         // Only #if blocks: the import ends the file; with no newline at the end, the marker brings its own.
         let wrapped = try instrumented("#if os(Linux)\nfunc f() {}\n#endif\n")
-        #expect(wrapped.hasSuffix("#endif\n/*<trail*/import enum Trail.Trail/*trail>*/"))
+        #expect(wrapped.hasSuffix("#endif\n/*<trail*/import enum Trail.Trail; import TrailExit/*trail>*/"))
         let wrappedUnended = try instrumented("#if os(Linux)\nfunc f() {}\n#endif")
-        #expect(wrappedUnended.hasSuffix("#endif/*<trail*/\nimport enum Trail.Trail/*trail>*/"))
+        #expect(wrappedUnended.hasSuffix("#endif/*<trail*/\nimport enum Trail.Trail; import TrailExit/*trail>*/"))
         #expect(try stripped(wrappedUnended) == "#if os(Linux)\nfunc f() {}\n#endif")
         let attributed = try instrumented(
             "@preconcurrency import Dispatch // queues\n@main struct A { static func main() {} }\n")
         #expect(
             attributed.hasPrefix(
-                "@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail/*trail>*/ // queues\n@main"))
+                "@preconcurrency import Dispatch/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/ // queues\n@main"
+            ))
     }
 
     @Test func asyncFunctionsAndAwaitingClosuresUseTheAsyncEntry() throws {
@@ -113,7 +114,7 @@ import TrailTestSupport
         let text = try instrumented(source)
         // No import in the source: the Trail import follows the first statement, on its line; no line moves.
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first?.contains("/*<trail*/; import enum Trail.Trail/*trail>*/") == true)
+        #expect(lines.first?.contains("/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/") == true)
         let returns = lines.map { $0.contains("/*<trail*/return ") }
         #expect(
             returns == [

@@ -10,7 +10,7 @@ import TrailTestSupport
     static let copy = """
         #if DEBUG
         #sourceLocation(file: "FILE", line: 1)
-        import Foundation/*<trail*/; import enum Trail.Trail/*trail>*/
+        import Foundation/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
 
         func crash(_ values: [Int]) -> Int {/*<trail*/Trail.enter("App.crash(_:) @ App/main.swift:3"); defer { Trail.exit() };
         /*trail>*/#sourceLocation(file: "FILE", line: 3)

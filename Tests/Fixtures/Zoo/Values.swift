@@ -1,5 +1,5 @@
-// Bodies that are one value: their exit folds around the value (`return Trail.exit(returning: value)`), which
-// must type-check as the bare value did, whatever its type and however it is written.
+// Bodies that are one value: their exit follows the value (`return value ~>| Trail.Exit()`), which must
+// type-check as the bare value did, whatever its type and however it is written.
 struct Token: ~Copyable {
     var id: Int
 }
@@ -47,6 +47,29 @@ struct Values {
             "\(values.none() ?? -1)", "\(values.labeled().high)", "\(values.opaque().count)", "\(values.closure()(2))",
             "\(values.token().id)", "\(values.optionalTry())", "\(values.chained())", "\(values.any())",
             "\((try? Values.parsed("9")) ?? 0)", "\(values.choice())",
+        ]
+        return parts.joined(separator: " ")
+    }
+}
+
+// The exit operator binds looser than anything a value can hold: ternaries, casts, ranges, `try?` inside an
+// operand. A `try?` or `try!` that covers the whole value keeps the `defer`, as `try` would skip the exit.
+extension Values {
+    func sign() -> Int { bytes.isEmpty ? 0 : bytes.count > 2 ? 2 : 1 }
+    func cast() -> Int? { any() as? Int }
+    func range() -> ClosedRange<Int> { 1...bytes.count }
+    func nested() -> Int { 1 + ((try? Values.parse("x")) ?? 5) }
+    static func forced() -> Int { try! parse("4") }
+    static func attempt() -> Int? { try? parse("y") }
+    func pair() -> Int { bytes.count }; func other() -> Int { sign() + 1 }
+    func given(_ token: consuming Token) -> Token { consume token }
+
+    static func operands() -> String {
+        let values = Values()
+        let parts: [String] = [
+            "\(values.sign())", "\(values.cast() ?? -1)", "\(values.range())", "\(values.nested())",
+            "\(forced())", "\(attempt() ?? -1)", "\(values.pair())", "\(values.other())",
+            "\(values.given(Token(id: 8)).id)",
         ]
         return parts.joined(separator: " ")
     }
