@@ -1,5 +1,4 @@
 internal import CTrailShim
-internal import Foundation
 internal import TrailFormat
 
 #if canImport(Glibc)
@@ -81,7 +80,7 @@ enum CrashHandler {
     /// The markers of `app` in `directory`, newest crash first. Only regular files are read, without blocking
     /// (a FIFO planted at a marker's name is passed over).
     static func findMarkers(directory: String, app: String) -> [(path: String, marker: CrashMarker)] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names = LogFolder.names(in: directory) ?? []
         let found = names.filter { CrashMarker.isMarkerName($0, app: app) }.compactMap {
             name -> (String, CrashMarker)? in
             let path = "\(directory)/\(name)"
@@ -107,11 +106,20 @@ enum CrashHandler {
 
     /// The block starting at `offset` of `file`, up to its end line.
     static func readBlock(_ file: String, offset: Int) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: file) else { return nil }
-        defer { try? handle.close() }
-        try? handle.seek(toOffset: UInt64(offset))
-        guard let data = try? handle.read(upToCount: 1 << 20) else { return nil }
-        return CrashBlockSyntax.leadingCrashBlock(String(decoding: data, as: UTF8.self))
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        lseek(fd, off_t(offset), SEEK_SET)  // a seek that fails reads from the start, as it did
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            if got == 0 { break }
+            count += got
+        }
+        return CrashBlockSyntax.leadingCrashBlock(String(decoding: bytes[..<count], as: UTF8.self))
     }
 
     /// Called by bootstrap once the log is open. Markers that named the log file that was current (`current`),

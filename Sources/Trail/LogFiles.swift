@@ -392,16 +392,12 @@ struct LogFiles {
 
     /// `app.<N>.log` files in the folder: from earlier runs and other instances. Sizes already known are kept.
     private mutating func findRotatedFiles() {
-        guard let folder = opendir(directory) else { return }
-        defer { closedir(folder) }
+        guard let names = LogFolder.names(in: directory) else { return }
         var known: [Int: Int] = [:]
         for file in rotated { known[file.sequence] = file.size }
         rotated.removeAll(keepingCapacity: true)
         rotatedTotal = 0
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in names {
             guard let parsed = LogFileName.parse(name), parsed.stem == stem, let sequence = parsed.sequence else {
                 continue
             }

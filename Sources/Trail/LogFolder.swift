@@ -27,6 +27,21 @@ enum LogFolder {
         }
     }
 
+    /// The names in `directory` ("." and ".." left out), in the order the folder gives them; nil when it cannot be
+    /// read.
+    static func names(in directory: String) -> [String]? {
+        guard let folder = opendir(directory) else { return nil }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// A regular file of this user's with one link: what Trail makes, safe to append to.
     static func isOwnLogFile(_ info: stat) -> Bool {
         (info.st_mode & S_IFMT) == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
