@@ -425,9 +425,5 @@ struct LogFiles {
         if folder >= 0 { close(folder) }
     }
 
-    private func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    private func now() -> Double { MonotonicClock.seconds }
 }

@@ -1,5 +1,4 @@
 internal import CTrailShim
-internal import Foundation
 internal import TrailFormat
 
 #if canImport(Glibc)
@@ -33,11 +32,11 @@ public final class LogSink: @unchecked Sendable {
     private static let bufferCapacity = 1 << 20
     /// Guards the buffers' appends and swaps (the buffers themselves live in the C shim, where the crash
     /// handler can flush them); the flusher waits on it.
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var flushRequested = false
     private var flusherStarted = false
 
-    private let fileLock = NSLock()  // guards the file; whoever holds it writes and rotates
+    private let fileLock = Lock()  // guards the file; whoever holds it writes and rotates
     private var files: LogFiles?
     private var durable = false
     private(set) var flushLevel: Logger.Level = .error
@@ -109,9 +108,7 @@ public final class LogSink: @unchecked Sendable {
         close(writeEnd)
         fileLock.withLock { stderrPipe = readEnd }
         trail_log_set_stderr_pipe(readEnd, UInt64(min(config.maxFileSize, config.maxTotalSize)))
-        let thread = Thread { [unowned self] in self.drainStandardError(readEnd) }
-        thread.name = "trail-stderr"
-        thread.start()
+        DetachedThread.start(named: "trail-stderr") { [unowned self] in self.drainStandardError(readEnd) }
     }
 
     /// Waits for bytes on the pipe and moves them into the file, whole lines at a time; a line still open after
@@ -403,24 +400,20 @@ public final class LogSink: @unchecked Sendable {
         defer { condition.unlock() }
         guard !flusherStarted else { return }
         flusherStarted = true
-        let thread = Thread { [unowned self] in
-            var lastImageCheck = Date()
+        DetachedThread.start(named: "trail-log") { [unowned self] in
+            var lastImageCheck = MonotonicClock.seconds
             while true {
                 self.condition.lock()
-                if !self.flushRequested {
-                    _ = self.condition.wait(until: Date(timeIntervalSinceNow: self.flushInterval))
-                }
+                if !self.flushRequested { self.condition.wait(seconds: self.flushInterval) }
                 self.condition.unlock()
                 self.flush()
                 // Libraries loaded since start-up must be in a crash block's image map.
-                if Date().timeIntervalSince(lastImageCheck) > 1 {
+                if MonotonicClock.seconds - lastImageCheck > 1 {
                     trail_crash_refresh_images()
-                    lastImageCheck = Date()
+                    lastImageCheck = MonotonicClock.seconds
                 }
             }
         }
-        thread.name = "trail-log"
-        thread.start()
     }
 
     static func writeAll(_ fd: Int32, _ text: String) {
