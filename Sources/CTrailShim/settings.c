@@ -60,6 +60,13 @@ const char *trail_env(const char *name) {
     return NULL;
 }
 
+/// secure_getenv(3), which Swift's Glibc module does not declare: Foundation read TMPDIR so, and a set-user-ID
+/// program must not take its log folder from whoever started it.
+const char *trail_secure_getenv(const char *name) { return secure_getenv(name); }
+
+/// `environ`, which Swift imports as never NULL: clearenv() leaves it so.
+char **trail_environ(void) { return environ; }
+
 enum { SIZE_INVALID, SIZE_OK, SIZE_HUGE };
 
 /// Digits with an optional K, M, G or T suffix; one too large for 64 bits is HUGE, a size out of range rather

@@ -1,5 +1,4 @@
 internal import CTrailShim
-internal import Foundation
 internal import TrailFormat
 
 #if canImport(Glibc)
@@ -7,7 +6,7 @@ internal import Glibc
 #endif
 
 extension Trail {
-    private static let bootstrapLock = NSLock()
+    private static let bootstrapLock = Lock()
     nonisolated(unsafe) private static var bootstrapped = false
 
     /// Starts logging as configured: the first call wins, later ones are ignored. Returns the log file, if
@@ -18,7 +17,7 @@ extension Trail {
         try bootstrapLock.withLock { () throws -> String? in
             guard !bootstrapped else { return LogSink.shared.currentFile }
             bootstrapped = true
-            let config = configuration.applyingEnvironment(ProcessInfo.processInfo.environment)
+            let config = configuration.applyingEnvironment(ProcessEnvironment.variables())
                 .resolved(standardErrorIsTerminal: isatty(2) != 0)
             let directory = config.directory!
             // A crash is always kept, in console mode too: its block goes to the terminal and to a file in the
@@ -26,9 +25,9 @@ extension Trail {
             var folderReady = true
             if config.destination == .console {
                 do {
-                    try LogFolder.make(directory) { FileHandle.standardError.write(Data($0.utf8)) }
+                    try LogFolder.make(directory) { LogSink.writeAll(2, $0) }
                 } catch {
-                    FileHandle.standardError.write(Data("trail: \(error); a crash will not be kept\n".utf8))
+                    LogSink.writeAll(2, "trail: \(error); a crash will not be kept\n")
                     folderReady = false
                 }
             }

@@ -1,5 +1,3 @@
-internal import Foundation
-
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -61,7 +59,7 @@ extension Trail {
         public var crashHandler = true
 
         public init(appName: String? = nil, directory: String? = nil) {
-            self.appName = appName ?? ProcessInfo.processInfo.processName
+            self.appName = appName ?? ExecutableName.current()
             self.directory = directory
         }
     }
@@ -88,7 +86,7 @@ extension Trail.Configuration {
     static let maximumFiles = 1_000_000
 
     static func defaultDirectory(_ app: String) -> String {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.variables()
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/" + app }
         if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/" + app }
         return userTemporaryFolder() + "/" + app
@@ -98,7 +96,7 @@ extension Trail.Configuration {
     /// The temporary folder is writable by everyone, so one there that another user owns, or that others can
     /// write, is refused (reported) for a fresh private one: others could plant the log, marker or links.
     static func userTemporaryFolder() -> String {
-        var base = NSTemporaryDirectory()
+        var base = TemporaryFolder.path
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         let uid = getuid()
         let folder = "\(base)/trail-\(uid)"
@@ -111,10 +109,10 @@ extension Trail.Configuration {
         let fresh = template.withUnsafeMutableBufferPointer {
             mkdtemp($0.baseAddress!) != nil ? String(cString: $0.baseAddress!) : nil
         }
-        FileHandle.standardError.write(
-            Data(
-                ("trail: \(folder) is not a folder of this user's own that only it can write; "
-                    + "logging to \(fresh ?? folder) instead\n").utf8))
+        LogSink.writeAll(
+            2,
+            "trail: \(folder) is not a folder of this user's own that only it can write; "
+                + "logging to \(fresh ?? folder) instead\n")
         return fresh ?? folder
     }
 }

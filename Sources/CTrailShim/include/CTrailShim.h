@@ -69,6 +69,10 @@ void trail_format_setting_warning(char *out, size_t size, const char *name, cons
 /// TRAIL_CRASH, read with the C start-up's settings (and reported there): 1 or 0, or -1 when unset, where the
 /// code's Trail.Configuration decides.
 int trail_crash_setting(void);
+/// secure_getenv: NULL when unset, or in a set-user-ID or set-group-ID program.
+const char *_Nullable trail_secure_getenv(const char *name);
+/// The environment's entries, NULL-terminated; NULL itself after clearenv().
+char *_Nullable *_Nullable trail_environ(void);
 /// For the settings table test: what the C start-up makes of `value` for the variable `name` (its own range and
 /// default, whatever the mode), without the environment. `result` gets the value used as text (a size as 64K, a
 /// choice by its name, "default" for a default worked out later), `message` the warning or "". 0 when the C
