@@ -331,8 +331,11 @@ final class BodyCollector: SyntaxVisitor {
             : ImplicitReturn.insertionPoints(statements, neverFunctions: options.declarations.neverReturning)
         var folded = foldsExit && !async ? FoldedExit.valueEnd(statements, returnPoints: returnPoints) : nil
         // A type error in the whole value is reported at the operator: in build copies, only a value on one line
-        // folds, so that the error keeps its line.
-        if let end = folded, options.lineDirectiveFile != nil, lines.line(of: end) != lines.line(of: returnPoints[0]) {
+        // folds, so that the error keeps its line. Nor one that a `;` ends, which cannot start a line of its own
+        // after `#sourceLocation`.
+        if let end = folded, options.lineDirectiveFile != nil,
+            lines.line(of: end) != lines.line(of: returnPoints[0]) || statements.last?.semicolon != nil
+        {
             folded = nil
         }
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.

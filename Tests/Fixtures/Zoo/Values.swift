@@ -74,3 +74,9 @@ extension Values {
         return parts.joined(separator: " ")
     }
 }
+
+// Build copies put code after a value back in its column on a line of its own; a `;` cannot start one.
+extension Values {
+    func semicolon() -> Int { 1; }
+    var commented: Int { 2 /* two */ }; var next: Int { 3 }  // end
+}
