@@ -1,4 +1,5 @@
-// Between the crash's signal path (crash.c) and the block's text (crash_block.c), and no other file: kept out of
+// Between the crash's signal path (crash.c), the block's text (crash_block.c) and where it is written
+// (crash_files.c), and no other file: kept out of
 // internal.h so that the two can change together without touching what every C file includes. No state is
 // shared; the block's buffer and settings stay in crash_block.c, behind these calls. They are hidden: on the
 // signal path they stay direct calls, as when they were one file's statics (no PLT in libTrailDynamic), and
@@ -27,5 +28,15 @@ TRAIL_CRASH_HIDDEN off_t trail_crash_write_block(const char *kind, int signal, c
 /// Records for the next launch where the block is (`<stem>.<pid>.crash` and `<stem>.crash`); nothing when
 /// `offset` is -1.
 TRAIL_CRASH_HIDDEN void trail_crash_write_marker(off_t offset, int signal, const char *log_path);
+
+/// Where the block goes (crash_files.c): the log, else stderr and, when `keep`, a block file of its own. Returns
+/// the block's offset in the file that holds it, or -1.
+TRAIL_CRASH_HIDDEN off_t trail_crash_store_block(const char *block, size_t length, int keep);
+/// The block file that the last stored block went to, or NULL when it went to the log.
+TRAIL_CRASH_HIDDEN const char *trail_crash_block_file(void);
+/// Writes a marker's text to `<stem>.<pid>.crash` and `<stem>.crash`; nothing without a stem.
+TRAIL_CRASH_HIDDEN void trail_crash_store_marker(const char *text, size_t length);
+/// `marker_stem` ("<folder>/<app>"), or NULL for none.
+TRAIL_CRASH_HIDDEN void trail_crash_files_configure(const char *marker_stem);
 
 #endif

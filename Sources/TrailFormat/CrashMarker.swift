@@ -9,8 +9,9 @@
 /// time=2026-12-02T13:37:55.776098Z
 /// ```
 ///
-/// The runtime's signal handler writes it (crash_block.c, keys from Sources/CTrailShim/trail_format.h); the next
-/// launch reads it and, once the log has rotated, writes it again pointing at the rotated file.
+/// The runtime's signal handler writes it (crash_block.c formats, crash_files.c writes; keys from
+/// Sources/CTrailShim/trail_format.h); the next launch reads it and, once the log has rotated, writes it again
+/// pointing at the rotated file.
 public struct CrashMarker: Sendable, Equatable {
     /// The log file that holds the crash block.
     public var log: String
