@@ -46,25 +46,36 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
     let json = arguments.has("json")
     var output: [UInt8] = []
     output.reserveCapacity(1 << 17)
-    func one(_ text: ArraySlice<UInt8>) {
-        guard let address = AddressOutput.parseAddress(text) else {
-            let shown = String(decoding: text, as: UTF8.self)
-            output += Array(
-                (json ? "{\"Address\":\(JSONString.quote(shown)),\"Error\":\"not an address\"}\n" : "??\n??:0:0\n\n")
-                    .utf8)
-            return
-        }
-        if json {
-            output += Array(
-                AddressOutput.json(address: "0x" + String(address, radix: 16), module: object, image.symbolize(address))
-                    .utf8)
-        } else {
-            image.appendText(address, to: &output)
+    // Text mode takes the addresses of each chunk of input together, so that names are demangled on a second
+    // thread meanwhile.
+    var batch: [UInt64?] = []
+    func flush() {
+        if !batch.isEmpty {
+            image.appendText(batch, to: &output) { full in
+                writeAll(1, full)
+                full.removeAll(keepingCapacity: true)
+            }
+            batch.removeAll(keepingCapacity: true)
         }
         if output.count > 1 << 16 {
             writeAll(1, output)
             output.removeAll(keepingCapacity: true)
         }
+    }
+    func one(_ text: ArraySlice<UInt8>) {
+        if !json {
+            batch.append(AddressOutput.parseAddress(text))
+            return
+        }
+        guard let address = AddressOutput.parseAddress(text) else {
+            let shown = String(decoding: text, as: UTF8.self)
+            output += Array("{\"Address\":\(JSONString.quote(shown)),\"Error\":\"not an address\"}\n".utf8)
+            return
+        }
+        output += Array(
+            AddressOutput.json(address: "0x" + String(address, radix: 16), module: object, image.symbolize(address))
+                .utf8)
+        flush()
     }
     if arguments.positionals.isEmpty {
         // Line by line as standard input comes: no copy of the whole input, nor an array of its lines.
@@ -86,11 +97,13 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
                 start = index + 1
             }
             partial += chunk[start ..< count]
+            flush()
         }
         if !partial.isEmpty { one(partial[...]) }
     } else {
         for text in arguments.positionals { one(Array(text.utf8)[...]) }
     }
+    flush()
     writeAll(1, output)
     // The process ends next: freeing the image's tables would only cost time (a twentieth of a run).
     _ = Unmanaged.passRetained(image)

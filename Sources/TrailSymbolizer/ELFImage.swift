@@ -137,4 +137,10 @@ public final class ELFImage {
     public func appendText(_ address: UInt64, to out: inout [UInt8]) {
         lookup.appendText(address, to: &out)
     }
+
+    /// The same for many addresses at once (nil: a line that is not an address, printed as an unknown one),
+    /// which lets a second thread help. `flush` takes `out` whenever it passes 64 KiB.
+    public func appendText(_ addresses: [UInt64?], to out: inout [UInt8], flush: (inout [UInt8]) -> Void) {
+        lookup.appendText(addresses, to: &out, flush: flush)
+    }
 }

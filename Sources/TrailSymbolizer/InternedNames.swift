@@ -2,7 +2,7 @@
 /// Names are demangled on first output. (Dictionaries here are keyed by String only: a key type's first use
 /// costs a scan of the runtime's conformance records; Int keys go in an `IntMap`.)
 struct InternedNames {
-    struct Name { var mangled: String, display: [UInt8]? = nil }
+    struct Name { var mangled: String, display: [UInt8]? = nil, queued = false }
     struct File { var text: String, bytes: [UInt8] }
 
     private(set) var names: [Name] = []
@@ -35,6 +35,16 @@ struct InternedNames {
         names[Int(id)].display = bytes
         return bytes
     }
+
+    /// Whether a name still needs demangling and is not queued for it yet; marks it queued.
+    mutating func queue(_ id: Int32) -> Bool {
+        guard names[Int(id)].display == nil, !names[Int(id)].queued else { return false }
+        names[Int(id)].queued = true
+        return true
+    }
+
+    /// A demangled name from a `DemangleQueue`.
+    mutating func setDisplay(_ id: Int32, _ bytes: [UInt8]) { names[Int(id)].display = bytes }
 
     /// Joins a relative path to the compile directory and collapses `//`, as llvm-symbolizer prints them.
     static func normalize(_ path: String, directory: String?) -> String {

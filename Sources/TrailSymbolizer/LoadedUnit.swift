@@ -18,10 +18,13 @@ struct LoadedUnit {
     /// Read with `DIEReader` where it can, else with libdw; empty tables when libdw cannot find the unit's DIE.
     init(
         offset: Dwarf_Off, start: UInt64?, dwarf: OpaquePointer?, reader: inout DIEReader?,
-        names: inout InternedNames
+        names: inout InternedNames, prepared: BatchWorker.Prepared? = nil
     ) {
+        // The header is read here even when a `BatchWorker` read the rest: `unit.table` numbers this reader's
+        // abbreviation tables.
         if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
-            var program = reader!.lineProgram(unit), let functions = UnitFunctions(unit, reader: &reader!)
+            var program = prepared?.program ?? reader!.lineProgram(unit),
+            let functions = prepared?.functions ?? UnitFunctions(unit, reader: &reader!)
         {
             header = unit
             directory = unit.directory
