@@ -58,9 +58,11 @@ struct AddressLookup {
             return
         }
         if loaded[unitIndex] == nil {
+            let prepared = worker?.claim(unitIndex)
             loaded[unitIndex] = LoadedUnit(
                 offset: units.offsets[unitIndex], start: units.starts.isEmpty ? nil : units.starts[unitIndex],
-                dwarf: dwarf, reader: &reader, names: &names, prepared: worker?.claim(unitIndex))
+                dwarf: dwarf, reader: &reader, names: &names, prepared: prepared)
+            if let prepared, loaded[unitIndex]!.header != nil { adopt(prepared, unitIndex) }
         }
         let dwarfAddress = address &- bias
         let location = loaded[unitIndex]!.lines.location(at: dwarfAddress)
@@ -93,6 +95,18 @@ struct AddressLookup {
                 offset: dwarfAddress - function.low))
     }
 
+    /// The inlined calls a `BatchWorker` read, renumbered into this lookup's names and the unit's files.
+    private mutating func adopt(_ prepared: BatchWorker.Prepared, _ unit: Int) {
+        let files = loaded[unit]!.files
+        for (offset, tree) in prepared.trees where functionIndex[Int(truncatingIfNeeded: offset)] == nil {
+            functions.append(
+                tree.renumbered(
+                    name: { names.nameID(prepared.names[Int($0)]) },
+                    file: { $0 < files.count ? files[Int($0)] : -1 }))
+            functionIndex[Int(truncatingIfNeeded: offset)] = Int32(functions.count - 1)
+        }
+    }
+
     /// The function's inlined calls, read on its first lookup.
     private mutating func inlineTree(_ offset: UInt64, _ unit: Int) -> InlineTree {
         if let known = functionIndex[Int(truncatingIfNeeded: offset)] { return functions[Int(known)] }
@@ -117,9 +131,9 @@ struct AddressLookup {
         write(frames[...], to: &out)
     }
 
-    /// `appendText` for many addresses (nil: a line that is not one, printed as an unknown address), their
-    /// names demangled on a second thread while this one reads DWARF: over thousands of addresses the two
-    /// take about as long.
+    /// `appendText` for many addresses (nil: a line that is not one, printed as an unknown address), with a
+    /// `BatchWorker` reading units and demangling names meanwhile. Addresses are looked up unit by unit, in
+    /// any order (the text keeps theirs): a unit the worker is still reading waits until the others are done.
     /// `flush` is called whenever `out` passes 64 KiB: a batch's text is megabytes, and growing one array to
     /// that size faults in fresh pages all the way.
     mutating func appendText(
@@ -130,42 +144,62 @@ struct AddressLookup {
         swap(&frames, &scratch)
         defer { swap(&frames, &scratch) }
         frames.removeAll(keepingCapacity: true)
-        var ends: [Int] = []
-        ends.reserveCapacity(addresses.count)
+        // Per address, where its frames start and end in `frames`.
+        var spans = Array(repeating: 0 ..< 0, count: addresses.count)
         // A thread costs some 50 microseconds: for a few addresses doing it all here is quicker.
-        let worker =
-            addresses.count >= 64
-            ? BatchWorker(reader: reader, order: unitsToLoad(addresses), starts: units.starts) : nil
-        for address in addresses {
+        let plan = addresses.count >= 64 ? batchPlan(addresses) : nil
+        let worker = plan?.worker
+        func lookUp(_ index: Int) {
+            guard let address = addresses[index] else { return }
             let first = frames.count
-            if let address { appendFrames(address, to: &frames, worker: worker) }
-            if let worker {
-                for index in first ..< frames.count where frames[index].name >= 0 && names.queue(frames[index].name) {
-                    worker.add(frames[index].name, names.names[Int(frames[index].name)].mangled)
+            appendFrames(address, to: &frames, worker: worker)
+            spans[index] = first ..< frames.count
+            guard let worker else { return }
+            for frame in frames[first...] where frame.name >= 0 && names.queue(frame.name) {
+                worker.add(frame.name, names.names[Int(frame.name)].mangled)
+            }
+        }
+        if let plan {
+            for index in plan.elsewhere { lookUp(index) }
+            var later: [Int] = []
+            for unit in plan.worker.order {
+                if plan.worker.isReading(unit) {
+                    later.append(unit)
+                } else {
+                    for index in plan.inUnit[unit] { lookUp(index) }
                 }
             }
-            ends.append(frames.count)
+            for unit in later { for index in plan.inUnit[unit] { lookUp(index) } }
+        } else {
+            for index in addresses.indices { lookUp(index) }
         }
         for (id, display) in worker?.finish() ?? [] { names.setDisplay(id, display) }
-        var start = 0
-        for end in ends {
-            write(frames[start ..< end], to: &out)
-            start = end
+        for span in spans {
+            write(frames[span], to: &out)
             if out.count > 1 << 16 { flush(&out) }
         }
     }
 
-    /// The units not loaded yet that `DIEReader` can read for these addresses, in the order they are first needed.
-    private func unitsToLoad(_ addresses: [UInt64?]) -> [Int] {
-        guard dwarf != nil, reader != nil, !units.starts.isEmpty else { return [] }
-        var seen = Array(repeating: false, count: loaded.count)
+    /// A batch's worker, given the units not loaded yet in the order the batch first needs them, with the
+    /// addresses in each (by position in the batch in `inUnit`); `elsewhere`, the batch's other addresses.
+    private func batchPlan(_ addresses: [UInt64?]) -> (worker: BatchWorker, inUnit: [[Int]], elsewhere: [Int]) {
+        var inUnit = Array(repeating: [Int](), count: loaded.count)
         var order: [Int] = []
-        for case let address? in addresses {
-            guard let unit = units.unit(at: address &- bias), loaded[unit] == nil, !seen[unit] else { continue }
-            seen[unit] = true
-            order.append(unit)
+        var elsewhere: [Int] = []
+        for (index, address) in addresses.enumerated() {
+            guard let address, dwarf != nil, let unit = units.unit(at: address &- bias), loaded[unit] == nil else {
+                elsewhere.append(index)
+                continue
+            }
+            if inUnit[unit].isEmpty { order.append(unit) }
+            inUnit[unit].append(index)
         }
-        return order
+        // The worker reads units only with a `DIEReader`; without, it demangles.
+        let canRead = reader != nil && !units.starts.isEmpty
+        let worker = BatchWorker(
+            reader: canRead ? reader : nil, order: order, starts: canRead ? units.starts : [],
+            addresses: inUnit.map { $0.map { addresses[$0]! &- bias } })
+        return (worker, inUnit, elsewhere)
     }
 
     /// An address's frames as text, and the blank line after them.

@@ -12,6 +12,10 @@ final class BatchWorker: @unchecked Sendable {
     struct Prepared {
         var program: LineProgramReader?
         var functions: UnitFunctions?
+        /// The functions the batch's addresses fall in, by DIE offset, numbered as `names` and the program's
+        /// file list have them.
+        var trees: [(offset: UInt64, tree: InlineTree)] = []
+        var names: [UnsafePointer<CChar>] = []
     }
 
     private enum Claim: UInt8 { case open, worker, done, caller }
@@ -23,8 +27,11 @@ final class BatchWorker: @unchecked Sendable {
     private var reader: DIEReader?
     /// The units to walk in the order the caller first needs them; by unit number, header offsets and who has
     /// the unit.
-    private let order: [Int]
+    let order: [Int]
     private let starts: [UInt64]
+    /// By unit number: the batch's DWARF addresses in the unit.
+    private let addresses: [[UInt64]]
+    private var names = InternedNames()
     private var remaining: Int
     private var claims: [Claim]
     private var prepared: [Prepared?]
@@ -37,11 +44,13 @@ final class BatchWorker: @unchecked Sendable {
     private var finished = false
     private var thread: pthread_t?
 
-    /// `order`: unit numbers; `starts`: every unit's header offset.
-    init(reader: DIEReader?, order: [Int], starts: [UInt64]) {
+    /// `order`: unit numbers; `starts`: every unit's header offset; `addresses`: by unit number, the DWARF
+    /// addresses that fall in it.
+    init(reader: DIEReader?, order: [Int], starts: [UInt64], addresses: [[UInt64]]) {
         self.reader = reader
         self.order = order
         self.starts = starts
+        self.addresses = addresses
         remaining = order.count
         claims = Array(repeating: .open, count: starts.count)
         prepared = Array(repeating: nil, count: starts.count)
@@ -86,6 +95,14 @@ final class BatchWorker: @unchecked Sendable {
         pthread_cond_signal(work)
         pthread_mutex_unlock(mutex)
         gathered.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether the worker is reading the unit now.
+    func isReading(_ unit: Int) -> Bool {
+        guard unit < claims.count else { return false }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return claims[unit] == .worker
     }
 
     /// A unit the worker read, waiting if it is at it; nil when the caller is to read it (then the worker won't).
@@ -134,6 +151,22 @@ final class BatchWorker: @unchecked Sendable {
         var tables: Prepared?
         if reader != nil, let header = reader!.unit(at: starts[unit]) {
             tables = Prepared(program: reader!.lineProgram(header), functions: UnitFunctions(header, reader: &reader!))
+            if let files = tables!.program?.files.count, let functions = tables!.functions {
+                let identity = (0 ..< files).map { Int32($0) }
+                var seen = IntMap()
+                for address in unit < addresses.count ? addresses[unit] : [] {
+                    guard let function = functions.function(at: address), seen[Int(function.die)] == nil else {
+                        continue
+                    }
+                    seen[Int(function.die)] = 0
+                    if let tree = InlineTree(
+                        offset: function.die, unit: header, reader: &reader!, unitFiles: identity, names: &names)
+                    {
+                        tables!.trees.append((function.die, tree))
+                    }
+                }
+                tables!.names = names.pointers
+            }
         }
         pthread_mutex_lock(mutex)
         prepared[unit] = tables

@@ -107,6 +107,18 @@ struct InlineTree {
         }
     }
 
+    /// The tree with its names and call sites' files numbered anew: `name` maps a name number, `file` a file
+    /// number that is not -1.
+    func renumbered(name: (Int32) -> Int32, file: (Int32) -> Int32) -> InlineTree {
+        var tree = self
+        tree.name = self.name >= 0 ? name(self.name) : -1
+        for index in tree.calls.indices {
+            if tree.calls[index].name >= 0 { tree.calls[index].name = name(tree.calls[index].name) }
+            if tree.calls[index].site.file >= 0 { tree.calls[index].site.file = file(tree.calls[index].site.file) }
+        }
+        return tree
+    }
+
     /// Like llvm-symbolizer, the innermost inlined call whose own ranges contain an address wins, and its chain
     /// is its ancestry: enclosing blocks' and calls' ranges need not cover it (optimized code often breaks that).
     func innermost(_ address: UInt64) -> Int? {

@@ -6,6 +6,8 @@ struct InternedNames {
     struct File { var text: String, bytes: [UInt8] }
 
     private(set) var names: [Name] = []
+    /// Each name's C string, by the same numbers: what another thread's names are interned here by.
+    private(set) var pointers: [UnsafePointer<CChar>] = []
     private var nameIDs = IntMap()
     private(set) var files: [File] = []
     private var fileIDs: [String: Int32] = [:]
@@ -16,6 +18,7 @@ struct InternedNames {
         let key = Int(bitPattern: pointer)
         if let known = nameIDs[key] { return known }
         names.append(Name(mangled: String(cString: pointer)))
+        pointers.append(pointer)
         nameIDs[key] = Int32(names.count - 1)
         return Int32(names.count - 1)
     }
