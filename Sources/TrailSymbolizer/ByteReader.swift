@@ -7,6 +7,7 @@ struct ByteReader {
     init() {}
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    @inline(__always)
     mutating func fixed(_ size: Int) -> UInt64 {
         guard position >= 0, size <= bytes.count - position else {
             failed = true
@@ -26,7 +27,20 @@ struct ByteReader {
         return value
     }
 
+    /// Most numbers in DWARF (codes, forms, line program operands) fit one byte: that case is inlined.
+    @inline(__always)
     mutating func uleb() -> UInt64 {
+        if position >= 0, position < bytes.count {
+            let byte = bytes[position]
+            if byte < 0x80 {
+                position += 1
+                return UInt64(byte)
+            }
+        }
+        return longUleb()
+    }
+
+    private mutating func longUleb() -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {

@@ -195,6 +195,39 @@ struct DIEReader {
         return (entry.tag, entry.hasChildren)
     }
 
+    /// The attributes `ranges` reads.
+    struct Extent { var low = Attribute(), high = Attribute(), ranges = Attribute() }
+
+    /// `skipDIE`, but a DIE of tag `wanted` is decoded for its extent on the way: a unit's functions need
+    /// no more of their subprograms, and reading the whole `DIE` again cost twice as much as the walk.
+    mutating func skipDIE(_ unit: Unit, extentOf wanted: UInt64) -> (tag: UInt64, hasChildren: Bool, extent: Extent?)? {
+        let start = info.position
+        guard start < unit.end else { return nil }
+        info.failed = false
+        let code = info.uleb()
+        guard !info.failed else { return nil }
+        guard code != 0, let entry = tables[unit.table].entry(code), entry.tag == wanted else {
+            info.position = start
+            return skipDIE(unit).map { ($0.tag, $0.hasChildren, nil) }
+        }
+        var extent = Extent()
+        for index in entry.specs {
+            let spec = tables[unit.table].specs[index]
+            guard
+                let value = info.attributeValue(
+                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
+                    addressSize: unit.addressSize), !info.failed, info.position <= unit.end
+            else { return nil }
+            switch spec.name {
+            case 0x11: extent.low = Attribute(form: spec.form, value: value)
+            case 0x12: extent.high = Attribute(form: spec.form, value: value)
+            case 0x55: extent.ranges = Attribute(form: spec.form, value: value)
+            default: break
+            }
+        }
+        return (entry.tag, entry.hasChildren, extent)
+    }
+
     /// Where the next DIE starts.
     var position: Int { info.position }
 
@@ -221,6 +254,10 @@ struct DIEReader {
 
     /// The DIE's address ranges as `dwarf_ranges` gives them, empty ones left out.
     mutating func ranges(_ die: DIE, _ unit: Unit) -> [(low: UInt64, high: UInt64)]? {
+        ranges(Extent(low: die.low, high: die.high, ranges: die.ranges), unit)
+    }
+
+    mutating func ranges(_ die: Extent, _ unit: Unit) -> [(low: UInt64, high: UInt64)]? {
         if die.low.present, die.high.present {
             guard let start = address(die.low, unit) else { return nil }
             let isAddress = [0x01, 0x1b, 0x29, 0x2a, 0x2b, 0x2c, 0x1f01].contains(die.high.form)

@@ -46,16 +46,17 @@ struct UnitFunctions {
         while let inside = walked.last {
             let offset = reader.position
             guard offset < unit.end else { break }  // a unit may end without its last null entries
-            guard let (tag, hasChildren) = reader.skipDIE(unit) else { return nil }
+            // DW_TAG_subprogram: its extent decoded on the way.
+            guard let (tag, hasChildren, extent) = reader.skipDIE(unit, extentOf: inside ? 0x2e : 0) else {
+                return nil
+            }
             if tag == 0 {
                 walked.removeLast()
                 continue
             }
-            if inside, tag == 0x2e {  // DW_TAG_subprogram: decoded in full
+            if let extent {
                 let next = reader.position
-                guard let die = reader.readDIE(at: offset, unit), let ranges = reader.ranges(die, unit) else {
-                    return nil
-                }
+                guard let ranges = reader.ranges(extent, unit) else { return nil }
                 reader.seek(next)
                 for range in ranges { found.append(Range(low: range.low, high: range.high, die: UInt64(offset))) }
             }
