@@ -162,7 +162,7 @@ struct AddressLookup {
         if let plan {
             for index in plan.elsewhere { lookUp(index) }
             var later: [Int] = []
-            for unit in plan.worker.order {
+            for unit in plan.order {
                 if plan.worker.isReading(unit) {
                     later.append(unit)
                 } else {
@@ -180,9 +180,11 @@ struct AddressLookup {
         }
     }
 
-    /// A batch's worker, given the units not loaded yet in the order the batch first needs them, with the
-    /// addresses in each (by position in the batch in `inUnit`); `elsewhere`, the batch's other addresses.
-    private func batchPlan(_ addresses: [UInt64?]) -> (worker: BatchWorker, inUnit: [[Int]], elsewhere: [Int]) {
+    /// The units not loaded yet in the order the batch first needs them, the addresses in each (by position
+    /// in the batch), the batch's other addresses, and a worker given the units when it can read them.
+    private func batchPlan(
+        _ addresses: [UInt64?]
+    ) -> (worker: BatchWorker, order: [Int], inUnit: [[Int]], elsewhere: [Int]) {
         var inUnit = Array(repeating: [Int](), count: loaded.count)
         var order: [Int] = []
         var elsewhere: [Int] = []
@@ -197,9 +199,9 @@ struct AddressLookup {
         // The worker reads units only with a `DIEReader`; without, it demangles.
         let canRead = reader != nil && !units.starts.isEmpty
         let worker = BatchWorker(
-            reader: canRead ? reader : nil, order: order, starts: canRead ? units.starts : [],
-            addresses: inUnit.map { $0.map { addresses[$0]! &- bias } })
-        return (worker, inUnit, elsewhere)
+            reader: canRead ? reader : nil, order: canRead ? order : [], starts: canRead ? units.starts : [],
+            addresses: canRead ? inUnit.map { $0.map { addresses[$0]! &- bias } } : [])
+        return (worker, order, inUnit, elsewhere)
     }
 
     /// An address's frames as text, and the blank line after them.

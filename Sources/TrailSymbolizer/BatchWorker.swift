@@ -27,7 +27,7 @@ final class BatchWorker: @unchecked Sendable {
     private var reader: DIEReader?
     /// The units to walk in the order the caller first needs them; by unit number, header offsets and who has
     /// the unit.
-    let order: [Int]
+    private let order: [Int]
     private let starts: [UInt64]
     /// By unit number: the batch's DWARF addresses in the unit.
     private let addresses: [[UInt64]]
