@@ -156,7 +156,7 @@ struct AddressLookup {
             spans[index] = first ..< frames.count
             guard let worker else { return }
             for frame in frames[first...] where frame.name >= 0 && names.queue(frame.name) {
-                worker.add(frame.name, names.names[Int(frame.name)].mangled)
+                worker.add(frame.name, names.names[Int(frame.name)].pointer)
             }
         }
         if let plan {

@@ -35,7 +35,7 @@ final class BatchWorker: @unchecked Sendable {
     private var remaining: Int
     private var claims: [Claim]
     private var prepared: [Prepared?]
-    private var pending: [(id: Int32, name: String)] = []
+    private var pending: [(id: Int32, name: UnsafePointer<CChar>)] = []
     /// Into `pending`: the next name to take.
     private var next = 0
     private var results: [(id: Int32, display: [UInt8])] = []
@@ -82,9 +82,9 @@ final class BatchWorker: @unchecked Sendable {
     }
 
     /// Names wait here and go to the worker some at a time: waking it per name cost more than demangling.
-    private var gathered: [(id: Int32, name: String)] = []
+    private var gathered: [(id: Int32, name: UnsafePointer<CChar>)] = []
 
-    func add(_ id: Int32, _ name: String) {
+    func add(_ id: Int32, _ name: UnsafePointer<CChar>) {
         gathered.append((id, name))
         if gathered.count >= 32 { handOver() }
     }
@@ -182,7 +182,7 @@ final class BatchWorker: @unchecked Sendable {
         next += 1
         busy += 1
         pthread_mutex_unlock(mutex)
-        let display = Array(Demangler.shared.demangleOnce(item.name).utf8)
+        let display = Demangler.shared.demangleOnce(item.name)
         pthread_mutex_lock(mutex)
         results.append((item.id, display))
         busy -= 1

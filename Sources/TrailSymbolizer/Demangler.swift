@@ -52,6 +52,17 @@ final class Demangler: @unchecked Sendable {
     /// where hashing long mangled names into the cache cost more than it saved.
     func demangleOnce(_ name: String) -> String { compute(name) }
 
+    /// The same from a C string, as UTF-8: a Swift name goes to the runtime without a `String` made of it first.
+    func demangleOnce(_ name: UnsafePointer<CChar>) -> [UInt8] {
+        let swift =
+            name[0] == 36 && (name[1] == 115 || name[1] == 83 || name[1] == 101)  // $s $S $e
+            || name[0] == 95 && (name[1] == 36 && name[2] == 115 || name[1] == 84 && name[2] == 48)  // _$s _T0
+        if swift, let text = Self.take(runtimeDemangle(name, strlen(name), nil, nil, 0)) {
+            return Array(TypeSugar.apply(text).utf8)
+        }
+        return Array(compute(String(cString: name)).utf8)
+    }
+
     private static func isSwift(_ name: String) -> Bool {
         name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_$s") || name.hasPrefix("_T0")
             || name.hasPrefix("$e")

@@ -2,12 +2,17 @@
 /// Names are demangled on first output. (Dictionaries here are keyed by String only: a key type's first use
 /// costs a scan of the runtime's conformance records; Int keys go in an `IntMap`.)
 struct InternedNames {
-    struct Name { var mangled: String, display: [UInt8]? = nil, queued = false }
+    /// A name's C string (which lives as long as the file's session), its text made only when asked for: a batch
+    /// interns thousands.
+    struct Name {
+        var pointer: UnsafePointer<CChar>
+        var display: [UInt8]? = nil
+        var queued = false
+        var mangled: String { String(cString: pointer) }
+    }
     struct File { var text: String, bytes: [UInt8] }
 
     private(set) var names: [Name] = []
-    /// Each name's C string, by the same numbers: what another thread's names are interned here by.
-    private(set) var pointers: [UnsafePointer<CChar>] = []
     private var nameIDs = IntMap()
     private(set) var files: [File] = []
     private var fileIDs: [String: Int32] = [:]
@@ -17,11 +22,13 @@ struct InternedNames {
         guard let pointer, pointer.pointee != 0 else { return -1 }
         let key = Int(bitPattern: pointer)
         if let known = nameIDs[key] { return known }
-        names.append(Name(mangled: String(cString: pointer)))
-        pointers.append(pointer)
+        names.append(Name(pointer: pointer))
         nameIDs[key] = Int32(names.count - 1)
         return Int32(names.count - 1)
     }
+
+    /// Each name's C string, by number: what another thread's names are interned here by.
+    var pointers: [UnsafePointer<CChar>] { names.map(\.pointer) }
 
     mutating func fileID(_ path: String?) -> Int32 {
         guard let path else { return -1 }
@@ -34,7 +41,7 @@ struct InternedNames {
     /// A name's demangled bytes, for address-mode output.
     mutating func display(_ id: Int32) -> [UInt8] {
         if let known = names[Int(id)].display { return known }
-        let bytes = Array(Demangler.shared.demangleOnce(names[Int(id)].mangled).utf8)
+        let bytes = Demangler.shared.demangleOnce(names[Int(id)].pointer)
         names[Int(id)].display = bytes
         return bytes
     }
