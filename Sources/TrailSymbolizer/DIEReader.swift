@@ -179,10 +179,15 @@ struct DIEReader {
         let code = info.uleb()
         guard !info.failed else { return nil }
         if code == 0 { return (0, false) }
-        guard let entry = tables[unit.table].entry(code) else { return nil }
+        guard let entry = tables[unit.table].entry(code), skipAttributes(entry, unit) else { return nil }
+        return (entry.tag, entry.hasChildren)
+    }
+
+    /// Steps over a DIE's attributes; false when they cannot be read.
+    private mutating func skipAttributes(_ entry: Abbreviations.Entry, _ unit: Unit) -> Bool {
         if entry.fixedSize >= 0, unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
             info.position += entry.fixedSize
-            return info.position <= unit.end ? (entry.tag, entry.hasChildren) : nil
+            return info.position <= unit.end
         }
         for index in entry.specs {
             let spec = tables[unit.table].specs[index]
@@ -190,9 +195,9 @@ struct DIEReader {
                 info.attributeValue(
                     spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
                     addressSize: unit.addressSize) != nil, !info.failed, info.position <= unit.end
-            else { return nil }
+            else { return false }
         }
-        return (entry.tag, entry.hasChildren)
+        return true
     }
 
     /// The attributes `ranges` reads.
@@ -201,14 +206,14 @@ struct DIEReader {
     /// `skipDIE`, but a DIE of tag `wanted` is decoded for its extent on the way: a unit's functions need
     /// no more of their subprograms, and reading the whole `DIE` again cost twice as much as the walk.
     mutating func skipDIE(_ unit: Unit, extentOf wanted: UInt64) -> (tag: UInt64, hasChildren: Bool, extent: Extent?)? {
-        let start = info.position
-        guard start < unit.end else { return nil }
+        guard info.position < unit.end else { return nil }
         info.failed = false
         let code = info.uleb()
         guard !info.failed else { return nil }
-        guard code != 0, let entry = tables[unit.table].entry(code), entry.tag == wanted else {
-            info.position = start
-            return skipDIE(unit).map { ($0.tag, $0.hasChildren, nil) }
+        if code == 0 { return (0, false, nil) }
+        guard let entry = tables[unit.table].entry(code) else { return nil }
+        guard entry.tag == wanted else {
+            return skipAttributes(entry, unit) ? (entry.tag, entry.hasChildren, nil) : nil
         }
         var extent = Extent()
         for index in entry.specs {
