@@ -58,8 +58,8 @@ enum TypeSugar {
                 position = close + 1
                 continue
             }
-            if bytes[position] == 83, startsType(bytes, at: position, from: range.lowerBound),  // 'S'
-                let (kind, length) = match(bytes, at: position, before: range.upperBound),
+            if bytes[position] == 83, let (kind, length) = match(bytes, at: position, before: range.upperBound),  // 'S'
+                startsType(bytes, at: position, from: range.lowerBound),
                 let close = closing(bytes, from: position + length, before: range.upperBound)
             {
                 let arguments = split(bytes, position + length ..< close)
@@ -125,6 +125,10 @@ enum TypeSugar {
     private static let unsugaredFunction = Array("[Constant Propagated Function : ".utf8)
 
     private static func match(_ bytes: Bytes, at position: Int, before end: Int) -> (Kind, Int)? {
+        // Every pattern is "Swift." and O, I, A or D: most 'S' are another "Swift." or no type's start at all.
+        guard end - position > 6, bytes[position + 5] == 46 else { return nil }
+        let next = bytes[position + 6]
+        guard next == 79 || next == 73 || next == 65 || next == 68 else { return nil }
         for pattern in patterns where starts(bytes, at: position, before: end, with: pattern.prefix) {
             return (pattern.kind, pattern.prefix.count)
         }
