@@ -16,6 +16,8 @@ final class BatchWorker: @unchecked Sendable {
         /// file list have them.
         var trees: [(offset: UInt64, tree: InlineTree)] = []
         var names: [UnsafePointer<CChar>] = []
+        /// The unit's abbreviation table, and its offset.
+        var abbreviations: (table: Abbreviations, offset: UInt64)?
     }
 
     private enum Claim: UInt8 { case open, worker, done, caller }
@@ -151,6 +153,7 @@ final class BatchWorker: @unchecked Sendable {
         var tables: Prepared?
         if reader != nil, let header = reader!.unit(at: starts[unit]) {
             tables = Prepared(program: reader!.lineProgram(header), functions: UnitFunctions(header, reader: &reader!))
+            tables!.abbreviations = (reader!.abbreviations(header), header.abbrevOffset)
             if let files = tables!.program?.files.count, let functions = tables!.functions {
                 let identity = (0 ..< files).map { Int32($0) }
                 var seen = IntMap()

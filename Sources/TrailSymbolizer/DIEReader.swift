@@ -10,8 +10,9 @@ struct DIEReader {
     struct Unit {
         var start = 0, end = 0, dieOffset = 0
         var version = 0, offsetSize = 4, addressSize = 8
-        /// Into `tables`.
+        /// Into `tables`, and the table's offset in `.debug_abbrev`.
         var table = 0
+        var abbrevOffset: UInt64 = 0
         var addrBase: UInt64 = 0, rnglistsBase: UInt64 = 0
         var strOffsetsBase: UInt64?
         /// The base address of its range lists: its DIE's low PC.
@@ -96,6 +97,7 @@ struct DIEReader {
         guard !info.failed, unit.addressSize == 8 || unit.addressSize == 4, let table = table(at: abbrevOffset)
         else { return nil }
         unit.table = table
+        unit.abbrevOffset = abbrevOffset
         unit.dieOffset = info.position
         // Without base attributes, the first entries after each section's header, as `UnitRangeReader` has it.
         unit.addrBase = UInt64(2 * unit.offsetSize)
@@ -117,6 +119,16 @@ struct DIEReader {
             unit.directory = text.map { String(cString: $0) }
         }
         return unit
+    }
+
+    /// A unit's abbreviation table, decoded.
+    func abbreviations(_ unit: Unit) -> Abbreviations { tables[unit.table] }
+
+    /// Takes a table another reader decoded (a `BatchWorker`'s), unless this one has it.
+    mutating func adopt(_ table: Abbreviations, at offset: UInt64) {
+        guard tableIndex[Int(truncatingIfNeeded: offset)] == nil else { return }
+        tables.append(table)
+        tableIndex[Int(truncatingIfNeeded: offset)] = Int32(tables.count - 1)
     }
 
     private mutating func table(at offset: UInt64) -> Int? {

@@ -21,7 +21,8 @@ struct LoadedUnit {
         names: inout InternedNames, prepared: BatchWorker.Prepared? = nil
     ) {
         // The header is read here even when a `BatchWorker` read the rest: `unit.table` numbers this reader's
-        // abbreviation tables.
+        // abbreviation tables. The worker's decoded table is taken, though.
+        if let table = prepared?.abbreviations, reader != nil { reader!.adopt(table.table, at: table.offset) }
         if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
             var program = prepared?.program ?? reader!.lineProgram(unit),
             let functions = prepared?.functions ?? UnitFunctions(unit, reader: &reader!)
