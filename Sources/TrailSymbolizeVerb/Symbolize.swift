@@ -79,7 +79,9 @@ private func symbolizeAddresses(_ object: String, _ arguments: ParsedArguments) 
     }
     if arguments.positionals.isEmpty {
         // Line by line as standard input comes: no copy of the whole input, nor an array of its lines.
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // Chunks of up to 1 MiB, each a batch (a batch's second thread pays off the more addresses it has); the
+        // buffer is left uninitialized, so that a short input touches only the pages it fills.
+        var chunk = [UInt8](unsafeUninitializedCapacity: 1 << 20) { _, count in count = 1 << 20 }
         var partial: [UInt8] = []  // a line that runs on into the next chunk
         while true {
             let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
