@@ -151,13 +151,7 @@ struct DIEReader {
         guard let entry = tables[unit.table].entry(code) else { return nil }
         die.tag = entry.tag
         die.hasChildren = entry.hasChildren
-        for index in entry.specs {
-            let spec = tables[unit.table].specs[index]
-            guard
-                let value = info.attributeValue(
-                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
-                    addressSize: unit.addressSize), !info.failed, info.position <= unit.end
-            else { return nil }
+        let read = readAttributes(entry, unit) { spec, value in
             let attribute = Attribute(form: spec.form, value: value)
             switch spec.name {
             case 0x03: die.name = attribute
@@ -180,7 +174,7 @@ struct DIEReader {
             default: break
             }
         }
-        return die
+        return read ? die : nil
     }
 
     /// Steps over the DIE at the position, attributes decoded no further than to skip them: its tag (0: a null
@@ -201,13 +195,22 @@ struct DIEReader {
             info.position += entry.fixedSize
             return info.position <= unit.end
         }
+        return readAttributes(entry, unit) { _, _ in }
+    }
+
+    /// Reads a DIE's attributes in order, each handed to `body` with its value; false when one cannot be read.
+    @inline(__always)
+    private mutating func readAttributes(
+        _ entry: Abbreviations.Entry, _ unit: Unit, _ body: (Abbreviations.Spec, UInt64) -> Void
+    ) -> Bool {
         for index in entry.specs {
             let spec = tables[unit.table].specs[index]
             guard
-                info.attributeValue(
+                let value = info.attributeValue(
                     spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
-                    addressSize: unit.addressSize) != nil, !info.failed, info.position <= unit.end
+                    addressSize: unit.addressSize), !info.failed, info.position <= unit.end
             else { return false }
+            body(spec, value)
         }
         return true
     }
@@ -228,13 +231,7 @@ struct DIEReader {
             return skipAttributes(entry, unit) ? (entry.tag, entry.hasChildren, nil) : nil
         }
         var extent = Extent()
-        for index in entry.specs {
-            let spec = tables[unit.table].specs[index]
-            guard
-                let value = info.attributeValue(
-                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
-                    addressSize: unit.addressSize), !info.failed, info.position <= unit.end
-            else { return nil }
+        let read = readAttributes(entry, unit) { spec, value in
             switch spec.name {
             case 0x11: extent.low = Attribute(form: spec.form, value: value)
             case 0x12: extent.high = Attribute(form: spec.form, value: value)
@@ -242,7 +239,7 @@ struct DIEReader {
             default: break
             }
         }
-        return (entry.tag, entry.hasChildren, extent)
+        return read ? (entry.tag, entry.hasChildren, extent) : nil
     }
 
     /// Where the next DIE starts.
