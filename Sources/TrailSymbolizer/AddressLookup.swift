@@ -1,6 +1,6 @@
 /// The tables that answer address lookups in one ELF file, and the lookups. The file-wide tables (units, symbols)
-/// are built when the file is opened; a unit's line table and functions when an address first falls in the unit,
-/// a function's inlined calls on its first lookup. Each is a value built by its own file from the DWARF; this
+/// are built when the file is opened; a unit's line table, functions and their inlined calls when an address
+/// first falls in the unit, and the names of inlined calls when a frame first shows them. Each is a value built by its own file from the DWARF; this
 /// owns them all, and the names and files they intern.
 struct AddressLookup {
     /// libdw's handle on the DWARF (nil without debug info), and the DWARF addresses' offset from file addresses.
@@ -8,16 +8,16 @@ struct AddressLookup {
     let bias: UInt64
     let units: UnitTable
     private var symbols: SymbolTable
-    /// By unit number, once loaded.
-    private var loaded: [LoadedUnit?]
-    /// By DIE offset: an index into `functions`.
-    private var functionIndex = IntMap()
-    private var functions: [InlineTree] = []
+    /// By unit number (`isLoaded` once loaded). Not optional: testing or unwrapping an optional element copies
+    /// the whole unit, which cost more than a lookup.
+    private var loaded: [LoadedUnit]
     private(set) var names = InternedNames()
     /// Frames of the address being written out, kept for their storage.
     private var scratch: [RawFrame] = []
-    /// Reads units' functions and functions' inlined calls where it can; libdw does the rest.
+    /// Reads units' functions and functions' inlined calls where it can; libdw does the rest. (`hasReader`: the
+    /// same as `reader != nil`, which copies the reader.)
     private var reader: DIEReader?
+    private let hasReader: Bool
 
     init(dwarf: OpaquePointer?, bias: UInt64, units: UnitTable, symbols: SymbolTable, reader: DIEReader?) {
         self.dwarf = dwarf
@@ -25,7 +25,8 @@ struct AddressLookup {
         self.units = units
         self.symbols = symbols
         self.reader = units.starts.isEmpty ? nil : reader
-        loaded = Array(repeating: nil, count: units.offsets.count)
+        hasReader = !units.starts.isEmpty && reader != nil
+        loaded = Array(repeating: LoadedUnit(), count: units.offsets.count)
     }
 
     var hasDebugInfo: Bool { dwarf != nil && !units.isEmpty }
@@ -57,16 +58,15 @@ struct AddressLookup {
                     column: 0, inlined: false, offset: address - symbol.address))
             return
         }
-        if loaded[unitIndex] == nil {
+        if !loaded[unitIndex].isLoaded {
             let prepared = worker?.claim(unitIndex)
             loaded[unitIndex] = LoadedUnit(
                 offset: units.offsets[unitIndex], start: units.starts.isEmpty ? nil : units.starts[unitIndex],
                 dwarf: dwarf, reader: &reader, names: &names, prepared: prepared)
-            if let prepared, loaded[unitIndex]!.header != nil { adopt(prepared, unitIndex) }
         }
         let dwarfAddress = address &- bias
-        let location = loaded[unitIndex]!.lines.location(at: dwarfAddress)
-        guard let function = loaded[unitIndex]!.functions.function(at: dwarfAddress) else {
+        let location = loaded[unitIndex].lines.location(at: dwarfAddress)
+        guard let function = loaded[unitIndex].functions.function(at: dwarfAddress) else {
             var file = location?.file ?? -1
             if location == nil, let symbol { file = symbols.objectFile(symbol.object, names: &names) }
             frames.append(
@@ -75,50 +75,63 @@ struct AddressLookup {
                     column: location?.column ?? 0, inlined: false, offset: symbol.map { address - $0.address }))
             return
         }
-        let tree = inlineTree(function.die, unitIndex)
+        let tree = inlineTree(function, unitIndex)
         // Innermost first: each inlined call's location is its caller's call site.
         var file = location?.file ?? -1
         var line = location?.line ?? 0
         var column = location?.column ?? 0
-        var current = tree.innermost(dwarfAddress)
+        var current = loaded[unitIndex].calls.innermost(tree, dwarfAddress)
         while let index = current {
-            let call = tree.calls[index]
+            if loaded[unitIndex].calls.calls[index].name == InlineTree.unnamed {
+                loaded[unitIndex].calls.calls[index].name = name(
+                    at: loaded[unitIndex].calls.calls[index].die, unitIndex)
+            }
+            let call = loaded[unitIndex].calls.calls[index]
             frames.append(RawFrame(name: call.name, file: file, line: line, column: column, inlined: true, offset: nil))
-            (file, line, column) = call.site
+            let files = loaded[unitIndex].files
+            file = call.site.file >= 0 && call.site.file < files.count ? files[Int(call.site.file)] : -1
+            (line, column) = (call.site.line, call.site.column)
             current = call.parent
         }
         // The outermost frame takes the symbol table's name, as llvm-symbolizer does.
-        let name = symbol != nil && symbol!.name.pointee != 0 ? names.nameID(symbol!.name) : tree.name
+        let name: Int32
+        if let symbol, symbol.name.pointee != 0 {
+            name = names.nameID(symbol.name)
+        } else {
+            if loaded[unitIndex].calls.trees[tree].name == InlineTree.unnamed {
+                loaded[unitIndex].calls.trees[tree].name = self.name(
+                    at: loaded[unitIndex].calls.trees[tree].offset, unitIndex)
+            }
+            name = loaded[unitIndex].calls.trees[tree].name
+        }
         frames.append(
             RawFrame(
                 name: name, file: file, line: line, column: column, inlined: false,
                 offset: dwarfAddress - function.low))
     }
 
-    /// The inlined calls a `BatchWorker` read, renumbered into this lookup's names and the unit's files.
-    private mutating func adopt(_ prepared: BatchWorker.Prepared, _ unit: Int) {
-        let files = loaded[unit]!.files
-        for (offset, tree) in prepared.trees where functionIndex[Int(truncatingIfNeeded: offset)] == nil {
-            functions.append(
-                tree.renumbered(
-                    name: { names.nameID(prepared.names[Int($0)]) },
-                    file: { $0 < files.count ? files[Int($0)] : -1 }))
-            functionIndex[Int(truncatingIfNeeded: offset)] = Int32(functions.count - 1)
-        }
+    /// Where a function's inlined calls are in its unit's `InlineCalls`: where `UnitWalk` put them, or read with libdw
+    /// on the function's first lookup.
+    private mutating func inlineTree(_ function: UnitFunctions.Range, _ unit: Int) -> Int {
+        if function.tree >= 0 { return Int(function.tree) }
+        let key = Int(truncatingIfNeeded: function.die)
+        if let known = loaded[unit].treeIndex[key] { return Int(known) }
+        let tree = loaded[unit].calls.read(function.die, dwarf: dwarf, names: &names)
+        loaded[unit].treeIndex[key] = Int32(tree)
+        return tree
     }
 
-    /// The function's inlined calls, read on its first lookup.
-    private mutating func inlineTree(_ offset: UInt64, _ unit: Int) -> InlineTree {
-        if let known = functionIndex[Int(truncatingIfNeeded: offset)] { return functions[Int(known)] }
-        let files = loaded[unit]!.files
-        var tree: InlineTree?
-        if let header = loaded[unit]!.header, reader != nil {
-            tree = InlineTree(offset: offset, unit: header, reader: &reader!, unitFiles: files, names: &names)
+    /// The name of the subprogram or inlined call at a DIE offset in a unit: its linkage name, else its name,
+    /// through abstract origins and specifications; with `DIEReader` where it can, else with libdw.
+    private mutating func name(at offset: UInt64, _ unit: Int) -> Int32 {
+        if let header = loaded[unit].header, hasReader,
+            let die = reader!.readDIE(at: Int(clamping: offset), header), die.tag != 0,
+            let text = reader!.linkageName(die, header)
+        {
+            return names.nameID(text)
         }
-        let found = tree ?? InlineTree(offset: offset, dwarf: dwarf, unitFiles: files, names: &names)
-        functions.append(found)
-        functionIndex[Int(truncatingIfNeeded: offset)] = Int32(functions.count - 1)
-        return found
+        guard var die = LibdwDIE.at(offset, in: dwarf) else { return -1 }
+        return names.nameID(LibdwDIE.linkageName(&die))
     }
 
     /// Appends llvm-symbolizer's text for an address: per frame, the function, then `file:line:column`.
@@ -189,7 +202,7 @@ struct AddressLookup {
         var order: [Int] = []
         var elsewhere: [Int] = []
         for (index, address) in addresses.enumerated() {
-            guard let address, dwarf != nil, let unit = units.unit(at: address &- bias), loaded[unit] == nil else {
+            guard let address, dwarf != nil, let unit = units.unit(at: address &- bias), !loaded[unit].isLoaded else {
                 elsewhere.append(index)
                 continue
             }
@@ -197,10 +210,9 @@ struct AddressLookup {
             inUnit[unit].append(index)
         }
         // The worker reads units only with a `DIEReader`; without, it demangles.
-        let canRead = reader != nil && !units.starts.isEmpty
+        let canRead = hasReader
         let worker = BatchWorker(
-            reader: canRead ? reader : nil, order: canRead ? order : [], starts: canRead ? units.starts : [],
-            addresses: canRead ? inUnit.map { $0.map { addresses[$0]! &- bias } } : [])
+            reader: canRead ? reader : nil, order: canRead ? order : [], starts: canRead ? units.starts : [])
         return (worker, order, inUnit, elsewhere)
     }
 

@@ -11,11 +11,7 @@ final class BatchWorker: @unchecked Sendable {
     /// A unit's tables read here; nil fields where the reader could not, and the caller reads them its way.
     struct Prepared {
         var program: LineProgramReader?
-        var functions: UnitFunctions?
-        /// The functions the batch's addresses fall in, by DIE offset, numbered as `names` and the program's
-        /// file list have them.
-        var trees: [(offset: UInt64, tree: InlineTree)] = []
-        var names: [UnsafePointer<CChar>] = []
+        var walk: UnitWalk?
         /// The unit's abbreviation table, and its offset.
         var abbreviations: (table: Abbreviations, offset: UInt64)?
     }
@@ -31,9 +27,6 @@ final class BatchWorker: @unchecked Sendable {
     /// the unit.
     private let order: [Int]
     private let starts: [UInt64]
-    /// By unit number: the batch's DWARF addresses in the unit.
-    private let addresses: [[UInt64]]
-    private var names = InternedNames()
     private var remaining: Int
     private var claims: [Claim]
     private var prepared: [Prepared?]
@@ -46,13 +39,11 @@ final class BatchWorker: @unchecked Sendable {
     private var finished = false
     private var thread: pthread_t?
 
-    /// `order`: unit numbers; `starts`: every unit's header offset; `addresses`: by unit number, the DWARF
-    /// addresses that fall in it.
-    init(reader: DIEReader?, order: [Int], starts: [UInt64], addresses: [[UInt64]]) {
+    /// `order`: unit numbers; `starts`: every unit's header offset.
+    init(reader: DIEReader?, order: [Int], starts: [UInt64]) {
         self.reader = reader
         self.order = order
         self.starts = starts
-        self.addresses = addresses
         remaining = order.count
         claims = Array(repeating: .open, count: starts.count)
         prepared = Array(repeating: nil, count: starts.count)
@@ -152,24 +143,8 @@ final class BatchWorker: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
         var tables: Prepared?
         if reader != nil, let header = reader!.unit(at: starts[unit]) {
-            tables = Prepared(program: reader!.lineProgram(header), functions: UnitFunctions(header, reader: &reader!))
+            tables = Prepared(program: reader!.lineProgram(header), walk: UnitWalk(header, reader: &reader!))
             tables!.abbreviations = (reader!.abbreviations(header), header.abbrevOffset)
-            if let files = tables!.program?.files.count, let functions = tables!.functions {
-                let identity = (0 ..< files).map { Int32($0) }
-                var seen = IntMap()
-                for address in unit < addresses.count ? addresses[unit] : [] {
-                    guard let function = functions.function(at: address), seen[Int(function.die)] == nil else {
-                        continue
-                    }
-                    seen[Int(function.die)] = 0
-                    if let tree = InlineTree(
-                        offset: function.die, unit: header, reader: &reader!, unitFiles: identity, names: &names)
-                    {
-                        tables!.trees.append((function.die, tree))
-                    }
-                }
-                tables!.names = names.pointers
-            }
         }
         pthread_mutex_lock(mutex)
         prepared[unit] = tables

@@ -1,5 +1,5 @@
-/// Reads DIEs straight from `.debug_info`, for the lookups' two walks: a unit's functions (`UnitFunctions`) and a
-/// function's inlined calls (`InlineTree`). libdw answers the same through `dwarf_siblingof` and `dwarf_attr`,
+/// Reads DIEs straight from `.debug_info`, for the walk over a unit's functions and their inlined calls
+/// (`UnitWalk`) and for names. libdw answers the same through `dwarf_siblingof` and `dwarf_attr`,
 /// which take a lock and search the abbreviation per DIE and per attribute; decoding each DIE once here is
 /// several times faster.
 ///
@@ -17,9 +17,11 @@ struct DIEReader {
         var strOffsetsBase: UInt64?
         /// The base address of its range lists: its DIE's low PC.
         var base: UInt64 = 0
-        /// Its line program's offset in `.debug_line`, and its compile directory.
+        /// Its line program's offset in `.debug_line`, and its compile directory (in the section: a plain value
+        /// keeps the `Unit` that every DIE read takes free of reference counting).
         var lineOffset: UInt64?
-        var directory: String?
+        var directoryText: UnsafePointer<CChar>?
+        var directory: String? { directoryText.map { String(cString: $0) } }
     }
 
     /// An attribute's form (0: absent) and value as `ByteReader.attributeValue` reads it.
@@ -116,7 +118,7 @@ struct DIEReader {
         }
         if die.compDir.present {
             guard let text = string(die.compDir, unit) else { return nil }
-            unit.directory = text.map { String(cString: $0) }
+            unit.directoryText = text
         }
         return unit
     }
@@ -177,18 +179,6 @@ struct DIEReader {
         return read ? die : nil
     }
 
-    /// Steps over the DIE at the position, attributes decoded no further than to skip them: its tag (0: a null
-    /// entry) and whether it has children.
-    mutating func skipDIE(_ unit: Unit) -> (tag: UInt64, hasChildren: Bool)? {
-        guard info.position < unit.end else { return nil }
-        info.failed = false
-        let code = info.uleb()
-        guard !info.failed else { return nil }
-        if code == 0 { return (0, false) }
-        guard let entry = tables[unit.table].entry(code), skipAttributes(entry, unit) else { return nil }
-        return (entry.tag, entry.hasChildren)
-    }
-
     /// Steps over a DIE's attributes; false when they cannot be read.
     private mutating func skipAttributes(_ entry: Abbreviations.Entry, _ unit: Unit) -> Bool {
         if entry.fixedSize >= 0, unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
@@ -218,28 +208,38 @@ struct DIEReader {
     /// The attributes `ranges` reads.
     struct Extent { var low = Attribute(), high = Attribute(), ranges = Attribute() }
 
-    /// `skipDIE`, but a DIE of tag `wanted` is decoded for its extent on the way: a unit's functions need
-    /// no more of their subprograms, and reading the whole `DIE` again cost twice as much as the walk.
-    mutating func skipDIE(_ unit: Unit, extentOf wanted: UInt64) -> (tag: UInt64, hasChildren: Bool, extent: Extent?)? {
+    /// What `UnitWalk` reads of a subprogram or an inlined call: its extent and call site.
+    struct Site { var extent = Extent(), file = Attribute(), line = Attribute(), column = Attribute() }
+
+    /// Steps over the DIE at the position, attributes decoded no further than to skip them, except that a DIE
+    /// whose tag is `wanted` or `alsoWanted` has its site decoded into `site` (`decoded` says so): a unit's
+    /// walk needs no more of any DIE, and reading each as a whole `DIE` cost several times the walk.
+    mutating func stepDIE(
+        _ unit: Unit, decoding wanted: UInt64, _ alsoWanted: UInt64, into site: inout Site
+    ) -> (tag: UInt64, hasChildren: Bool, decoded: Bool)? {
         guard info.position < unit.end else { return nil }
         info.failed = false
         let code = info.uleb()
         guard !info.failed else { return nil }
-        if code == 0 { return (0, false, nil) }
+        if code == 0 { return (0, false, false) }
         guard let entry = tables[unit.table].entry(code) else { return nil }
-        guard entry.tag == wanted else {
-            return skipAttributes(entry, unit) ? (entry.tag, entry.hasChildren, nil) : nil
+        guard entry.tag == wanted || entry.tag == alsoWanted else {
+            return skipAttributes(entry, unit) ? (entry.tag, entry.hasChildren, false) : nil
         }
-        var extent = Extent()
+        site = Site()
         let read = readAttributes(entry, unit) { spec, value in
+            let attribute = Attribute(form: spec.form, value: value)
             switch spec.name {
-            case 0x11: extent.low = Attribute(form: spec.form, value: value)
-            case 0x12: extent.high = Attribute(form: spec.form, value: value)
-            case 0x55: extent.ranges = Attribute(form: spec.form, value: value)
+            case 0x11: site.extent.low = attribute
+            case 0x12: site.extent.high = attribute
+            case 0x55: site.extent.ranges = attribute
+            case 0x57: site.column = attribute
+            case 0x58: site.file = attribute
+            case 0x59: site.line = attribute
             default: break
             }
         }
-        return read ? (entry.tag, entry.hasChildren, extent) : nil
+        return read ? (entry.tag, entry.hasChildren, true) : nil
     }
 
     /// Where the next DIE starts.
@@ -266,34 +266,40 @@ struct DIEReader {
         }
     }
 
-    /// The DIE's address ranges as `dwarf_ranges` gives them, empty ones left out.
-    mutating func ranges(_ die: DIE, _ unit: Unit) -> [(low: UInt64, high: UInt64)]? {
-        ranges(Extent(low: die.low, high: die.high, ranges: die.ranges), unit)
-    }
-
-    mutating func ranges(_ die: Extent, _ unit: Unit) -> [(low: UInt64, high: UInt64)]? {
+    /// Appends a DIE's address ranges, as `dwarf_ranges` gives them with empty ones left out, to `result` (a
+    /// caller's buffer: the walk reads ranges per DIE); false when they cannot be read.
+    mutating func ranges(_ die: Extent, _ unit: Unit, into result: inout [(low: UInt64, high: UInt64)]) -> Bool {
         if die.low.present, die.high.present {
-            guard let start = address(die.low, unit) else { return nil }
-            let isAddress = [0x01, 0x1b, 0x29, 0x2a, 0x2b, 0x2c, 0x1f01].contains(die.high.form)
-            guard let stop = isAddress ? address(die.high, unit) : start &+ die.high.value else { return nil }
-            return stop > start ? [(start, stop)] : []
+            guard let start = address(die.low, unit) else { return false }
+            let stop: UInt64?
+            switch die.high.form {
+            case 0x01, 0x1b, 0x29, 0x2a, 0x2b, 0x2c, 0x1f01: stop = address(die.high, unit)  // an address
+            default: stop = start &+ die.high.value  // a length
+            }
+            guard let stop else { return false }
+            if stop > start { result.append((start, stop)) }
+            return true
         }
-        guard die.ranges.present else { return [] }
+        guard die.ranges.present else { return true }
         if unit.version < 5 {
-            return lists.rangeList(at: die.ranges.value, base: unit.base, addressSize: unit.addressSize)
+            return lists.rangeList(at: die.ranges.value, base: unit.base, addressSize: unit.addressSize, into: &result)
         }
         var offset = die.ranges.value
         if die.ranges.form == 0x23 {  // DW_FORM_rnglistx
             guard let entry = lists.rnglistsOffset(offset, base: unit.rnglistsBase, offsetSize: unit.offsetSize)
-            else { return nil }
+            else { return false }
             offset = entry
         }
-        return lists.rangeList5(at: offset, base: unit.base, addrBase: unit.addrBase, addressSize: unit.addressSize)
+        return lists.rangeList5(
+            at: offset, base: unit.base, addrBase: unit.addrBase, addressSize: unit.addressSize, into: &result)
     }
 
     /// A constant attribute as `dwarf_formudata` reads it; nil when absent or not a constant.
     func constant(_ attribute: Attribute) -> UInt64? {
-        [0x0b, 0x05, 0x06, 0x07, 0x0f, 0x0d, 0x21].contains(attribute.form) ? attribute.value : nil
+        switch attribute.form {
+        case 0x0b, 0x05, 0x06, 0x07, 0x0f, 0x0d, 0x21: return attribute.value
+        default: return nil
+        }
     }
 
     /// A string attribute as `dwarf_formstring` reads it: `.some(nil)` when it is not a string, nil when it is one

@@ -57,8 +57,14 @@ final class Demangler: @unchecked Sendable {
         let swift =
             name[0] == 36 && (name[1] == 115 || name[1] == 83 || name[1] == 101)  // $s $S $e
             || name[0] == 95 && (name[1] == 36 && name[2] == 115 || name[1] == 84 && name[2] == 48)  // _$s _T0
-        if swift, let text = Self.take(runtimeDemangle(name, strlen(name), nil, nil, 0)) {
-            return Array(TypeSugar.apply(text).utf8)
+        if swift, let text = runtimeDemangle(name, strlen(name), nil, nil, 0) {
+            defer { free(text) }
+            let count = strlen(text)
+            if count > 0 {
+                let bytes = UnsafeBufferPointer(
+                    start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: count)
+                return TypeSugar.apply(bytes) ?? Array(bytes)
+            }
         }
         return Array(compute(String(cString: name)).utf8)
     }

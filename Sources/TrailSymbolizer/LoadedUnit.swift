@@ -5,33 +5,44 @@ import Glibc
 #endif
 
 /// What a compile unit's lookups need, read when an address first falls in the unit: its file table (for call
-/// sites), line table and functions.
+/// sites), line table, functions and their inlined calls.
 struct LoadedUnit {
     var directory: String?
     /// The unit's file table, as numbers into the interned files.
     var files: [Int32] = []
     var lines = LineTable()
     var functions = UnitFunctions()
+    /// The functions' inlined calls: all of them when `UnitWalk` read the unit, else each function's as libdw
+    /// reads it on its first lookup (`treeIndex` says which tree, by DIE offset).
+    var calls = InlineCalls()
+    var treeIndex = IntMap()
     /// The unit as `DIEReader` reads it, when it can.
     var header: DIEReader.Unit?
+    /// false for a unit not read yet.
+    private(set) var isLoaded = false
+
+    init() {}
 
     /// Read with `DIEReader` where it can, else with libdw; empty tables when libdw cannot find the unit's DIE.
     init(
         offset: Dwarf_Off, start: UInt64?, dwarf: OpaquePointer?, reader: inout DIEReader?,
         names: inout InternedNames, prepared: BatchWorker.Prepared? = nil
     ) {
+        isLoaded = true
         // The header is read here even when a `BatchWorker` read the rest: `unit.table` numbers this reader's
         // abbreviation tables. The worker's decoded table is taken, though.
         if let table = prepared?.abbreviations, reader != nil { reader!.adopt(table.table, at: table.offset) }
         if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
             var program = prepared?.program ?? reader!.lineProgram(unit),
-            let functions = prepared?.functions ?? UnitFunctions(unit, reader: &reader!)
+            let walk = prepared?.walk ?? UnitWalk(unit, reader: &reader!)
         {
             header = unit
-            directory = unit.directory
-            files = program.files.map { names.fileID(InternedNames.normalize($0, directory: unit.directory)) }
+            let directory = unit.directory
+            self.directory = directory
+            files = program.files.map { names.fileID(InternedNames.normalize($0, directory: directory)) }
             lines = LineTable(program.takeRows(), files: files)
-            self.functions = functions
+            functions = walk.functions
+            calls = walk.calls
             return
         }
         guard var unitDie = LibdwDIE.at(offset, in: dwarf) else { return }

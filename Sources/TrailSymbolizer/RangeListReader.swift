@@ -18,9 +18,11 @@ struct RangeListReader {
         return rnglists.failed ? nil : offset
     }
 
-    /// A DWARF 2-4 `.debug_ranges` list.
-    mutating func rangeList(at offset: UInt64, base: UInt64, addressSize: Int) -> [(low: UInt64, high: UInt64)]? {
-        var result: [(low: UInt64, high: UInt64)] = []
+    /// Appends a DWARF 2-4 `.debug_ranges` list to `result` (a caller's buffer: lists are read per DIE); false
+    /// when it cannot be read.
+    mutating func rangeList(
+        at offset: UInt64, base: UInt64, addressSize: Int, into result: inout [(low: UInt64, high: UInt64)]
+    ) -> Bool {
         var base = base
         let all: UInt64 = addressSize == 8 ? .max : 0xffff_ffff
         ranges.position = Int(clamping: offset)
@@ -28,8 +30,8 @@ struct RangeListReader {
         while true {
             let start = ranges.fixed(addressSize)
             let end = ranges.fixed(addressSize)
-            guard !ranges.failed else { return nil }
-            if start == 0, end == 0 { return result }
+            guard !ranges.failed else { return false }
+            if start == 0, end == 0 { return true }
             if start == all {
                 base = end
             } else if end > start {
@@ -38,11 +40,11 @@ struct RangeListReader {
         }
     }
 
-    /// A DWARF 5 `.debug_rnglists` list.
-    mutating func rangeList5(at offset: UInt64, base: UInt64, addrBase: UInt64, addressSize: Int) -> [(
-        low: UInt64, high: UInt64
-    )]? {
-        var result: [(low: UInt64, high: UInt64)] = []
+    /// The same for a DWARF 5 `.debug_rnglists` list.
+    mutating func rangeList5(
+        at offset: UInt64, base: UInt64, addrBase: UInt64, addressSize: Int,
+        into result: inout [(low: UInt64, high: UInt64)]
+    ) -> Bool {
         var base = base
         rnglists.position = Int(clamping: offset)
         rnglists.failed = false
@@ -53,12 +55,14 @@ struct RangeListReader {
         }
         while true {
             let kind = rnglists.fixed(1)
-            guard !rnglists.failed else { return nil }
+            guard !rnglists.failed else { return false }
             var ok = true
             switch kind {
-            case 0: return result  // end_of_list
+            case 0: return true  // end_of_list
             case 1:  // base_addressx
-                guard let value = indexedAddress(rnglists.uleb(), base: addrBase, size: addressSize) else { return nil }
+                guard let value = indexedAddress(rnglists.uleb(), base: addrBase, size: addressSize) else {
+                    return false
+                }
                 base = value
             case 2:  // startx_endx
                 let start = rnglists.uleb()
@@ -84,9 +88,9 @@ struct RangeListReader {
                 let length = rnglists.uleb()
                 ok = add(start, start &+ length)
             default:
-                return nil
+                return false
             }
-            guard ok, !rnglists.failed else { return nil }
+            guard ok, !rnglists.failed else { return false }
         }
     }
 }

@@ -6,7 +6,9 @@ import Glibc
 
 /// One compile unit's functions with code, by address: each range and the offset of its subprogram DIE.
 struct UnitFunctions {
-    struct Range { var low: UInt64, high: UInt64, die: Dwarf_Off }
+    /// `tree`: the function's tree in its unit's `InlineCalls`, as `UnitWalk` reads them; -1 when read with
+    /// libdw (then its tree is read on the function's first lookup).
+    struct Range { var low: UInt64, high: UInt64, die: Dwarf_Off, tree: Int32 = -1 }
 
     private(set) var ranges: [Range] = []
 
@@ -33,42 +35,18 @@ struct UnitFunctions {
                 if dwarf_child(&die, &nested) == 0 { pending.append(nested) }
             }
         }
-        found.sort { ($0.low, $1.high) < ($1.low, $0.high) }
-        ranges = found
+        self.init(sorting: found)
     }
 
-    /// The same, read with `DIEReader`; nil when it cannot.
-    init?(_ unit: DIEReader.Unit, reader: inout DIEReader) {
-        guard let unitDie = reader.readDIE(at: unit.dieOffset, unit), unitDie.tag != 0 else { return nil }
-        var found: [Range] = []
-        // Per open list of children: whether its DIEs are walked (all their ancestors are of the kinds below).
-        var walked: [Bool] = unitDie.hasChildren ? [true] : []
-        while let inside = walked.last {
-            let offset = reader.position
-            guard offset < unit.end else { break }  // a unit may end without its last null entries
-            // DW_TAG_subprogram: its extent decoded on the way.
-            guard let (tag, hasChildren, extent) = reader.skipDIE(unit, extentOf: inside ? 0x2e : 0) else {
-                return nil
-            }
-            if tag == 0 {
-                walked.removeLast()
-                continue
-            }
-            if let extent {
-                let next = reader.position
-                guard let ranges = reader.ranges(extent, unit) else { return nil }
-                reader.seek(next)
-                for range in ranges { found.append(Range(low: range.low, high: range.high, die: UInt64(offset))) }
-            }
-            if hasChildren { walked.append(inside && Self.nests(tag)) }
-        }
-        found.sort { ($0.low, $1.high) < ($1.low, $0.high) }
+    /// The ranges `UnitWalk` found, sorted.
+    init(sorting found: [Range]) {
         ranges = found
+        ranges.sort { ($0.low, $1.high) < ($1.low, $0.high) }
     }
 
     /// Whether functions inside a DIE of this tag are looked for: Swift nests closures' subprograms inside their
-    /// function's, and functions inside modules and types. (Inlined code is walked per lookup.)
-    private static func nests(_ tag: UInt64) -> Bool {
+    /// function's, and functions inside modules and types.
+    static func nests(_ tag: UInt64) -> Bool {
         switch Int(tag) {
         case DW_TAG_subprogram, DW_TAG_module, DW_TAG_namespace, DW_TAG_structure_type, DW_TAG_class_type,
             DW_TAG_enumeration_type, DW_TAG_union_type, DW_TAG_lexical_block:

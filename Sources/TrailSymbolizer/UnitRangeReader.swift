@@ -145,8 +145,10 @@ struct UnitRangeReader {
             return stop > start ? [(start, stop)] : []
         }
         guard let rangesAttribute else { return [] }
+        var result: [(low: UInt64, high: UInt64)] = []
         if version < 5 {
-            return lists.rangeList(at: rangesAttribute.value, base: base, addressSize: addressSize)
+            return lists.rangeList(at: rangesAttribute.value, base: base, addressSize: addressSize, into: &result)
+                ? result : nil
         }
         var offset = rangesAttribute.value
         if rangesAttribute.form == 0x23 {  // DW_FORM_rnglistx: an entry of the offsets table at the base
@@ -155,7 +157,8 @@ struct UnitRangeReader {
             }
             offset = entry
         }
-        return lists.rangeList5(at: offset, base: base, addrBase: addrBase, addressSize: addressSize)
+        return lists.rangeList5(at: offset, base: base, addrBase: addrBase, addressSize: addressSize, into: &result)
+            ? result : nil
     }
 
     /// Where the specs of `code` begin in the table at `table`, decoding the table only as far as needed, once.

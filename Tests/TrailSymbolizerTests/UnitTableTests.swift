@@ -82,6 +82,52 @@ import TrailTestSupport
         }
     }
 
+    /// An optimized Swift program: inlined calls nested in inlined calls, and a local function whose subprogram
+    /// sits inside its enclosing function's, between that function's own inlined calls. `UnitWalk` reads all
+    /// of a unit's functions and inlined calls in one walk and must give every address of them what libdw's
+    /// walk per function gives.
+    @Test func anOptimizedSwiftProgramAgreesWithLibdwAtEveryAddress() throws {
+        let directory = Paths.temporaryDirectory("nested-swift")
+        try """
+        @inline(__always) func twice(_ x: Int) -> Int { x &* 2 &+ x / 3 }
+
+        @inline(never) func outer(_ values: [Int]) -> Int {
+            var total = twice(values.count)
+            @inline(never) func local(_ value: Int) -> Int { twice(value) &+ twice(value &+ 1) }
+            for value in values { total &+= local(value) }
+            let mapped = values.map { twice($0) &- 1 }
+            total &+= twice(mapped.reduce(0, &+))
+            return total
+        }
+
+        print(outer(Array(0 ... CommandLine.arguments.count + 5)))
+        """.write(toFile: directory + "/nested.swift", atomically: true, encoding: .utf8)
+        try run(
+            Paths.toolchainUsr + "/bin/swiftc", ["-O", "-g", "nested.swift", "-o", "nested"], directory: directory,
+            check: true)
+        let binary = directory + "/nested"
+        let ours = try ELFImage(path: binary)
+        let libdw = try ELFImage(path: binary, unitsFromLibdw: true)
+        var compared = 0
+        var inlined = 0
+        var names: Set<String> = []
+        for unit in ours.unitTable {
+            for address in unit.low ..< unit.high {
+                let (a, b) = (ours.symbolize(address), libdw.symbolize(address))
+                #expect(a == b, "0x\(String(address, radix: 16))")
+                if a != b { return }
+                compared += 1
+                if a.count > 1 { inlined += 1 }
+                names.formUnion(a.map(\.mangledName))
+            }
+        }
+        #expect(compared > 200)
+        #expect(inlined > 50, "\(inlined) addresses with inlined calls")
+        // The local function's own frames, and `twice` inlined into it.
+        #expect(names.contains { $0.hasPrefix("$s6nested5outerySiSaySiGF5localL_") }, "\(names.sorted())")
+        #expect(names.contains("$s6nested5twiceyS2iF"), "\(names.sorted())")
+    }
+
     /// Replaces sections' bytes and returns the damaged copy.
     func damaged(_ binary: String, _ sections: [(String, [UInt8])]) throws -> String {
         let directory = Paths.temporaryDirectory("damaged")
