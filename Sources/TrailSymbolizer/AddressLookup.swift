@@ -91,7 +91,7 @@ struct AddressLookup {
             let files = loaded[unitIndex].files
             file = call.site.file >= 0 && call.site.file < files.count ? files[Int(call.site.file)] : -1
             (line, column) = (call.site.line, call.site.column)
-            current = call.parent
+            current = call.parent >= 0 ? Int(call.parent) : nil
         }
         // The outermost frame takes the symbol table's name, as llvm-symbolizer does.
         let name: Int32

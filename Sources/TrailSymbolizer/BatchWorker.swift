@@ -4,14 +4,13 @@ import Glibc
 
 /// A second thread for a batch of addresses. Over thousands of addresses, demangling names takes about half as
 /// long as reading DWARF, and needs nothing from the readers: names go here as frames first use them. Ahead
-/// of that, it walks the units the batch will need (their functions and line programs, with a reader of its
-/// own) from the last one needed, while the caller loads from the first as its addresses come; a unit either
+/// of that, it reads the units the batch will need (their `UnitTables`, with a reader of its own) from the
+/// last one needed, while the caller loads from the first as its addresses come; a unit either
 /// claims is the other's to skip. `finish` demangles what is left on both threads and stops the thread.
 final class BatchWorker: @unchecked Sendable {
     /// A unit's tables read here; nil fields where the reader could not, and the caller reads them its way.
     struct Prepared {
-        var program: LineProgramReader?
-        var walk: UnitWalk?
+        var tables: UnitTables?
         /// The unit's abbreviation table, and its offset.
         var abbreviations: (table: Abbreviations, offset: UInt64)?
     }
@@ -143,7 +142,7 @@ final class BatchWorker: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
         var tables: Prepared?
         if reader != nil, let header = reader!.unit(at: starts[unit]) {
-            tables = Prepared(program: reader!.lineProgram(header), walk: UnitWalk(header, reader: &reader!))
+            tables = Prepared(tables: UnitTables(header, reader: &reader!))
             tables!.abbreviations = (reader!.abbreviations(header), header.abbrevOffset)
         }
         pthread_mutex_lock(mutex)

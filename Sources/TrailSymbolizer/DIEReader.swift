@@ -181,11 +181,56 @@ struct DIEReader {
 
     /// Steps over a DIE's attributes; false when they cannot be read.
     private mutating func skipAttributes(_ entry: Abbreviations.Entry, _ unit: Unit) -> Bool {
-        if entry.fixedSize >= 0, unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
-            info.position += entry.fixedSize
-            return info.position <= unit.end
+        if unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
+            if entry.fixedSize >= 0 {
+                info.position += entry.fixedSize
+                return info.position <= unit.end
+            }
+            if !entry.steps.isEmpty { return step(over: entry.steps, unit) }
         }
         return readAttributes(entry, unit) { _, _ in }
+    }
+
+    /// Steps over attributes by an entry's `Abbreviations.Step`s: a walk steps over most DIEs, and decoding
+    /// each value to skip it cost several times more.
+    private mutating func step(over steps: Range<Int>, _ unit: Unit) -> Bool {
+        let bytes = info.bytes
+        let end = unit.end
+        var position = info.position
+        for index in steps {
+            switch tables[unit.table].steps[index] {
+            case .skip(let count):
+                position += count
+            case .uleb, .sleb:
+                while position < end, bytes[position] & 0x80 != 0 { position += 1 }
+                position += 1
+            case .string:
+                while position < end, bytes[position] != 0 { position += 1 }
+                position += 1
+            case .block(let lengthSize):
+                var length = 0
+                if lengthSize == 0 {
+                    var shift = 0
+                    while position < end {
+                        let byte = bytes[position]
+                        position += 1
+                        if shift < 63 { length |= Int(byte & 0x7f) << shift }
+                        shift += 7
+                        if byte & 0x80 == 0 { break }
+                    }
+                    if shift > 56 { return false }  // a length no section has
+                } else {
+                    guard end - position >= lengthSize else { return false }
+                    for byte in 0 ..< lengthSize { length |= Int(bytes[position + byte]) << (8 * byte) }
+                    position += lengthSize
+                }
+                guard length <= end - position else { return false }
+                position += length
+            }
+            guard position <= end else { return false }
+        }
+        info.position = position
+        return true
     }
 
     /// Reads a DIE's attributes in order, each handed to `body` with its value; false when one cannot be read.
@@ -209,7 +254,35 @@ struct DIEReader {
     struct Extent { var low = Attribute(), high = Attribute(), ranges = Attribute() }
 
     /// What `UnitWalk` reads of a subprogram or an inlined call: its extent and call site.
-    struct Site { var extent = Extent(), file = Attribute(), line = Attribute(), column = Attribute() }
+    struct Site {
+        var extent = Extent(), file = Attribute(), line = Attribute(), column = Attribute()
+
+        /// The field an attribute goes to (-1: none), as `Abbreviations.Spec.siteField` keeps it.
+        static func field(_ name: UInt64) -> Int {
+            switch name {
+            case 0x11: return 0  // low_pc
+            case 0x12: return 1  // high_pc
+            case 0x55: return 2  // ranges
+            case 0x58: return 3  // call_file
+            case 0x59: return 4  // call_line
+            case 0x57: return 5  // call_column
+            default: return -1
+            }
+        }
+
+        @inline(__always)
+        mutating func set(_ field: Int8, _ attribute: Attribute) {
+            switch field {
+            case 0: extent.low = attribute
+            case 1: extent.high = attribute
+            case 2: extent.ranges = attribute
+            case 3: file = attribute
+            case 4: line = attribute
+            case 5: column = attribute
+            default: break
+            }
+        }
+    }
 
     /// Steps over the DIE at the position, attributes decoded no further than to skip them, except that a DIE
     /// whose tag is `wanted` or `alsoWanted` has its site decoded into `site` (`decoded` says so): a unit's
@@ -227,19 +300,49 @@ struct DIEReader {
             return skipAttributes(entry, unit) ? (entry.tag, entry.hasChildren, false) : nil
         }
         site = Site()
+        if unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
+            return decodeSite(entry, unit, into: &site) ? (entry.tag, entry.hasChildren, true) : nil
+        }
         let read = readAttributes(entry, unit) { spec, value in
-            let attribute = Attribute(form: spec.form, value: value)
-            switch spec.name {
-            case 0x11: site.extent.low = attribute
-            case 0x12: site.extent.high = attribute
-            case 0x55: site.extent.ranges = attribute
-            case 0x57: site.column = attribute
-            case 0x58: site.file = attribute
-            case 0x59: site.line = attribute
-            default: break
-            }
+            site.set(spec.siteField, Attribute(form: spec.form, value: value))
         }
         return read ? (entry.tag, entry.hasChildren, true) : nil
+    }
+
+    /// Decodes a DIE's site in the common unit shape: fixed-size values loaded in place, the rest (and what
+    /// is skipped) by `attributeValue`.
+    private mutating func decodeSite(_ entry: Abbreviations.Entry, _ unit: Unit, into site: inout Site) -> Bool {
+        let bytes = info.bytes
+        for index in entry.specs {
+            let spec = tables[unit.table].specs[index]
+            let size = Int(spec.size)
+            if size >= 0 {
+                guard unit.end - info.position >= size else { return false }
+                if spec.siteField >= 0 {
+                    var value: UInt64
+                    switch size {
+                    case 0: value = spec.form == 0x21 ? spec.implicit : 1  // implicit_const, flag_present
+                    case 1: value = UInt64(bytes[info.position])
+                    case 2: value = UInt64(bytes.loadUnaligned(fromByteOffset: info.position, as: UInt16.self))
+                    case 4: value = UInt64(bytes.loadUnaligned(fromByteOffset: info.position, as: UInt32.self))
+                    case 8: value = bytes.loadUnaligned(fromByteOffset: info.position, as: UInt64.self)
+                    default:  // strx3, addrx3, data16
+                        value = 0
+                        for byte in 0 ..< min(size, 8) { value |= UInt64(bytes[info.position + byte]) << (8 * byte) }
+                    }
+                    site.set(spec.siteField, Attribute(form: spec.form, value: UInt64(littleEndian: value)))
+                }
+                info.position += size
+                continue
+            }
+            guard
+                let value = info.attributeValue(
+                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: 4, addressSize: 8),
+                !info.failed, info.position <= unit.end
+            else { return false }
+            if spec.siteField >= 0 { site.set(spec.siteField, Attribute(form: spec.form, value: value)) }
+        }
+        return true
     }
 
     /// Where the next DIE starts.

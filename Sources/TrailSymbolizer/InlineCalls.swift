@@ -8,10 +8,11 @@ import Glibc
 /// unit, not per function, since a walk reads thousands of functions and most have a few calls.
 struct InlineCalls {
     /// An inlined call inside a function: its name, call site (its file as the unit's file table numbers it:
-    /// -1 for none), the inlined call it sits in (an index into `calls`) and its depth below the function.
+    /// -1 for none), the inlined call it sits in (an index into `calls`; -1: none) and its depth below the
+    /// function. (32-bit fields: a unit holds thousands.)
     struct Call {
-        var parent: Int?
-        var depth: Int
+        var parent: Int32
+        var depth: Int32
         /// `InlineTree.unnamed` until a lookup first shows the call (`AddressLookup` then reads it at `die`):
         /// most calls are never shown, and finding a name costs more than the rest of the call.
         var name: Int32
@@ -21,7 +22,7 @@ struct InlineCalls {
 
     /// An address range of an inlined call (`calls[call]`). Kept apart from the calls, so that a lookup scans
     /// plain values.
-    struct CallRange { var low: UInt64, high: UInt64, call: Int }
+    struct CallRange { var low: UInt64, high: UInt64, call: Int32 }
 
     var calls: [Call] = []
     var ranges: [CallRange] = []
@@ -32,11 +33,11 @@ struct InlineCalls {
     /// often breaks that).
     func innermost(_ tree: Int, _ address: UInt64) -> Int? {
         var innermost = -1
-        var depth = 0
+        var depth: Int32 = 0
         for range in ranges[trees[tree].ranges] where address >= range.low && address < range.high {
-            if innermost < 0 || calls[range.call].depth > depth {
-                innermost = range.call
-                depth = calls[range.call].depth
+            if innermost < 0 || calls[Int(range.call)].depth > depth {
+                innermost = Int(range.call)
+                depth = calls[innermost].depth
             }
         }
         return innermost >= 0 ? innermost : nil
@@ -66,11 +67,11 @@ struct InlineCalls {
             var enclosing = next.parent
             if tag == DW_TAG_inlined_subroutine {
                 for range in LibdwDIE.ranges(&die) {
-                    ranges.append(CallRange(low: range.low, high: range.high, call: calls.count))
+                    ranges.append(CallRange(low: range.low, high: range.high, call: Int32(calls.count)))
                 }
                 calls.append(
                     Call(
-                        parent: next.parent >= 0 ? next.parent : nil, depth: next.depth,
+                        parent: Int32(next.parent), depth: Int32(next.depth),
                         name: names.nameID(LibdwDIE.linkageName(&die)), site: Self.callSite(&die),
                         die: dwarf_dieoffset(&die)))
                 enclosing = calls.count - 1

@@ -4,12 +4,15 @@ import CLibdw
 import Glibc
 #endif
 
-/// One compile unit's line table: address -> file, line, column, read with libdw when the unit is first needed.
+/// One compile unit's line table: address -> file, line, column, read when the unit is first needed.
 struct LineTable {
-    /// A row, its file a number into the interned files.
+    /// A row, its file a number into `files`.
     struct Row { var address: UInt64, file: Int32, line: Int32, column: Int32, endSequence: Bool }
 
     private(set) var rows: [Row] = []
+    /// The rows' files as numbers of interned files (-1: none). Kept apart from the rows so that a second
+    /// thread can read the rows before the files are interned, and no row is rewritten.
+    var files: [Int32] = []
 
     init() {}
 
@@ -18,7 +21,7 @@ struct LineTable {
         var lines: OpaquePointer?
         var count = 0
         guard dwarf_getsrclines(&unitDie, &lines, &count) == 0 else { return }
-        var byPointer = IntMap()  // libdw hands out each file name once
+        var byPointer = IntMap()  // libdw hands out each file name once: by its pointer, its number in `files`
         rows.reserveCapacity(count)
         for position in 0 ..< count {
             guard let row = dwarf_onesrcline(lines, position) else { continue }
@@ -35,7 +38,8 @@ struct LineTable {
                 if let known = byPointer[Int(bitPattern: source)] {
                     file = known
                 } else {
-                    file = names.fileID(InternedNames.normalize(String(cString: source), directory: directory))
+                    files.append(names.fileID(InternedNames.normalize(String(cString: source), directory: directory)))
+                    file = Int32(files.count - 1)
                     byPointer[Int(bitPattern: source)] = file
                 }
             }
@@ -44,15 +48,9 @@ struct LineTable {
         rows.sort { $0.address < $1.address }  // stable: rows at one address keep their order
     }
 
-    /// Rows `LineProgramReader` decoded, their file numbers turned into numbers of interned files by `files`
-    /// (the unit's file table; -1 past its end).
-    init(_ decoded: [Row], files: [Int32]) {
-        rows = decoded
-        for index in rows.indices {
-            let file = rows[index].file
-            rows[index].file = file >= 0 && file < files.count ? files[Int(file)] : -1
-        }
-    }
+    /// Rows `LineProgramReader` decoded, their files still the program's numbers: `files` maps them once the
+    /// unit's files are interned.
+    init(rows: [Row]) { self.rows = rows }
 
     /// The row with the greatest address not above `address`, as llvm-symbolizer picks it; none past the end of
     /// a sequence.
@@ -60,6 +58,6 @@ struct LineTable {
         let past = AddressSearch.partition(address, in: rows, start: \.address)
         guard past > 0, !rows[past - 1].endSequence else { return nil }
         let row = rows[past - 1]
-        return (row.file, row.line, row.column)
+        return (row.file >= 0 && row.file < files.count ? files[Int(row.file)] : -1, row.line, row.column)
     }
 }

@@ -33,16 +33,15 @@ struct LoadedUnit {
         // abbreviation tables. The worker's decoded table is taken, though.
         if let table = prepared?.abbreviations, reader != nil { reader!.adopt(table.table, at: table.offset) }
         if let start, reader != nil, let unit = reader!.unit(at: start), unit.dieOffset == offset,
-            var program = prepared?.program ?? reader!.lineProgram(unit),
-            let walk = prepared?.walk ?? UnitWalk(unit, reader: &reader!)
+            let tables = prepared?.tables ?? UnitTables(unit, reader: &reader!)
         {
             header = unit
-            let directory = unit.directory
-            self.directory = directory
-            files = program.files.map { names.fileID(InternedNames.normalize($0, directory: directory)) }
-            lines = LineTable(program.takeRows(), files: files)
-            functions = walk.functions
-            calls = walk.calls
+            directory = unit.directory
+            files = tables.paths.map { names.fileID($0) }
+            lines = tables.lines
+            lines.files = files
+            functions = tables.walk.functions
+            calls = tables.walk.calls
             return
         }
         guard var unitDie = LibdwDIE.at(offset, in: dwarf) else { return }

@@ -82,11 +82,12 @@ struct UnitWalk {
                     let column = reader.constant(site.column).map { Int32(truncatingIfNeeded: $0) } ?? 0
                     let call = open[tree].calls.count
                     for range in ranges {
-                        open[tree].ranges.append(InlineCalls.CallRange(low: range.low, high: range.high, call: call))
+                        open[tree].ranges.append(
+                            InlineCalls.CallRange(low: range.low, high: range.high, call: Int32(call)))
                     }
                     open[tree].calls.append(
                         InlineCalls.Call(
-                            parent: level.call >= 0 ? level.call : nil, depth: level.depth, name: InlineTree.unnamed,
+                            parent: Int32(level.call), depth: Int32(level.depth), name: InlineTree.unnamed,
                             site: (file, line, column), die: UInt64(offset)))
                     inside.tree = tree
                     inside.call = call
@@ -109,14 +110,13 @@ struct UnitWalk {
     /// Moves a walked function's calls to the unit's, renumbered, and points its tree at them.
     private static func close(_ open: OpenTree, into calls: inout InlineCalls) {
         let (firstCall, firstRange) = (calls.calls.count, calls.ranges.count)
-        for var call in open.calls {
-            call.parent = call.parent.map { $0 + firstCall }
-            calls.calls.append(call)
+        calls.calls.append(contentsOf: open.calls)
+        calls.ranges.append(contentsOf: open.ranges)
+        let base = Int32(firstCall)
+        for index in firstCall ..< calls.calls.count where calls.calls[index].parent >= 0 {
+            calls.calls[index].parent += base
         }
-        for var range in open.ranges {
-            range.call += firstCall
-            calls.ranges.append(range)
-        }
+        for index in firstRange ..< calls.ranges.count { calls.ranges[index].call += base }
         calls.trees[open.tree].calls = firstCall ..< calls.calls.count
         calls.trees[open.tree].ranges = firstRange ..< calls.ranges.count
     }
