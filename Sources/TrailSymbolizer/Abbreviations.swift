@@ -126,6 +126,17 @@ struct Abbreviations {
         }
     }
 
+    /// Calls `body` with unsafe views of the table, valid during the call.
+    func withUnsafeViews<Result>(
+        _ body: ((UnsafeBufferPointer<Entry>, UnsafeBufferPointer<Spec>, UnsafeBufferPointer<Step>)) -> Result
+    ) -> Result {
+        entries.withUnsafeBufferPointer { entries in
+            specs.withUnsafeBufferPointer { specs in
+                steps.withUnsafeBufferPointer { steps in body((entries, specs, steps)) }
+            }
+        }
+    }
+
     func entry(_ code: UInt64) -> Entry? {
         code < entries.count && entries[Int(code)].tag != 0 ? entries[Int(code)] : nil
     }

@@ -179,60 +179,6 @@ struct DIEReader {
         return read ? die : nil
     }
 
-    /// Steps over a DIE's attributes; false when they cannot be read.
-    private mutating func skipAttributes(_ entry: Abbreviations.Entry, _ unit: Unit) -> Bool {
-        if unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
-            if entry.fixedSize >= 0 {
-                info.position += entry.fixedSize
-                return info.position <= unit.end
-            }
-            if !entry.steps.isEmpty { return step(over: entry.steps, unit) }
-        }
-        return readAttributes(entry, unit) { _, _ in }
-    }
-
-    /// Steps over attributes by an entry's `Abbreviations.Step`s: a walk steps over most DIEs, and decoding
-    /// each value to skip it cost several times more.
-    private mutating func step(over steps: Range<Int>, _ unit: Unit) -> Bool {
-        let bytes = info.bytes
-        let end = unit.end
-        var position = info.position
-        for index in steps {
-            switch tables[unit.table].steps[index] {
-            case .skip(let count):
-                position += count
-            case .uleb, .sleb:
-                while position < end, bytes[position] & 0x80 != 0 { position += 1 }
-                position += 1
-            case .string:
-                while position < end, bytes[position] != 0 { position += 1 }
-                position += 1
-            case .block(let lengthSize):
-                var length = 0
-                if lengthSize == 0 {
-                    var shift = 0
-                    while position < end {
-                        let byte = bytes[position]
-                        position += 1
-                        if shift < 63 { length |= Int(byte & 0x7f) << shift }
-                        shift += 7
-                        if byte & 0x80 == 0 { break }
-                    }
-                    if shift > 56 { return false }  // a length no section has
-                } else {
-                    guard end - position >= lengthSize else { return false }
-                    for byte in 0 ..< lengthSize { length |= Int(bytes[position + byte]) << (8 * byte) }
-                    position += lengthSize
-                }
-                guard length <= end - position else { return false }
-                position += length
-            }
-            guard position <= end else { return false }
-        }
-        info.position = position
-        return true
-    }
-
     /// Reads a DIE's attributes in order, each handed to `body` with its value; false when one cannot be read.
     @inline(__always)
     private mutating func readAttributes(
@@ -284,71 +230,11 @@ struct DIEReader {
         }
     }
 
-    /// Steps over the DIE at the position, attributes decoded no further than to skip them, except that a DIE
-    /// whose tag is `wanted` or `alsoWanted` has its site decoded into `site` (`decoded` says so): a unit's
-    /// walk needs no more of any DIE, and reading each as a whole `DIE` cost several times the walk.
-    mutating func stepDIE(
-        _ unit: Unit, decoding wanted: UInt64, _ alsoWanted: UInt64, into site: inout Site
-    ) -> (tag: UInt64, hasChildren: Bool, decoded: Bool)? {
-        guard info.position < unit.end else { return nil }
-        info.failed = false
-        let code = info.uleb()
-        guard !info.failed else { return nil }
-        if code == 0 { return (0, false, false) }
-        guard let entry = tables[unit.table].entry(code) else { return nil }
-        guard entry.tag == wanted || entry.tag == alsoWanted else {
-            return skipAttributes(entry, unit) ? (entry.tag, entry.hasChildren, false) : nil
-        }
-        site = Site()
-        if unit.offsetSize == 4, unit.addressSize == 8, unit.version >= 3 {
-            return decodeSite(entry, unit, into: &site) ? (entry.tag, entry.hasChildren, true) : nil
-        }
-        let read = readAttributes(entry, unit) { spec, value in
-            site.set(spec.siteField, Attribute(form: spec.form, value: value))
-        }
-        return read ? (entry.tag, entry.hasChildren, true) : nil
-    }
-
-    /// Decodes a DIE's site in the common unit shape: fixed-size values loaded in place, the rest (and what
-    /// is skipped) by `attributeValue`.
-    private mutating func decodeSite(_ entry: Abbreviations.Entry, _ unit: Unit, into site: inout Site) -> Bool {
-        let bytes = info.bytes
-        for index in entry.specs {
-            let spec = tables[unit.table].specs[index]
-            let size = Int(spec.size)
-            if size >= 0 {
-                guard unit.end - info.position >= size else { return false }
-                if spec.siteField >= 0 {
-                    var value: UInt64
-                    switch size {
-                    case 0: value = spec.form == 0x21 ? spec.implicit : 1  // implicit_const, flag_present
-                    case 1: value = UInt64(bytes[info.position])
-                    case 2: value = UInt64(bytes.loadUnaligned(fromByteOffset: info.position, as: UInt16.self))
-                    case 4: value = UInt64(bytes.loadUnaligned(fromByteOffset: info.position, as: UInt32.self))
-                    case 8: value = bytes.loadUnaligned(fromByteOffset: info.position, as: UInt64.self)
-                    default:  // strx3, addrx3, data16
-                        value = 0
-                        for byte in 0 ..< min(size, 8) { value |= UInt64(bytes[info.position + byte]) << (8 * byte) }
-                    }
-                    site.set(spec.siteField, Attribute(form: spec.form, value: UInt64(littleEndian: value)))
-                }
-                info.position += size
-                continue
-            }
-            guard
-                let value = info.attributeValue(
-                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: 4, addressSize: 8),
-                !info.failed, info.position <= unit.end
-            else { return false }
-            if spec.siteField >= 0 { site.set(spec.siteField, Attribute(form: spec.form, value: value)) }
-        }
-        return true
-    }
-
     /// Where the next DIE starts.
     var position: Int { info.position }
 
-    mutating func seek(_ position: Int) { info.position = position }
+    /// `.debug_info`, for a `DIECursor`.
+    var infoBytes: UnsafeRawBufferPointer { info.bytes }
 
     /// The unit's line program, decoded; empty without one, nil when it cannot be read here.
     func lineProgram(_ unit: Unit) -> LineProgramReader? {

@@ -24,21 +24,38 @@ struct UnitWalk {
     /// nil when the reader cannot read the unit (libdw reads it then).
     init?(_ unit: DIEReader.Unit, reader: inout DIEReader) {
         guard let unitDie = reader.readDIE(at: unit.dieOffset, unit), unitDie.tag != 0 else { return nil }
+        let (start, info) = (reader.position, reader.infoBytes)
+        guard
+            let walked = reader.abbreviations(unit).withUnsafeViews({ table in
+                var cursor = DIECursor(info: info, at: start, unit: unit, table: table)
+                return Self.walk(&cursor, unit, children: unitDie.hasChildren, reader: &reader)
+            })
+        else { return nil }
+        functions = UnitFunctions(sorting: walked.functions)
+        calls = walked.calls
+    }
+
+    /// The walk: the functions' ranges, and their calls.
+    private static func walk(
+        _ cursor: inout DIECursor, _ unit: DIEReader.Unit, children: Bool, reader: inout DIEReader
+    ) -> (functions: [UnitFunctions.Range], calls: InlineCalls)? {
+        var calls = InlineCalls()
         var found: [UnitFunctions.Range] = []
-        var levels = unitDie.hasChildren ? [Level(functions: true)] : []
+        var levels = children ? [Level(functions: true)] : []
         // Open trees, innermost last; `depth` of them in use, the rest kept for their storage.
         var open: [OpenTree] = []
         var depth = 0
         var site = DIEReader.Site()
         var ranges: [(low: UInt64, high: UInt64)] = []
         while let level = levels.last {
-            let offset = reader.position
+            let offset = cursor.position
             guard offset < unit.end else { break }  // a unit may end without its last null entries
             // Subprograms where functions are looked for, inlined calls (DW_TAG_inlined_subroutine) in a tree.
             guard
-                let (tag, hasChildren, decoded) = reader.stepDIE(
-                    unit, decoding: level.functions ? 0x2e : 0, level.tree >= 0 ? 0x1d : 0, into: &site)
+                let step = cursor.next(
+                    decoding: level.functions ? 0x2e : 0, level.tree >= 0 ? 0x1d : 0, into: &site)
             else { return nil }
+            let (tag, hasChildren, decoded) = (step.tag, step.hasChildren, step.decoded)
             if tag == 0 {
                 if level.opensTree {
                     depth -= 1
@@ -49,10 +66,8 @@ struct UnitWalk {
             }
             var inside = Level(functions: level.functions && UnitFunctions.nests(tag))
             if decoded {
-                let next = reader.position
                 ranges.removeAll(keepingCapacity: true)
                 guard reader.ranges(site.extent, unit, into: &ranges) else { return nil }
-                reader.seek(next)
                 if tag == 0x2e {
                     // A function: the calls inside go to a tree of its own, not to an enclosing function's.
                     if !ranges.isEmpty {
@@ -104,7 +119,7 @@ struct UnitWalk {
             depth -= 1
             Self.close(open[depth], into: &calls)
         }
-        functions = UnitFunctions(sorting: found)
+        return (found, calls)
     }
 
     /// Moves a walked function's calls to the unit's, renumbered, and points its tree at them.
