@@ -47,12 +47,20 @@ enum TypeSugar {
     ]
 
     private static func sugar(_ bytes: Bytes, _ range: Range<Int>, into out: inout [UInt8]) {
+        guard let base = bytes.baseAddress else { return }
+        /// The next `byte` at or after `start` in the range, or its end: by `memchr`, as runs are long.
+        func next(_ byte: UInt8, from start: Int) -> Int {
+            guard start < range.upperBound, let found = memchr(base + start, Int32(byte), range.upperBound - start)
+            else { return range.upperBound }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
         var position = range.lowerBound
+        var bracket = -1  // the next '[' found so far
         while position < range.upperBound {
             // Only '[' and 'S' can begin what changes: the bytes up to the next are copied at once.
             if bytes[position] != 91, bytes[position] != 83 {
-                var end = position + 1
-                while end < range.upperBound, bytes[end] != 91, bytes[end] != 83 { end += 1 }
+                if bracket < position { bracket = next(91, from: position) }
+                let end = min(bracket, next(83, from: position))
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position ..< end]))
                 position = end
                 continue
@@ -143,7 +151,8 @@ enum TypeSugar {
     }
 
     private static func starts(_ bytes: Bytes, at position: Int, before end: Int, with prefix: [UInt8]) -> Bool {
-        end - position >= prefix.count && prefix.indices.allSatisfy { bytes[position + $0] == prefix[$0] }
+        end - position >= prefix.count
+            && prefix.withUnsafeBytes { memcmp(bytes.baseAddress! + position, $0.baseAddress!, prefix.count) == 0 }
     }
 
     /// The `]` matching a `[` just before `start`.
@@ -187,16 +196,18 @@ enum TypeSugar {
 
     /// `Name #2 in <context>`: a type declared in a function, whatever its context prints.
     private static func isLocalType(_ type: [UInt8]) -> Bool {
-        guard let space = type.firstIndex(of: 32), space > 0, type[space...].starts(with: " #".utf8) else {
+        guard let space = type.firstIndex(of: 32), space > 0, space + 1 < type.count, type[space + 1] == 35 else {
             return false
-        }
+        }  // " #"
         let digits = type[(space + 2)...].prefix { (48 ... 57).contains($0) }
-        return !digits.isEmpty && type[(space + 2 + digits.count)...].starts(with: " in ".utf8)
+        return !digits.isEmpty && type[(space + 2 + digits.count)...].starts(with: localIn)
     }
+
+    private static let whereClause = Array(" where ".utf8)
 
     /// `A where A: P`: the generic signature of a constrained extension, not arguments to sugar.
     private static func hasWhereClause(_ bytes: Bytes, _ range: Range<Int>) -> Bool {
-        let clause = Array(" where ".utf8)
+        let clause = whereClause
         if !range.isEmpty, bytes[range.lowerBound] == 32 { return true }  // `< where A: P>`
         var depth = 0
         for position in range {
@@ -228,10 +239,9 @@ enum TypeSugar {
     /// type with a leading attribute or keyword.
     private static func isSimple(_ type: [UInt8]) -> Bool {
         if isLocalType(type) { return true }
-        if type.elementsEqual("some".utf8) { return false }  // an opaque type
+        if type == some { return false }  // an opaque type
         // `any P.Type`: an existential metatype, which prints as a simple type.
-        if type.starts(with: "any ".utf8),
-            type.reversed().starts(with: "epyT.".utf8) || type.reversed().starts(with: "locotorP.".utf8)
+        if type.starts(with: any), type.reversed().starts(with: metatype) || type.reversed().starts(with: protocolType)
         {
             return true
         }
@@ -243,12 +253,18 @@ enum TypeSugar {
             if depth == 0, byte == 38, position > 0, type[position - 1] == 32 { return false }  // &
             depth += nesting(byte, after: position > 0 ? type[position - 1] : nil)
         }
-        for keyword in [
-            "@", "any ", "some ", "inout ", "__owned ", "__shared ", "isolated ", "sending ", "each ", "repeat ", "~",
-        ]
-        where type.starts(with: keyword.utf8) {
-            return false
-        }
+        for keyword in leadingKeywords where type.starts(with: keyword) { return false }
         return true
     }
+
+    /// What a type that needs parentheses before `?` may begin with. (Bytes made once: a `String`'s view
+    /// compared byte by byte, in a fresh array per call, cost more than the rest of sugaring.)
+    private static let leadingKeywords: [[UInt8]] = [
+        "@", "any ", "some ", "inout ", "__owned ", "__shared ", "isolated ", "sending ", "each ", "repeat ", "~",
+    ].map { Array($0.utf8) }
+    private static let some = Array("some".utf8)
+    private static let localIn = Array(" in ".utf8)
+    private static let any = Array("any ".utf8)
+    private static let metatype = Array("epyT.".utf8)
+    private static let protocolType = Array("locotorP.".utf8)
 }
