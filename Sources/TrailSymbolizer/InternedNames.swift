@@ -58,6 +58,12 @@ struct InternedNames {
 
     /// Joins a relative path to the compile directory and collapses `//`, as llvm-symbolizer prints them.
     static func normalize(_ path: String, directory: String?) -> String {
+        // Most paths are absolute already, with no `//`: those are returned as they are, unread but for the scan.
+        var path = path
+        let plain = path.withUTF8 { utf8 in
+            utf8.first == 47 && !zip(utf8, utf8.dropFirst()).contains { $0 == 47 && $1 == 47 }
+        }
+        if plain { return path }
         var bytes = Array(path.utf8)
         // relative, not `<compiler-generated>`
         if bytes.first != 47, let directory, !directory.isEmpty, bytes.first != 60 {
