@@ -157,6 +157,9 @@ struct AddressLookup {
         swap(&frames, &scratch)
         defer { swap(&frames, &scratch) }
         frames.removeAll(keepingCapacity: true)
+        // Two frames an address is about what optimized code has: growing by doubling from a few copied the
+        // frames into fresh pages at every step.
+        frames.reserveCapacity(2 * addresses.count)
         // Per address, where its frames start and end in `frames`.
         var spans = Array(repeating: 0 ..< 0, count: addresses.count)
         // A thread costs some 50 microseconds: for a few addresses doing it all here is quicker.
