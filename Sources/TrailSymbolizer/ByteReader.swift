@@ -75,9 +75,10 @@ struct ByteReader {
     }
 
     /// Reads one attribute's value at `position` (offsets and constants as numbers, strings and blocks
-    /// skipped); nil for a form this reader does not know.
+    /// skipped); nil for a form this reader does not know. A DW_FORM_indirect `form` becomes the form the
+    /// attribute has: what the value means depends on it.
     mutating func attributeValue(
-        _ form: UInt64, implicit: UInt64, version: Int, offsetSize: Int,
+        _ form: inout UInt64, implicit: UInt64, version: Int, offsetSize: Int,
         addressSize: Int
     ) -> UInt64? {
         switch form {
@@ -109,12 +110,11 @@ struct ByteReader {
             position += Int(length)
             return 0
         case 0x16:  // indirect
-            let actual = uleb()
-            return actual == 0x16
+            form = uleb()
+            return form == 0x16
                 ? nil
                 : attributeValue(
-                    actual, implicit: implicit, version: version, offsetSize: offsetSize,
-                    addressSize: addressSize)
+                    &form, implicit: implicit, version: version, offsetSize: offsetSize, addressSize: addressSize)
         default:
             return nil
         }

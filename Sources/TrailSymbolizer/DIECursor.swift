@@ -110,8 +110,8 @@ struct DIECursor {
             let spec = specs[index]
             let size = Int(spec.size)
             guard common, size >= 0 else {
-                guard let value = attribute(spec) else { return false }
-                site.set(spec.siteField, DIEReader.Attribute(form: spec.form, value: value))
+                guard let (form, value) = attribute(spec) else { return false }
+                site.set(spec.siteField, DIEReader.Attribute(form: form, value: value))
                 continue
             }
             guard end - position >= size else { return false }
@@ -136,16 +136,18 @@ struct DIECursor {
         return true
     }
 
-    /// One attribute's value by its form, as `ByteReader.attributeValue` reads it; nil when it cannot.
-    private mutating func attribute(_ spec: Abbreviations.Spec) -> UInt64? {
+    /// One attribute's form (an indirect one's actual form) and value, as `ByteReader.attributeValue` reads
+    /// them; nil when it cannot.
+    private mutating func attribute(_ spec: Abbreviations.Spec) -> (form: UInt64, value: UInt64)? {
         var reader = ByteReader(bytes)
         reader.position = position
+        var form = spec.form
         guard
             let value = reader.attributeValue(
-                spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
+                &form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
                 addressSize: unit.addressSize), !reader.failed, reader.position <= end
         else { return nil }
         position = reader.position
-        return value
+        return (form, value)
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads DIEs straight from `.debug_info`, for the walk over a unit's functions and their inlined calls
 /// (`UnitWalk`) and for names. libdw answers the same through `dwarf_siblingof` and `dwarf_attr`,
 /// which take a lock and search the abbreviation per DIE and per attribute; decoding each DIE once here is
@@ -34,10 +38,9 @@ struct DIEReader {
     struct DIE {
         var tag: UInt64 = 0
         var hasChildren = false
-        var low = Attribute(), high = Attribute(), ranges = Attribute(), entry = Attribute()
+        var low = Attribute(), entry = Attribute()
         var linkageName = Attribute(), mipsLinkageName = Attribute(), name = Attribute()
         var origin = Attribute(), specification = Attribute()
-        var callFile = Attribute(), callLine = Attribute(), callColumn = Attribute()
         var addrBase = Attribute(), rnglistsBase = Attribute(), strOffsetsBase = Attribute()
         var statementList = Attribute(), compDir = Attribute()
     }
@@ -153,21 +156,15 @@ struct DIEReader {
         guard let entry = tables[unit.table].entry(code) else { return nil }
         die.tag = entry.tag
         die.hasChildren = entry.hasChildren
-        let read = readAttributes(entry, unit) { spec, value in
-            let attribute = Attribute(form: spec.form, value: value)
-            switch spec.name {
+        let read = readAttributes(entry, unit) { name, attribute in
+            switch name {
             case 0x03: die.name = attribute
             case 0x10: die.statementList = attribute
             case 0x11: die.low = attribute
             case 0x1b: die.compDir = attribute
-            case 0x12: die.high = attribute
             case 0x31: die.origin = attribute
             case 0x47: die.specification = attribute
             case 0x52: die.entry = attribute
-            case 0x55: die.ranges = attribute
-            case 0x57: die.callColumn = attribute
-            case 0x58: die.callFile = attribute
-            case 0x59: die.callLine = attribute
             case 0x6e: die.linkageName = attribute
             case 0x72: die.strOffsetsBase = attribute
             case 0x73, 0x2133: die.addrBase = attribute
@@ -179,19 +176,21 @@ struct DIEReader {
         return read ? die : nil
     }
 
-    /// Reads a DIE's attributes in order, each handed to `body` with its value; false when one cannot be read.
+    /// Reads a DIE's attributes in order, each handed to `body` as an `Attribute` (an indirect one with the form
+    /// it has) of its spec's name; false when one cannot be read.
     @inline(__always)
     private mutating func readAttributes(
-        _ entry: Abbreviations.Entry, _ unit: Unit, _ body: (Abbreviations.Spec, UInt64) -> Void
+        _ entry: Abbreviations.Entry, _ unit: Unit, _ body: (UInt64, Attribute) -> Void
     ) -> Bool {
         for index in entry.specs {
             let spec = tables[unit.table].specs[index]
+            var form = spec.form
             guard
                 let value = info.attributeValue(
-                    spec.form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
+                    &form, implicit: spec.implicit, version: unit.version, offsetSize: unit.offsetSize,
                     addressSize: unit.addressSize), !info.failed, info.position <= unit.end
             else { return false }
-            body(spec, value)
+            body(spec.name, Attribute(form: form, value: value))
         }
         return true
     }
@@ -236,11 +235,12 @@ struct DIEReader {
     /// `.debug_info`, for a `DIECursor`.
     var infoBytes: UnsafeRawBufferPointer { info.bytes }
 
-    /// The unit's line program, decoded; empty without one, nil when it cannot be read here.
-    func lineProgram(_ unit: Unit) -> LineProgramReader? {
+    /// The unit's line program, decoded (`directory`: its compile directory); empty without one, nil when it
+    /// cannot be read here.
+    func lineProgram(_ unit: Unit, directory: String?) -> LineProgramReader? {
         guard let offset = unit.lineOffset else { return LineProgramReader() }
         return LineProgramReader(
-            line, offset: offset, addressSize: unit.addressSize, compDir: unit.directory, str: str, lineStr: lineStr)
+            line, offset: offset, addressSize: unit.addressSize, compDir: directory, str: str, lineStr: lineStr)
     }
 
     // MARK: attributes
@@ -295,7 +295,10 @@ struct DIEReader {
     /// this reader cannot find (a supplementary file's).
     func string(_ attribute: Attribute, _ unit: Unit) -> UnsafePointer<CChar>?? {
         func at(_ section: ByteReader, _ offset: UInt64) -> UnsafePointer<CChar>?? {
-            guard offset < UInt64(section.bytes.count), let base = section.bytes.baseAddress else { return nil }
+            // A string must end inside its section: its readers take it as a C string.
+            guard offset < UInt64(section.bytes.count), let base = section.bytes.baseAddress,
+                memchr(base + Int(offset), 0, section.bytes.count - Int(offset)) != nil
+            else { return nil }
             return .some((base + Int(offset)).assumingMemoryBound(to: CChar.self))
         }
         switch attribute.form {

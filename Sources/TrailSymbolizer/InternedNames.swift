@@ -27,9 +27,6 @@ struct InternedNames {
         return Int32(names.count - 1)
     }
 
-    /// Each name's C string, by number: what another thread's names are interned here by.
-    var pointers: [UnsafePointer<CChar>] { names.map(\.pointer) }
-
     mutating func fileID(_ path: String?) -> Int32 {
         guard let path else { return -1 }
         if let known = fileIDs[path] { return known }

@@ -46,7 +46,7 @@ struct LineProgramReader {
             guard reader.fixed(1) == 0 else { return nil }  // segment selectors
         }
         let headerLength = reader.fixed(offsetSize)
-        guard !reader.failed, headerLength <= UInt64(end - reader.position) else { return nil }
+        guard !reader.failed, reader.position <= end, headerLength <= UInt64(end - reader.position) else { return nil }
         let programStart = reader.position + Int(headerLength)
         let minimumLength = reader.fixed(1)
         if version >= 4, reader.fixed(1) != 1 { return nil }  // VLIW operation indices
@@ -80,8 +80,10 @@ struct LineProgramReader {
                 let start = reader.position
                 guard reader.fixed(1) != 0, !reader.failed else { return nil }
                 reader.position = start
-                let form = reader.attributeValue(0x08, implicit: 0, version: 4, offsetSize: 4, addressSize: addressSize)
-                return .some(string(0x08, form ?? UInt64.max))
+                var form: UInt64 = 0x08  // string
+                let value = reader.attributeValue(
+                    &form, implicit: 0, version: 4, offsetSize: 4, addressSize: addressSize)
+                return .some(string(0x08, value ?? UInt64.max))
             }
             directories.append(compDir)
             while let entry = nextName() {
@@ -102,18 +104,23 @@ struct LineProgramReader {
                 var formats: [(content: UInt64, form: UInt64)] = []
                 for _ in 0 ..< formatCount { formats.append((reader.uleb(), reader.uleb())) }
                 let count = reader.uleb()
-                guard !reader.failed, count <= UInt64(end - reader.position) else { return nil }
+                // (Every read here is checked against the section's end only: a header cut short by its unit's
+                // length reads on into the next unit, and must not make the remaining length negative.)
+                guard !reader.failed, reader.position <= end, count <= UInt64(end - reader.position) else {
+                    return nil
+                }
                 for _ in 0 ..< count {
                     var name: String?
                     var directory = 0
                     for format in formats {
+                        var form = format.form
                         guard
                             let value = reader.attributeValue(
-                                format.form, implicit: 0, version: 5, offsetSize: offsetSize, addressSize: addressSize),
-                            !reader.failed
+                                &form, implicit: 0, version: 5, offsetSize: offsetSize, addressSize: addressSize),
+                            !reader.failed, reader.position <= end
                         else { return nil }
                         if format.content == 1 {  // DW_LNCT_path
-                            guard let found = string(format.form, value) else { return nil }
+                            guard let found = string(form, value) else { return nil }
                             name = found
                         } else if format.content == 2 {  // DW_LNCT_directory_index
                             directory = Int(clamping: value)
@@ -170,7 +177,8 @@ struct LineProgramReader {
             switch opcode {
             case 0:  // extended
                 let length = reader.uleb()
-                guard !reader.failed, length > 0, length <= UInt64(end - reader.position) else { return nil }
+                guard !reader.failed, length > 0, reader.position <= end, length <= UInt64(end - reader.position)
+                else { return nil }
                 let next = reader.position + Int(length)
                 switch reader.fixed(1) {
                 case 1:  // end_sequence

@@ -7,7 +7,6 @@ import Glibc
 /// What a compile unit's lookups need, read when an address first falls in the unit: its file table (for call
 /// sites), line table, functions and their inlined calls.
 struct LoadedUnit {
-    var directory: String?
     /// The unit's file table, as numbers into the interned files.
     var files: [Int32] = []
     var lines = LineTable()
@@ -36,7 +35,6 @@ struct LoadedUnit {
             let tables = prepared?.tables ?? UnitTables(unit, reader: &reader!)
         {
             header = unit
-            directory = unit.directory
             files = tables.paths.map { names.fileID($0) }
             lines = tables.lines
             lines.files = files
@@ -46,7 +44,6 @@ struct LoadedUnit {
         }
         guard var unitDie = LibdwDIE.at(offset, in: dwarf) else { return }
         let directory = LibdwDIE.string(&unitDie, Int32(DW_AT_comp_dir))
-        self.directory = directory
         var table: OpaquePointer?
         var fileCount = 0
         if dwarf_getsrcfiles(&unitDie, &table, &fileCount) == 0 {

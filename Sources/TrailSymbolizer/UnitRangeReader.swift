@@ -108,13 +108,13 @@ struct UnitRangeReader {
         var rnglistsBase = UInt64(2 * offsetSize + 4)
         while true {
             let name = abbrev.uleb()
-            let form = abbrev.uleb()
+            var form = abbrev.uleb()
             guard !abbrev.failed else { return nil }
             if name == 0, form == 0 { break }
             let implicit = form == 0x21 ? UInt64(bitPattern: abbrev.sleb()) : 0
             guard
                 let value = info.attributeValue(
-                    form, implicit: implicit, version: version, offsetSize: offsetSize,
+                    &form, implicit: implicit, version: version, offsetSize: offsetSize,
                     addressSize: addressSize), !info.failed, info.position <= end
             else { return nil }
             switch name {

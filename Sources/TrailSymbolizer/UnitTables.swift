@@ -9,8 +9,9 @@ struct UnitTables {
 
     /// nil when the reader cannot read the unit's line program or DIEs (libdw reads them then).
     init?(_ unit: DIEReader.Unit, reader: inout DIEReader) {
-        guard var program = reader.lineProgram(unit), let walk = UnitWalk(unit, reader: &reader) else { return nil }
         let directory = unit.directory
+        guard var program = reader.lineProgram(unit, directory: directory), let walk = UnitWalk(unit, reader: &reader)
+        else { return nil }
         paths = program.files.map { InternedNames.normalize($0, directory: directory) }
         lines = LineTable(rows: program.takeRows())
         self.walk = walk
