@@ -30,12 +30,19 @@ def log(text=""):
 def run(argv, env=None, cwd=None, quiet=True):
     merged = dict(os.environ)
     merged.update(env or {})
-    if isinstance(argv, Fed):  # one process reading a file, its output dropped: no shell started around it
+    if isinstance(argv, Fed):  # processes reading a file, the last one's output dropped: no shell around them
         with open(argv.stdin) as stdin:
-            result = subprocess.run(argv.argv, env=merged, cwd=cwd, stdin=stdin, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)
-        if result.returncode != 0 and not argv.may_fail:
-            raise subprocess.CalledProcessError(result.returncode, argv.argv)
+            first = subprocess.Popen(argv.argv, env=merged, cwd=cwd, stdin=stdin,
+                                     stdout=subprocess.PIPE if argv.then else subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+            second = None
+            if argv.then:
+                second = subprocess.Popen(argv.then, env=merged, cwd=cwd, stdin=first.stdout,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                first.stdout.close()
+            codes = [first.wait()] + ([second.wait()] if second else [])
+        if any(codes) and not argv.may_fail:
+            raise subprocess.CalledProcessError(max(codes), argv.argv)
         return
     if not quiet:
         subprocess.run(argv, env=merged, cwd=cwd, check=True)
@@ -47,12 +54,12 @@ def run(argv, env=None, cwd=None, quiet=True):
 
 
 class Fed:
-    """A command timed with standard input from a file and its output dropped, run directly: through `sh -c`
-    each round would also time a shell's start-up (about a millisecond), the same for every command, which
-    pulls a ratio of two short runs toward 1."""
+    """A command timed with standard input from a file and its output dropped (`then`: a second command its
+    output is piped to), run directly: through `sh -c` each round would also time a shell's start-up (about a
+    millisecond), which pulls a ratio of two short runs toward 1."""
 
-    def __init__(self, argv, stdin, may_fail=False):
-        self.argv, self.stdin, self.may_fail = argv, stdin, may_fail
+    def __init__(self, argv, stdin, then=None, may_fail=False):
+        self.argv, self.stdin, self.then, self.may_fail = argv, stdin, then, may_fail
 
 
 def timed(argv, env=None, cwd=None, before=None):
@@ -630,6 +637,7 @@ def demangled_functions(text, demangle):
         position += 1
     names = subprocess.run([demangle], input="\n".join(lines[i] for i in functions) + "\n", capture_output=True,
                            text=True, check=True).stdout.split("\n")
+    assert len(names) == len(functions) + 1, "swift-demangle gave another number of lines than it was given"
     for name, index in zip(names, functions):
         lines[index] = name
     return "\n".join(lines)
@@ -655,11 +663,9 @@ def symbolizer(rounds):
             path = os.path.join(WORK, f"addresses-{count}")
             with open(path, "w") as handle:
                 handle.write("\n".join(hex(start + random.randrange(size)) for _ in range(count)) + "\n")
-            shell = lambda command: (["sh", "-c", command], None, None)
             medians = compare({
                 "trail-symbolize --obj": (Fed([lean, "--obj", binary], path), None, None),
-                # A pipe needs the shell.
-                "llvm-symbolizer | swift-demangle": shell(f"{llvm} --obj {binary} < {path} | {demangle} > /dev/null"),
+                "llvm-symbolizer | swift-demangle": (Fed([llvm, "--obj", binary], path, then=[demangle]), None, None),
                 "addr2line -f -i -C": (Fed(["addr2line", "-f", "-i", "-C", "-e", binary], path), None, None),
                 "eu-addr2line -f -i -C": (Fed(["eu-addr2line", "-f", "-i", "-C", "-e", binary], path, may_fail=True),
                                           None, None),
