@@ -1,7 +1,7 @@
 /// The tables that answer address lookups in one ELF file, and the lookups. The file-wide tables (units, symbols)
 /// are built when the file is opened; a unit's line table, functions and their inlined calls when an address
-/// first falls in the unit, and the names of inlined calls when a frame first shows them. Each is a value built by its own file from the DWARF; this
-/// owns them all, and the names and files they intern.
+/// first falls in the unit, and an inlined call's name when a frame first shows it. Each is a value built by its
+/// own file from the DWARF; this owns them all, and the names and files they intern.
 struct AddressLookup {
     /// libdw's handle on the DWARF (nil without debug info), and the DWARF addresses' offset from file addresses.
     let dwarf: OpaquePointer?
@@ -94,15 +94,15 @@ struct AddressLookup {
             current = call.parent >= 0 ? Int(call.parent) : nil
         }
         // The outermost frame takes the symbol table's name, as llvm-symbolizer does.
-        let name: Int32
+        var name: Int32
         if let symbol, symbol.name.pointee != 0 {
             name = names.nameID(symbol.name)
         } else {
-            if loaded[unitIndex].calls.trees[tree].name == InlineTree.unnamed {
-                loaded[unitIndex].calls.trees[tree].name = self.name(
-                    at: loaded[unitIndex].calls.trees[tree].offset, unitIndex)
-            }
             name = loaded[unitIndex].calls.trees[tree].name
+            if name == InlineTree.unnamed {
+                name = self.name(at: loaded[unitIndex].calls.trees[tree].offset, unitIndex)
+                loaded[unitIndex].calls.trees[tree].name = name
+            }
         }
         frames.append(
             RawFrame(
@@ -213,9 +213,8 @@ struct AddressLookup {
             inUnit[unit].append(index)
         }
         // The worker reads units only with a `DIEReader`; without, it demangles.
-        let canRead = hasReader
         let worker = BatchWorker(
-            reader: canRead ? reader : nil, order: canRead ? order : [], starts: canRead ? units.starts : [])
+            reader: hasReader ? reader : nil, order: hasReader ? order : [], starts: hasReader ? units.starts : [])
         return (worker, order, inUnit, elsewhere)
     }
 

@@ -64,19 +64,18 @@ struct DIECursor {
     }
 
     private mutating func skip(_ entry: Abbreviations.Entry) -> Bool {
-        guard common else {
-            for index in entry.specs where attribute(specs[index]) == nil { return false }
-            return true
-        }
-        if entry.fixedSize >= 0 {
+        if common, entry.fixedSize >= 0 {
             position += entry.fixedSize
             return position <= end
         }
-        guard !entry.steps.isEmpty else {
-            for index in entry.specs where attribute(specs[index]) == nil { return false }
-            return true
-        }
-        for index in entry.steps {
+        if common, !entry.steps.isEmpty { return step(over: entry.steps) }
+        for index in entry.specs where attribute(specs[index]) == nil { return false }
+        return true
+    }
+
+    /// Steps over attributes by an entry's precomputed steps.
+    private mutating func step(over entrySteps: Range<Int>) -> Bool {
+        for index in entrySteps {
             switch steps[index] {
             case .skip(let count):
                 position += count
