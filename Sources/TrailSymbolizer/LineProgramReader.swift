@@ -4,8 +4,9 @@ import Glibc
 
 /// Decodes a unit's line program from `.debug_line` (DWARF 2 to 5) into the rows and file names libdw's
 /// `dwarf_getsrclines` and `dwarf_getsrcfiles` give: files joined to their directory (the compile directory for
-/// directory 0 before DWARF 5) unless absolute, rows sorted by address with an end of sequence before a row at
-/// its address, columns cut to 16 bits as libdw keeps them.
+/// directory 0 before DWARF 5) unless absolute, relative ones then under the compile directory as
+/// llvm-symbolizer prints them; rows sorted by address with an end of sequence before a row at its address,
+/// columns cut to 16 bits as libdw keeps them.
 ///
 /// Returns nil for anything it does not understand (a form, VLIW operation indices, a damaged header), and the
 /// caller asks libdw instead.
@@ -13,7 +14,7 @@ struct LineProgramReader {
     /// Rows as `LineTable` keeps them, `file` still the program's file number (its 32 bits, as libdw's).
     typealias Row = LineTable.Row
 
-    /// The file names, by the numbers rows and call sites use (DWARF 4's start at 1: 0 is `???`).
+    /// The files' paths, by the numbers rows and call sites use (DWARF 4's start at 1: 0 is `???`).
     private(set) var files: [String] = []
     private(set) var rows: [Row] = []
 
@@ -132,12 +133,16 @@ struct LineProgramReader {
             }
         }
         guard !reader.failed else { return nil }
+        // Paths as llvm-symbolizer prints them: a relative one goes under the compile directory, but not one in
+        // directory 0, which is the compile directory already (DWARF 5 names it; DWARF 4's is `compDir`, above).
         func path(_ entry: (name: String, directory: Int)) -> String {
-            if entry.directory < 0 || entry.name.utf8.first == 47 { return entry.name }
-            guard entry.directory < directories.count, let directory = directories[entry.directory] else {
-                return entry.name
+            if entry.directory >= 0, entry.name.utf8.first != 47, entry.directory < directories.count,
+                let directory = directories[entry.directory]
+            {
+                let joined = directory + "/" + entry.name
+                return InternedNames.normalize(joined, directory: entry.directory == 0 ? nil : compDir)
             }
-            return directory + "/" + entry.name
+            return InternedNames.normalize(entry.name, directory: compDir)
         }
         files = names.map(path)
         rows =

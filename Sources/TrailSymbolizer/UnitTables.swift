@@ -9,10 +9,10 @@ struct UnitTables {
 
     /// nil when the reader cannot read the unit's line program or DIEs (libdw reads them then).
     init?(_ unit: DIEReader.Unit, reader: inout DIEReader) {
-        let directory = unit.directory
-        guard var program = reader.lineProgram(unit, directory: directory), let walk = UnitWalk(unit, reader: &reader)
+        guard var program = reader.lineProgram(unit, directory: unit.directory),
+            let walk = UnitWalk(unit, reader: &reader)
         else { return nil }
-        paths = program.files.map { InternedNames.normalize($0, directory: directory) }
+        paths = program.files
         lines = LineTable(rows: program.takeRows())
         self.walk = walk
     }

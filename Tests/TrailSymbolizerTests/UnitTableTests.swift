@@ -128,6 +128,30 @@ import TrailTestSupport
         #expect(names.contains("$s6nested5twiceyS2iF"), "\(names.sorted())")
     }
 
+    /// A compile directory that is itself relative, as glibc's are (`./csu`): a file in directory 0 is already
+    /// under it, and llvm-symbolizer prints `./unit/f.c`, not the directory twice. DWARF 4 and 5.
+    @Test func aRelativeCompileDirectoryIsNotJoinedTwice() throws {
+        let directory = Paths.temporaryDirectory("relative-comp-dir")
+        try "int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n".write(
+            toFile: directory + "/f.c", atomically: true, encoding: .utf8)
+        for version in [4, 5] {
+            let binary = directory + "/f\(version)"
+            try run(
+                "gcc",
+                ["-g", "-O0", "-gdwarf-\(version)", "-fdebug-prefix-map=\(directory)=./unit", "f.c", "-o", binary],
+                directory: directory, check: true)
+            let frames = try ELFImage(path: binary).symbolize(try address(of: "twice", in: binary))
+            #expect(frames.map(\.file) == ["./unit/f.c"], "DWARF \(version)")
+            let llvm = try run(
+                Paths.toolchainUsr + "/bin/llvm-symbolizer",
+                ["--obj", binary, "0x" + String(try address(of: "twice", in: binary), radix: 16)],
+                check: true)
+            #expect(
+                llvm.stdout.split(separator: "\n").dropFirst().first?.hasPrefix("./unit/f.c:") == true, "\(llvm.stdout)"
+            )
+        }
+    }
+
     /// Replaces sections' bytes and returns the damaged copy.
     func damaged(_ binary: String, _ sections: [(String, [UInt8])]) throws -> String {
         let directory = Paths.temporaryDirectory("damaged")
