@@ -49,19 +49,7 @@ final class BatchWorker: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(work, nil)
         pthread_cond_init(ready, nil)
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var created = pthread_t()
-        let status = pthread_create(
-            &created, nil,
-            { raw in
-                Unmanaged<BatchWorker>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            }, box)
-        if status == 0 {
-            thread = created
-        } else {
-            Unmanaged<BatchWorker>.fromOpaque(box).release()  // no thread: the caller does it all
-        }
+        thread = SideThread.start { self.run() }  // no thread: the caller does it all
     }
 
     deinit {
