@@ -9,18 +9,23 @@ import Glibc
 enum SideThread {
     /// Runs `body` on a new thread; nil when no thread could be started.
     static func start(_ body: @escaping () -> Void) -> pthread_t? {
+        if let allowed = allowedCPUs(), let other = nextCPU(after: currentCPU(), in: allowed) {
+            var one = [UInt64](repeating: 0, count: maskWords)
+            one[other / 64] = 1 << UInt64(other % 64)
+            if let thread = create(body, pinnedTo: one, then: allowed) { return thread }
+        }
+        // One CPU, or the pinned start was refused (a CPU gone offline): started where Linux puts it.
+        return create(body, pinnedTo: nil, then: nil)
+    }
+
+    private static func create(_ body: @escaping () -> Void, pinnedTo cpus: [UInt64]?, then allowed: [UInt64]?)
+        -> pthread_t?
+    {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
-        var pinned = false
-        let allowed = allowedCPUs()
-        if let allowed, let other = nextCPU(after: currentCPU(), in: allowed) {
-            var one = [UInt64](repeating: 0, count: maskWords)
-            one[other / 64] = 1 << UInt64(other % 64)
-            pinned = setThreadAffinity(&attributes, one.count * 8, one) == 0
-        }
-        let start = Start(body: body, allowed: pinned ? allowed : nil)
-        let box = Unmanaged.passRetained(start).toOpaque()
+        if let cpus, setThreadAffinity(&attributes, cpus.count * 8, cpus) != 0 { return nil }
+        let box = Unmanaged.passRetained(Start(body: body, allowed: allowed)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
             &thread, &attributes,
