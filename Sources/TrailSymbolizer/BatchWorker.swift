@@ -49,7 +49,7 @@ final class BatchWorker: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(work, nil)
         pthread_cond_init(ready, nil)
-        thread = SideThread.start { self.run() }  // no thread: the caller does it all
+        thread = SideThread.start(named: "trail-batch") { self.run() }  // no thread: the caller does it all
     }
 
     deinit {

@@ -7,6 +7,14 @@ import Glibc
 /// 2–4 ms on a 2-CPU machine, longer than a whole batch of 2,000 addresses takes. So the thread is created
 /// pinned to the next CPU the process may use, and given the process's whole set of CPUs back once it runs.
 enum SideThread {
+    /// Runs `body` on a new thread named `name` (as `top -H` and profilers show it, 15 bytes kept); nil when no
+    /// thread could be started.
+    static func start(named name: String, _ body: @escaping () -> Void) -> pthread_t? {
+        let thread = start(body)
+        if let thread { _ = setThreadName(thread, String(name.utf8.prefix(15)) ?? "") }
+        return thread
+    }
+
     /// Runs `body` on a new thread; nil when no thread could be started.
     static func start(_ body: @escaping () -> Void) -> pthread_t? {
         if let allowed = allowedCPUs(), let other = nextCPU(after: currentCPU(), in: allowed) {
@@ -77,6 +85,9 @@ enum SideThread {
 
 // GNU extensions, which Swift's Glibc module leaves out (it is built without _GNU_SOURCE); a `cpu_set_t` is
 // passed as the words of its bit mask.
+@_silgen_name("pthread_setname_np")
+private func setThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32
+
 @_silgen_name("sched_getcpu")
 private func runningCPU() -> Int32
 

@@ -60,6 +60,20 @@ import Glibc
         }
     }
 
+    @Test func aSideThreadCarriesItsName() throws {
+        let report = Report()
+        let thread = try #require(
+            SideThread.start(named: "trail-batch-and-more") {
+                var name = [UInt8](repeating: 0, count: 32)
+                let file = open("/proc/thread-self/comm", O_RDONLY)
+                let count = read(file, &name, name.count)
+                close(file)
+                report.name = String(decoding: name.prefix(max(0, count)), as: UTF8.self)
+            })
+        pthread_join(thread, nil)
+        #expect(report.name == "trail-batch-and\n")  // the kernel keeps 15 bytes
+    }
+
     private func spin(milliseconds: Int) {
         var start = timespec()
         var now = timespec()
@@ -72,6 +86,7 @@ import Glibc
     private final class Report: @unchecked Sendable {
         var cpu = -1
         var allowed: [UInt64]?
+        var name = ""
         let done = Atomic<Bool>(false)
     }
 }
