@@ -44,6 +44,14 @@ public enum Paths {
         return NSTemporaryDirectory() + prefix + "\(getpid())"
     }()
 
+    /// $TMPDIR for the programs tests start: SwiftPM leaves a `TemporaryDirectory.*` folder and lock files in
+    /// it at every build, hundreds in a run, which go with this process's folder.
+    public static let childTemporaryDirectory: String = {
+        let path = temporaryRoot + "/tmp"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
     /// A fresh, empty folder for one test.
     public static func temporaryDirectory(_ name: String) -> String {
         let path = temporaryRoot + "/\(name)-\(UUID().uuidString.prefix(8))"

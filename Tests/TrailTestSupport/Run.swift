@@ -41,6 +41,7 @@ public func run(
     var env = ProcessInfo.processInfo.environment
     // Children start from a clean tracing and logging state unless a test asks otherwise.
     for key in env.keys where key.hasPrefix("TRAIL_") { env[key] = nil }
+    env["TMPDIR"] = Paths.childTemporaryDirectory
     env.merge(environment) { $1 }
 
     // env(1) finds the program on PATH and changes directory (-C) for us.
