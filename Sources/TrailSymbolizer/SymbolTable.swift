@@ -50,7 +50,11 @@ struct SymbolTable {
                 object = Int32(objects.count - 1)
                 continue
             }
-            guard type == STT_FUNC || type == STT_NOTYPE, symbol.st_shndx != UInt16(SHN_UNDEF), address != 0 else {
+            // An IFUNC's resolver is named as llvm-symbolizer names it: by the global IFUNC symbol
+            // (`memcpy@@GLIBC_2.14`), which comes after the resolver's local one (`__new_memcpy_ifunc`).
+            guard type == STT_FUNC || type == STT_NOTYPE || type == STT_GNU_IFUNC,
+                symbol.st_shndx != UInt16(SHN_UNDEF), address != 0
+            else {
                 continue
             }
             // A hidden symbol made local by the linker sits after every file's group, behind the last STT_FILE

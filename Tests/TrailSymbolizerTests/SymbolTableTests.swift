@@ -43,6 +43,28 @@ import TrailTestSupport
         #expect(image.symbolize(start + 8).isEmpty, "padding: \(image.symbolize(start + 8))")
     }
 
+    /// An IFUNC's resolver is a local function, and the global IFUNC symbol has the same address and size:
+    /// llvm-symbolizer names the code by the IFUNC (glibc's `memcpy@@GLIBC_2.14`, not `__new_memcpy_ifunc`).
+    @Test func anIFUNCResolverIsNamedByItsIFUNC() throws {
+        let directory = Paths.temporaryDirectory("ifunc")
+        try """
+        __attribute__((noinline)) static int impl(void) { return 1; }
+        static void *resolve_answer(void) { return (void *)impl; }
+        int answer(void) __attribute__((ifunc("resolve_answer")));
+        int main(void) { return answer() - 1; }
+        """.write(toFile: directory + "/ifunc.c", atomically: true, encoding: .utf8)
+        try run("gcc", ["-O1", "-g0", "ifunc.c", "-o", "ifunc"], directory: directory, check: true)
+        let binary = directory + "/ifunc"
+        let resolver = try address(of: "resolve_answer", in: binary)
+        #expect(try address(of: "answer", in: binary) == resolver)
+        let image = try ELFImage(path: binary)
+        #expect(image.symbolize(resolver + 1).map(\.mangledName) == ["answer"])
+        let llvm = try run(
+            Paths.toolchainUsr + "/bin/llvm-symbolizer", ["--obj", binary, "0x" + String(resolver + 1, radix: 16)],
+            check: true)
+        #expect(llvm.stdout.hasPrefix("answer\n"), "\(llvm.stdout)")
+    }
+
     @Test func aSymbolTheLinkerMadeLocalNamesNoFile() throws {
         // Foundation's hidden Swift functions follow crtstuff.c's STT_FILE in the table, but did not come from it.
         let library = Paths.toolchainUsr + "/lib/swift/linux/libFoundation.so"
