@@ -6,6 +6,17 @@ import Glibc
 
 /// The few questions the tables ask libdw about one DIE.
 enum LibdwDIE {
+    /// A source path libdw gave (`dwarf_filesrc`, `dwarf_linesrc`) as llvm-symbolizer prints it. libdw has put a
+    /// file of directory 0 under the compile directory already, and a file of a relative include directory not:
+    /// so a relative path that starts with a relative compile directory is not joined to it again.
+    static func sourcePath(_ path: UnsafePointer<CChar>, compileDirectory directory: String?) -> String {
+        let path = String(cString: path)
+        if let directory, !directory.hasPrefix("/"), path.hasPrefix(directory + "/") {
+            return InternedNames.normalize(path, directory: nil)
+        }
+        return InternedNames.normalize(path, directory: directory)
+    }
+
     static func at(_ offset: Dwarf_Off, in dwarf: OpaquePointer?) -> Dwarf_Die? {
         var die = Dwarf_Die()
         return dwarf_offdie(dwarf, offset, &die) != nil ? die : nil

@@ -38,7 +38,7 @@ struct LineTable {
                 if let known = byPointer[Int(bitPattern: source)] {
                     file = known
                 } else {
-                    files.append(names.fileID(InternedNames.normalize(String(cString: source), directory: directory)))
+                    files.append(names.fileID(LibdwDIE.sourcePath(source, compileDirectory: directory)))
                     file = Int32(files.count - 1)
                     byPointer[Int(bitPattern: source)] = file
                 }

@@ -50,7 +50,7 @@ struct LoadedUnit {
             files = (0 ..< fileCount).map { position in
                 names.fileID(
                     dwarf_filesrc(table, position, nil, nil).map {
-                        InternedNames.normalize(String(cString: $0), directory: directory)
+                        LibdwDIE.sourcePath($0, compileDirectory: directory)
                     })
             }
         }

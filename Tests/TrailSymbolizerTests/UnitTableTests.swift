@@ -132,23 +132,36 @@ import TrailTestSupport
     /// under it, and llvm-symbolizer prints `./unit/f.c`, not the directory twice. DWARF 4 and 5.
     @Test func aRelativeCompileDirectoryIsNotJoinedTwice() throws {
         let directory = Paths.temporaryDirectory("relative-comp-dir")
-        try "int twice(int x) { return 2 * x; }\nint main(int c, char **v) { (void)v; return twice(c); }\n".write(
-            toFile: directory + "/f.c", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory + "/sub", withIntermediateDirectories: true)
+        try "static int inc(int x) {\n  return x + 1;\n}\n".write(
+            toFile: directory + "/sub/h.h", atomically: true, encoding: .utf8)
+        try
+            "#include \"h.h\"\nint twice(int x) { return 2 * inc(x); }\nint main(int c, char **v) { (void)v; return twice(c); }\n"
+            .write(toFile: directory + "/f.c", atomically: true, encoding: .utf8)
         for version in [4, 5] {
             let binary = directory + "/f\(version)"
             try run(
                 "gcc",
-                ["-g", "-O0", "-gdwarf-\(version)", "-fdebug-prefix-map=\(directory)=./unit", "f.c", "-o", binary],
+                [
+                    "-g", "-O0", "-gdwarf-\(version)", "-Isub", "-fdebug-prefix-map=\(directory)=./unit", "f.c", "-o",
+                    binary,
+                ],
                 directory: directory, check: true)
-            let frames = try ELFImage(path: binary).symbolize(try address(of: "twice", in: binary))
-            #expect(frames.map(\.file) == ["./unit/f.c"], "DWARF \(version)")
-            let llvm = try run(
-                Paths.toolchainUsr + "/bin/llvm-symbolizer",
-                ["--obj", binary, "0x" + String(try address(of: "twice", in: binary), radix: 16)],
-                check: true)
-            #expect(
-                llvm.stdout.split(separator: "\n").dropFirst().first?.hasPrefix("./unit/f.c:") == true, "\(llvm.stdout)"
-            )
+            // A file of directory 0 (the compile directory), and one of a relative include directory.
+            for (function, file) in [("twice", "./unit/f.c"), ("inc", "./unit/sub/h.h")] {
+                let address = try address(of: function, in: binary)
+                let frames = try ELFImage(path: binary).symbolize(address)
+                #expect(frames.map(\.file) == [file], "DWARF \(version)")
+                // libdw's tables, used where the own readers cannot read a unit, must give the same.
+                let libdw = try ELFImage(path: binary, unitsFromLibdw: true).symbolize(address)
+                #expect(libdw.map(\.file) == [file], "libdw, DWARF \(version)")
+                let llvm = try run(
+                    Paths.toolchainUsr + "/bin/llvm-symbolizer", ["--obj", binary, "0x" + String(address, radix: 16)],
+                    check: true)
+                #expect(
+                    llvm.stdout.split(separator: "\n").dropFirst().first?.hasPrefix(file + ":") == true,
+                    "\(llvm.stdout)")
+            }
         }
     }
 
