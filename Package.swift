@@ -59,6 +59,11 @@ let staticFoundationExecutable: [LinkerSetting] = [.unsafeFlags(
        "_FoundationCollections", "_FoundationCShims", "swiftSynchronization", "stdc++", "m"]
         .flatMap { ["-Xlinker", "-l\($0)"] })]
 
+/// For the command-line tools, whose start-up is most of a short run: a generic type's metadata (an array of a
+/// struct of ours) is got through its accessor, not by demangling its mangled name at first use, which cost a
+/// fifth of a one-crash `trail-symbolize` run's instructions.
+let quickStart: SwiftSetting = .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+
 let package = Package(
     name: "swift-trail",
     products: [
@@ -108,44 +113,44 @@ let package = Package(
                                 .enableExperimentalFeature("Lifetimes")]),
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
-        .target(name: "TrailFormat"),
+        .target(name: "TrailFormat", swiftSettings: [quickStart]),
         .target(name: "TrailLogging", dependencies: ["Trail", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["TrailLogging"]))]),
         .target(name: "TrailTracing", dependencies: ["Trail", "CTrailShim", "TrailFormat",
                                                     .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["TrailTracing"]))]),
-        .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"]), quickStart]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
-        .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace", "CZlib"]),
+        .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace", "CZlib"], swiftSettings: [quickStart]),
         // zlib (gzip request bodies), which libdw already links.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibdw", pkgConfig: "libdw", providers: [.apt(["libdw-dev"])]),
         // libstdc++ for __cxa_demangle, which the symbolizer calls directly.
-        .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
+        .target(name: "TrailSymbolizer", dependencies: ["CLibdw", "TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"]), quickStart],
                 linkerSettings: [.linkedLibrary("stdc++")]),
         // One file's text and options in, the edited text out: SwiftSyntax and nothing else.
         .target(name: "TrailRewriter", dependencies: ["TrailFormat"], swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Many files: packages and folders, the thread pool, progress, atomic writes, diffs, the declaration list.
         .target(name: "TrailDriver", dependencies: ["TrailRewriter"], swiftSettings: syntaxSwiftSettings),
         // The argument tables, the parser and the runner: no dependencies.
-        .target(name: "TrailCommandLine"),
+        .target(name: "TrailCommandLine", swiftSettings: [quickStart]),
         // Resource files and XML identifiers to Swift constants: Foundation (and FoundationXML) only.
         .target(name: "TrailResources", dependencies: ["TrailFormat"]),
         // The resources verb of `trail-resources`, which the plugin runs and `trail resources` hands on to.
         .target(name: "TrailResourcesVerb", dependencies: ["TrailCommandLine", "TrailResources"]),
         .executableTarget(name: "trail-resources", dependencies: ["TrailCommandLine", "TrailResourcesVerb"]),
         // The symbolize verb, shared by `trail` and the lean `trail-symbolize`.
-        .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"]),
+        .target(name: "TrailSymbolizeVerb", dependencies: ["TrailCommandLine", "TrailSymbolizer", "TrailFormat"], swiftSettings: [quickStart]),
         // The viewers and the symbolizer, with the rest handed on (ForwardedVerbs). Start-up is most of a
         // viewer's run on a small trace: no SwiftSyntax, and a static executable with Foundation linked in, so the
         // dynamic loader has nothing to load or bind.
         .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailTrace", "TrailSymbolizer",
                                                       "TrailFormat", "TrailTelemetry"],
-                          linkerSettings: staticFoundationExecutable),
+                          swiftSettings: [quickStart], linkerSettings: staticFoundationExecutable),
         // The verbs that parse Swift: instrument, strip, scan and setup. The plugins run this binary.
         .executableTarget(name: "trail-rewrite", dependencies: ["TrailCommandLine", "TrailDriver", "TrailRewriter", "TrailFormat"],
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Start-up is most of a one-crash run: no SwiftSyntax, no Foundation, and a static executable.
         .executableTarget(name: "trail-symbolize", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb"],
-                          linkerSettings: staticExecutable),
+                          swiftSettings: [quickStart], linkerSettings: staticExecutable),
 
         .plugin(name: "TrailPlugin", capability: .buildTool(), dependencies: ["trail-rewrite"]),
         // The product is TrailResources; the target needs another name beside the library's.
