@@ -174,30 +174,55 @@ struct UnitRangeReader {
             tableIndex[Int(truncatingIfNeeded: table)] = Int32(tables.count - 1)
         }
         if let position = known.position(of: code) { return position }
-        guard let next = known.next else { return nil }
-        abbrev.position = next
+        guard let next = known.next, let base = abbrev.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return nil
+        }
+        // Entries are decoded from the raw bytes: a file's table runs to a hundred entries (its Clang module
+        // skeletons' codes), and decoding those was most of reading the units' ranges.
+        let count = abbrev.bytes.count
+        var at = next
         while true {
-            let entry = abbrev.uleb()
-            guard !abbrev.failed, entry != 0 else {
+            guard let entry = Self.uleb(base, count, &at), entry != 0 else {
                 known.next = nil
                 return nil
             }
-            let tagStart = abbrev.position
-            _ = abbrev.uleb()  // the tag
-            abbrev.position += 1  // has children
+            let tagStart = at
+            guard Self.uleb(base, count, &at) != nil else {  // the tag
+                known.next = nil
+                return nil
+            }
+            at += 1  // has children
             while true {
-                let name = abbrev.uleb()
-                let form = abbrev.uleb()
-                if form == 0x21 { _ = abbrev.sleb() }  // the implicit constant
-                guard !abbrev.failed else {
+                guard let name = Self.uleb(base, count, &at), let form = Self.uleb(base, count, &at),
+                    form != 0x21 || Self.uleb(base, count, &at) != nil  // the implicit constant, skipped
+                else {
                     known.next = nil
                     return nil
                 }
                 if name == 0, form == 0 { break }
             }
-            known.next = abbrev.position
+            known.next = at
             known.record(entry, at: tagStart)
             if entry == code { return tagStart }
         }
+    }
+
+    /// A ULEB128 (or, skipped, an SLEB128) at `at` in `count` bytes; nil when it runs past them.
+    @inline(__always)
+    private static func uleb(_ base: UnsafePointer<UInt8>, _ count: Int, _ at: inout Int) -> UInt64? {
+        guard at < count else { return nil }
+        let first = base[at]
+        at += 1
+        if first < 0x80 { return UInt64(first) }
+        var value = UInt64(first & 0x7f)
+        var shift: UInt64 = 7
+        while at < count {
+            let byte = base[at]
+            at += 1
+            if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
+            shift += 7
+            if byte < 0x80 { return value }
+        }
+        return nil
     }
 }
