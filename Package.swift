@@ -61,7 +61,8 @@ let staticFoundationExecutable: [LinkerSetting] = [.unsafeFlags(
 
 /// For the command-line tools, whose start-up is most of a short run: a generic type's metadata (an array of a
 /// struct of ours) is got through its accessor, not by demangling its mangled name at first use, which cost a
-/// fifth of a one-crash `trail-symbolize` run's instructions.
+/// fifth of a one-crash `trail-symbolize` run's instructions. (Not for the runtime's targets, TrailFormat among
+/// them: `trail test` declares those again in its copy of this manifest.)
 let quickStart: SwiftSetting = .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
 
 let package = Package(
@@ -113,7 +114,7 @@ let package = Package(
                                 .enableExperimentalFeature("Lifetimes")]),
         // The formats' one definition, for every reader: crash blocks and markers, trace files. No dependencies,
         // no Foundation: the lean trail-symbolize and the runtime read through it too.
-        .target(name: "TrailFormat", swiftSettings: [quickStart]),
+        .target(name: "TrailFormat"),
         .target(name: "TrailLogging", dependencies: ["Trail", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["TrailLogging"]))]),
         .target(name: "TrailTracing", dependencies: ["Trail", "CTrailShim", "TrailFormat",
                                                     .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["TrailTracing"]))]),
