@@ -80,6 +80,24 @@ public struct LogLines {
             .map { path + "/" + $0.name }
     }
 
+    /// A log file's "device:inode": what a follower knows it by, whatever it is renamed to.
+    public static func fileKey(_ info: stat) -> String { "\(info.st_dev):\(info.st_ino)" }
+
+    /// Opens for reading the file listed at `path` as `key`, if it is still that file: a rotation between the
+    /// listing and the open renames it and puts a new file at its path, and reading the new one as the listed
+    /// one left the rest of the listed one unread. Never through a link, never a FIFO or a device swapped in
+    /// since the listing (it could block, or ship what the folder's owner should not see). nil: not now.
+    public static func openListed(_ path: String, key: String) -> Int32? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, fileKey(info) == key else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     /// `app.3.log` -> ("app", 3); `app.log` -> ("app", Int.max): the current file comes last (TrailFormat's
     /// LogFileName).
     public static func rotationOrder(_ name: String) -> (stem: String, number: Int) { LogFileName.order(name) }

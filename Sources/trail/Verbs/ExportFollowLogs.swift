@@ -209,7 +209,7 @@ struct LogFollow {
                 if let stem = root.stem, LogLines.rotationOrder(name).stem != stem { continue }
                 var info = stat()
                 guard stat(path, &info) == 0 else { continue }
-                let key = "\(info.st_dev):\(info.st_ino)"
+                let key = LogLines.fileKey(info)
                 found.files.append((key, path))
                 found.pathOf[key] = path
             }
@@ -222,15 +222,8 @@ struct LogFollow {
     mutating func discover(_ listed: Listing) {
         noteLostFiles(listed.files)
         for (key, path) in listed.files where files[key] == nil && skipped[key] != path {
-            // Never through a link, and never a FIFO or device swapped in since the listing (it could block or
-            // ship what the folder's owner should not see).
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard descriptor >= 0 else { continue }
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                close(descriptor)
-                continue
-            }
+            // Still the file listed, or it is found again at its new name in the next listing.
+            guard let descriptor = LogLines.openListed(path, key: key) else { continue }
             var head = [UInt8](repeating: 0, count: 4096)
             let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0, let newline = head[..<count].firstIndex(of: 10) else {
