@@ -40,6 +40,27 @@ struct ByteReader {
         return longUleb()
     }
 
+    /// A ULEB128 at `position` in `bytes`, read no further than `end`; nil when it runs past it. For readers that
+    /// step over raw bytes (`DIECursor`, the abbreviation entries of `UnitRangeReader`); an SLEB128 is skipped
+    /// the same way.
+    @inline(__always)
+    static func uleb(_ bytes: UnsafeRawBufferPointer, at position: inout Int, end: Int) -> UInt64? {
+        guard position < end else { return nil }
+        let first = bytes[position]
+        position += 1
+        if first < 0x80 { return UInt64(first) }  // most: codes, names, forms
+        var value = UInt64(first & 0x7f)
+        var shift: UInt64 = 7
+        while position < end {
+            let byte = bytes[position]
+            position += 1
+            if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
     private mutating func longUleb() -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0

@@ -50,18 +50,7 @@ struct DIECursor {
     }
 
     @inline(__always)
-    private mutating func uleb() -> UInt64? {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while position < end {
-            let byte = bytes[position]
-            position += 1
-            if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
-            if byte < 0x80 { return value }
-            shift += 7
-        }
-        return nil
-    }
+    private mutating func uleb() -> UInt64? { ByteReader.uleb(bytes, at: &position, end: end) }
 
     private mutating func skip(_ entry: Abbreviations.Entry) -> Bool {
         if common, entry.fixedSize >= 0 {

@@ -235,12 +235,11 @@ struct DIEReader {
     /// `.debug_info`, for a `DIECursor`.
     var infoBytes: UnsafeRawBufferPointer { info.bytes }
 
-    /// The unit's line program, decoded (`directory`: its compile directory); empty without one, nil when it
-    /// cannot be read here.
-    func lineProgram(_ unit: Unit, directory: String?) -> LineProgramReader? {
+    /// The unit's line program, decoded; empty without one, nil when it cannot be read here.
+    func lineProgram(_ unit: Unit) -> LineProgramReader? {
         guard let offset = unit.lineOffset else { return LineProgramReader() }
         return LineProgramReader(
-            line, offset: offset, addressSize: unit.addressSize, compDir: directory, str: str, lineStr: lineStr)
+            line, offset: offset, addressSize: unit.addressSize, compDir: unit.directory, str: str, lineStr: lineStr)
     }
 
     // MARK: attributes

@@ -196,9 +196,10 @@ enum TypeSugar {
 
     /// `Name #2 in <context>`: a type declared in a function, whatever its context prints.
     private static func isLocalType(_ type: [UInt8]) -> Bool {
+        // " #"
         guard let space = type.firstIndex(of: 32), space > 0, space + 1 < type.count, type[space + 1] == 35 else {
             return false
-        }  // " #"
+        }
         let digits = type[(space + 2)...].prefix { (48 ... 57).contains($0) }
         return !digits.isEmpty && type[(space + 2 + digits.count)...].starts(with: localIn)
     }

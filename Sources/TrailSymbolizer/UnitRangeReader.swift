@@ -174,27 +174,27 @@ struct UnitRangeReader {
             tableIndex[Int(truncatingIfNeeded: table)] = Int32(tables.count - 1)
         }
         if let position = known.position(of: code) { return position }
-        guard let next = known.next, let base = abbrev.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            return nil
-        }
+        guard let next = known.next else { return nil }
         // Entries are decoded from the raw bytes: a file's table runs to a hundred entries (its Clang module
         // skeletons' codes), and decoding those was most of reading the units' ranges.
-        let count = abbrev.bytes.count
+        let (bytes, end) = (abbrev.bytes, abbrev.bytes.count)
         var at = next
         while true {
-            guard let entry = Self.uleb(base, count, &at), entry != 0 else {
+            guard let entry = ByteReader.uleb(bytes, at: &at, end: end), entry != 0 else {
                 known.next = nil
                 return nil
             }
             let tagStart = at
-            guard Self.uleb(base, count, &at) != nil else {  // the tag
+            guard ByteReader.uleb(bytes, at: &at, end: end) != nil else {  // the tag
                 known.next = nil
                 return nil
             }
             at += 1  // has children
             while true {
-                guard let name = Self.uleb(base, count, &at), let form = Self.uleb(base, count, &at),
-                    form != 0x21 || Self.uleb(base, count, &at) != nil  // the implicit constant, skipped
+                // A name and a form, and an implicit constant's value (skipped).
+                guard let name = ByteReader.uleb(bytes, at: &at, end: end),
+                    let form = ByteReader.uleb(bytes, at: &at, end: end),
+                    form != 0x21 || ByteReader.uleb(bytes, at: &at, end: end) != nil
                 else {
                     known.next = nil
                     return nil
@@ -205,24 +205,5 @@ struct UnitRangeReader {
             known.record(entry, at: tagStart)
             if entry == code { return tagStart }
         }
-    }
-
-    /// A ULEB128 (or, skipped, an SLEB128) at `at` in `count` bytes; nil when it runs past them.
-    @inline(__always)
-    private static func uleb(_ base: UnsafePointer<UInt8>, _ count: Int, _ at: inout Int) -> UInt64? {
-        guard at < count else { return nil }
-        let first = base[at]
-        at += 1
-        if first < 0x80 { return UInt64(first) }
-        var value = UInt64(first & 0x7f)
-        var shift: UInt64 = 7
-        while at < count {
-            let byte = base[at]
-            at += 1
-            if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
-            shift += 7
-            if byte < 0x80 { return value }
-        }
-        return nil
     }
 }

@@ -9,9 +9,7 @@ struct UnitTables {
 
     /// nil when the reader cannot read the unit's line program or DIEs (libdw reads them then).
     init?(_ unit: DIEReader.Unit, reader: inout DIEReader) {
-        guard var program = reader.lineProgram(unit, directory: unit.directory),
-            let walk = UnitWalk(unit, reader: &reader)
-        else { return nil }
+        guard var program = reader.lineProgram(unit), let walk = UnitWalk(unit, reader: &reader) else { return nil }
         paths = program.files
         lines = LineTable(rows: program.takeRows())
         self.walk = walk

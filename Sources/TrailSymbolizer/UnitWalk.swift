@@ -1,6 +1,7 @@
 /// A unit's functions with code and the inlined calls inside each, read in one walk over the unit's DIEs with a
-/// `DIECursor` (`DIEReader` reads the unit's DIE and the ranges). Walking a function's DIEs again for its inlined calls, on its first lookup, cost as much as the
-/// unit's walk once a batch of addresses touches most functions; here each DIE is stepped over once.
+/// `DIECursor` (`DIEReader` reads the unit's DIE and the ranges). Walking a function's DIEs again for its inlined
+/// calls, on its first lookup, cost as much as the unit's walk once a batch of addresses touches most functions;
+/// here each DIE is stepped over once.
 struct UnitWalk {
     var functions = UnitFunctions()
     /// Each function's inlined calls: `functions`' ranges index `calls.trees`.
