@@ -10,9 +10,13 @@ enum SideThread {
     /// Runs `body` on a new thread named `name` (as `top -H` and profilers show it, 15 bytes kept); nil when no
     /// thread could be started.
     static func start(named name: String, _ body: @escaping () -> Void) -> pthread_t? {
-        let thread = start(body)
-        if let thread { _ = setThreadName(thread, String(name.utf8.prefix(15)) ?? "") }
-        return thread
+        // Named by the thread itself before `body`: a name set from here could come after `body` began, which
+        // then ran under its creator's name.
+        let short = String(name.utf8.prefix(15)) ?? ""
+        return start {
+            _ = setThreadName(pthread_self(), short)
+            body()
+        }
     }
 
     /// Runs `body` on a new thread; nil when no thread could be started.
