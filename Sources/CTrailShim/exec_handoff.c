@@ -32,10 +32,16 @@ typedef int (*exec_descriptor)(int, char *const[], char *const[]);
 #define WITH_CONTEXT(envp, call)                                                          \
     do {                                                                                  \
         size_t count = trail_environment_count(envp);                                     \
-        if (count > TRAIL_ENVIRONMENT_MAX) return call(envp);                             \
-        char *array[count + 2];                                                           \
-        char entry[72];                                                                   \
-        return call(trail_environment_with_context(envp, array, count + 2, entry));       \
+        int result_;                                                                      \
+        if (count > TRAIL_ENVIRONMENT_MAX) {                                              \
+            result_ = call(envp);                                                         \
+        } else {                                                                          \
+            char *array[count + 2];                                                       \
+            char entry[72];                                                               \
+            result_ = call(trail_environment_with_context(envp, array, count + 2, entry)); \
+        }                                                                                 \
+        trail_log_after_failed_exec();                                                    \
+        return result_;                                                                   \
     } while (0)
 
 int execve(const char *path, char *const argv[], char *const envp[]) {

@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,8 +77,24 @@ void trail_log_release(int index) {
     __atomic_store_n(&log_buffers.used[index], 0, __ATOMIC_RELEASE);
 }
 
-void trail_log_set_fd(int fd) { __atomic_store_n(&log_buffers.fd, fd, __ATOMIC_RELEASE); }
-int trail_log_fd(void) { return __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIRE); }
+/// The log file's identity: a program that closed the descriptor may have opened its own file on the number.
+static uint64_t log_device, log_inode;
+
+void trail_log_set_fd(int fd) {
+    struct stat info;
+    if (fd >= 0 && fstat(fd, &info) == 0) {
+        __atomic_store_n(&log_device, (uint64_t)info.st_dev, __ATOMIC_RELAXED);
+        __atomic_store_n(&log_inode, (uint64_t)info.st_ino, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&log_buffers.fd, fd, __ATOMIC_RELEASE);
+}
+
+int trail_log_fd(void) {
+    int fd = __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIRE);
+    if (fd < 0) return -1;
+    uint64_t device = __atomic_load_n(&log_device, __ATOMIC_RELAXED), inode = __atomic_load_n(&log_inode, __ATOMIC_RELAXED);
+    return trail_fd_is(fd, device, inode) ? fd : -1;
+}
 
 // MARK: the crash handler and the logger's own writes agree
 //
@@ -113,7 +132,7 @@ ssize_t trail_log_write(int fd, const void *bytes, size_t count, int index, size
         errno = ECANCELED;
         return -1;
     }
-    ssize_t result = write(fd, bytes, count);
+    ssize_t result = trail_write_within_limit(fd, bytes, count);
     if (result > 0 && index >= 0) {
         __atomic_store_n(&log_buffers.written[index], written_after + (size_t)result, __ATOMIC_RELEASE);
     }
@@ -134,33 +153,32 @@ void trail_log_busy_end(void) { logger_end(); }
 
 static int stderr_pipe = -1;  // the read end (non-blocking), or -1
 static uint64_t keeper_budget;  // what a keeper may write into the file: one file's size
-static ino_t pipe_inode;        // the pipe's, to tell whether fd 2 is still it
+static ino_t pipe_inode;        // the pipe's (both ends share it), to tell whether fd 2 and the read end are still it
+static dev_t pipe_device;
 static pid_t pipe_owner;        // the process that drains it (a vfork child shares this memory)
 
 void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit) {
     keeper_budget = keeper_limit;
     struct stat info;
-    pipe_inode = fd >= 0 && fstat(fd, &info) == 0 ? info.st_ino : 0;
+    int known = fd >= 0 && fstat(fd, &info) == 0;
+    pipe_inode = known ? info.st_ino : 0;
+    pipe_device = known ? info.st_dev : 0;
     pipe_owner = getpid();
     __atomic_store_n(&stderr_pipe, fd, __ATOMIC_RELEASE);
 }
 
-static void (*exec_hook)(void);
-
-void trail_log_set_exec_hook(void (*hook)(void)) { __atomic_store_n(&exec_hook, hook, __ATOMIC_RELEASE); }
-
-void trail_log_before_exec(void) {
-    // Only the process that drains the pipe: a vfork child shares its memory, and a forked child writes at once.
-    if (!pipe_owner || getpid() != pipe_owner) return;
-    void (*hook)(void) = __atomic_load_n(&exec_hook, __ATOMIC_ACQUIRE);
-    if (hook) hook();
-    trail_log_stderr_handoff();
-}
 
 /// fd 2 is still the pipe: the program has not pointed it elsewhere itself, which Trail then leaves alone.
 static int stderr_is_pipe(void) {
     struct stat info;
     return pipe_inode && fstat(2, &info) == 0 && info.st_ino == pipe_inode && S_ISFIFO(info.st_mode);
+}
+
+/// `fd` is still the pipe's read end: one the program closed and reused must not be read from.
+static int is_stderr_pipe(int fd) {
+    struct stat info;
+    return pipe_inode && fstat(fd, &info) == 0 && info.st_ino == pipe_inode && info.st_dev == pipe_device
+        && S_ISFIFO(info.st_mode);
 }
 
 static void close_all_but(int keep_low, int keep_high) {
@@ -176,13 +194,13 @@ static void close_all_but(int keep_low, int keep_high) {
 /// Async-signal-safe: moves what the pipe holds now into the log file, without waiting for more.
 static void drain_stderr_pipe(int pipe_fd, int fd) {
     static char chunk[16384];
-    if (pipe_fd < 0 || fd < 0) return;
+    if (pipe_fd < 0 || fd < 0 || !is_stderr_pipe(pipe_fd)) return;
     for (int rounds = 0; rounds < 4096; rounds++) {
         ssize_t count = read(pipe_fd, chunk, sizeof chunk);
         if (count < 0 && errno == EINTR) continue;
         if (count <= 0) return;
         for (ssize_t done = 0; done < count;) {
-            ssize_t written = write(fd, chunk + done, (size_t)(count - done));
+            ssize_t written = trail_write_within_limit(fd, chunk + done, (size_t)(count - done));
             if (written < 0 && errno == EINTR) continue;
             if (written <= 0) return;
             done += written;
@@ -207,13 +225,64 @@ static void keep_draining(int pipe_fd, int fd) {
         }
         size_t keep = (uint64_t)count < budget ? (size_t)count : (size_t)budget;
         for (size_t done = 0; done < keep;) {
-            ssize_t written = write(fd, chunk + done, keep - done);
+            ssize_t written = trail_write_within_limit(fd, chunk + done, keep - done);
             if (written < 0 && errno == EINTR) continue;
             if (written <= 0) break;
             done += (size_t)written;
         }
         budget -= keep;
     }
+}
+
+/// The keeper runs with every signal at its default and none blocked: the program's handlers (Trail's crash
+/// handler among them, which would write the buffered lines a second time) are not its own.
+static void reset_signals(void) {
+    struct sigaction plain;
+    memset(&plain, 0, sizeof plain);
+    plain.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; signal++) sigaction(signal, &plain, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/// Starts the keeper as a grandchild: its parent is cloned with no exit signal, ends at once and is reaped here
+/// with __WCLONE, so neither ever reaches the program's wait(-1) or SIGCHLD handler, and init adopts the keeper.
+/// Raw clone system calls run no atfork handler (they take locks, and this may run in a signal handler). The
+/// keeper's pid, through a shared page, or 0.
+static pid_t start_keeper(int pipe_fd, int fd) {
+    pid_t *shared = mmap(NULL, sizeof(pid_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) return 0;
+    *shared = 0;
+    pid_t middle = (pid_t)syscall(SYS_clone, 0, 0, 0, 0, 0);
+    if (middle == 0) {
+        pid_t keeper = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+        if (keeper == 0) {
+            reset_signals();
+            keep_draining(pipe_fd, fd);
+            _exit(0);
+        }
+        *shared = keeper > 0 ? keeper : 0;
+        _exit(0);
+    }
+    if (middle > 0) {
+        while (waitpid(middle, NULL, __WCLONE) < 0 && errno == EINTR) {}
+    }
+    pid_t keeper = *shared;
+    munmap(shared, sizeof(pid_t));
+    return keeper;
+}
+
+/// The pipe's bytes go into the file and fd 2 becomes the file itself; children that still hold the pipe get a
+/// keeper. The read end is left open (close-on-exec). The keeper's pid, or 0.
+static pid_t hand_off(int pipe_fd, int fd) {
+    drain_stderr_pipe(pipe_fd, fd);
+    if (stderr_is_pipe()) dup2(fd, 2);
+    if (!is_stderr_pipe(pipe_fd)) return 0;
+    // fd 2 no longer holds the write end: a hang-up with nothing to read means no child holds it either.
+    struct pollfd ready = { pipe_fd, POLLIN, 0 };
+    if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLHUP) && !(ready.revents & POLLIN)) return 0;
+    return start_keeper(pipe_fd, fd);
 }
 
 /// Async-signal-safe, at exit or in a crash: the pipe's bytes go into the file and fd 2 becomes the file itself.
@@ -224,16 +293,52 @@ void trail_log_stderr_handoff(void) {
     if (fd < 0 || getpid() != pipe_owner) return;  // a vfork child must not take the parent's pipe
     int pipe_fd = __atomic_exchange_n(&stderr_pipe, -1, __ATOMIC_ACQ_REL);
     if (pipe_fd < 0) return;
-    drain_stderr_pipe(pipe_fd, fd);
-    if (stderr_is_pipe()) dup2(fd, 2);
-    // fd 2 no longer holds the write end: a hang-up with nothing to read means no child holds it either.
-    struct pollfd ready = { pipe_fd, POLLIN, 0 };
-    if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLHUP) && !(ready.revents & POLLIN)) return;
-    // _Fork runs no atfork handler: they take locks, and this may run in a signal handler.
-    if (_Fork() == 0) {
-        keep_draining(pipe_fd, fd);
-        _exit(0);
+    hand_off(pipe_fd, fd);
+}
+
+// MARK: exec: the same handoff, undone when the exec fails
+
+static int (*before_exec_hook)(void);
+static void (*after_exec_hook)(void);
+/// What a failed exec puts back: the read end, fd 2's write end, the keeper to stop, the hook's lock to release.
+static struct {
+    int pending, pipe_fd, write_end, hook_held;
+    pid_t keeper;
+} exec_undo;
+
+void trail_log_set_exec_hooks(int (*before)(void), void (*after)(void)) {
+    __atomic_store_n(&after_exec_hook, after, __ATOMIC_RELEASE);
+    __atomic_store_n(&before_exec_hook, before, __ATOMIC_RELEASE);
+}
+
+void trail_log_before_exec(void) {
+    // Only the process that drains the pipe: a vfork child shares its memory, and a forked child writes at once.
+    if (!pipe_owner || getpid() != pipe_owner || exec_undo.pending) return;
+    int (*before)(void) = __atomic_load_n(&before_exec_hook, __ATOMIC_ACQUIRE);
+    exec_undo.hook_held = before ? before() : 0;
+    exec_undo.pending = 1;
+    exec_undo.keeper = 0;
+    exec_undo.write_end = -1;
+    int fd = trail_log_fd();
+    exec_undo.pipe_fd = fd >= 0 ? __atomic_exchange_n(&stderr_pipe, -1, __ATOMIC_ACQ_REL) : -1;
+    if (exec_undo.pipe_fd < 0) return;
+    if (stderr_is_pipe()) exec_undo.write_end = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    exec_undo.keeper = hand_off(exec_undo.pipe_fd, fd);
+}
+
+void trail_log_after_failed_exec(void) {
+    if (!exec_undo.pending) return;
+    int saved = errno;
+    exec_undo.pending = 0;
+    if (exec_undo.keeper > 0) kill(exec_undo.keeper, SIGKILL);  // this process drains the pipe again
+    if (exec_undo.write_end >= 0) {
+        dup2(exec_undo.write_end, 2);
+        close(exec_undo.write_end);
     }
+    if (exec_undo.pipe_fd >= 0) __atomic_store_n(&stderr_pipe, exec_undo.pipe_fd, __ATOMIC_RELEASE);
+    void (*after)(void) = __atomic_load_n(&after_exec_hook, __ATOMIC_ACQUIRE);
+    if (exec_undo.hook_held && after) after();
+    errno = saved;
 }
 
 void trail_log_crash_begin(void) {
@@ -256,7 +361,7 @@ static void write_span(int fd, int index) {
     size_t from = __atomic_load_n(&log_buffers.written[index], __ATOMIC_ACQUIRE);
     size_t to = __atomic_load_n(&log_buffers.used[index], __ATOMIC_ACQUIRE);
     while (from < to) {
-        ssize_t count = write(fd, log_buffers.bytes[index] + from, to - from);
+        ssize_t count = trail_write_within_limit(fd, log_buffers.bytes[index] + from, to - from);
         if (count < 0 && errno == EINTR) continue;
         if (count <= 0) return;
         from += (size_t)count;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 // MARK: settings inherited from the parent process
@@ -25,6 +26,7 @@ static int parent_read;
 
 static void read_parent_settings(void) {
     parent_read = 1;
+    if (trail_is_privileged()) return;  // a parent's environment is as much the caller's as the own one
     char path[64], environ_bytes[65536];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -48,8 +50,11 @@ static void read_parent_settings(void) {
     if (!recording) parent_length = 0;
 }
 
+int trail_is_privileged(void) { return getauxval(AT_SECURE) != 0; }
+
 const char *trail_env(const char *name) {
-    const char *own = getenv(name);
+    // secure_getenv: a privileged program must not take its trace and log locations from its caller.
+    const char *own = secure_getenv(name);
     if (own || strncmp(name, "TRAIL_TRACE", 11) != 0 || getenv("TRAIL_TRACE")) return own;
     if (!parent_read) read_parent_settings();
     size_t name_length = strlen(name);

@@ -35,9 +35,22 @@ static void write_failed(void) {
     __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
 }
 
+/// A write that starts at RLIMIT_FSIZE kills the process with SIGXFSZ on any thread that does not block it (the
+/// exit and crash paths write from the program's threads): it fails here instead, as a full disk does. One that
+/// starts below the limit is cut short there by the kernel.
+static int past_size_limit(uint64_t offset) {
+    if (offset < trail_file_size_limit()) return 0;
+    errno = EFBIG;
+    return 1;
+}
+
 static void pwrite_all(const void *data, size_t length, uint64_t offset) {
     const unsigned char *bytes = data;
     while (length > 0) {
+        if (past_size_limit(offset)) {
+            write_failed();
+            return;
+        }
         ssize_t written = pwrite(trail_rec.trace_fd, bytes, length, (off_t)offset);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) {
@@ -56,6 +69,10 @@ void trail_file_flush(void) {
     struct iovec *next = trail_rec.parts;
     int count = trail_rec.part_count;
     while (count > 0 && trail_rec.trace_fd >= 0) {
+        if (past_size_limit(offset)) {
+            write_failed();
+            break;
+        }
         ssize_t written = pwritev(trail_rec.trace_fd, next, count, (off_t)offset);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) {

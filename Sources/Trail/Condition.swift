@@ -30,6 +30,9 @@ final class Condition: @unchecked Sendable {
 
     func unlock() { pthread_mutex_unlock(mutex) }
 
+    /// True when the lock was free and is now held.
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
     /// Requires the lock. Wakes one waiter.
     func signal() { pthread_cond_signal(condition) }
 

@@ -72,6 +72,7 @@ extension Trail.Configuration {
         var config = self
         if config.destination == .automatic { config.destination = standardErrorIsTerminal ? .console : .file }
         if config.directory == nil { config.directory = Self.defaultDirectory(appName) }
+        config.directory = Self.absolute(config.directory!)
         config.maxFileSize = min(max(Self.minimumFileSize, config.maxFileSize), Self.maximumSize)
         config.maxTotalSize = min(max(Self.minimumFileSize, config.maxTotalSize), Self.maximumSize)
         // Keeping no old file would delete the previous run's log, and with it a crash block, on open.
@@ -89,7 +90,22 @@ extension Trail.Configuration {
         let environment = ProcessEnvironment.variables()
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/" + app }
         if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/" + app }
+        // A privileged program reads no environment (ProcessEnvironment): the home of the user it runs as.
+        if ProcessEnvironment.isPrivileged, let home = ProcessEnvironment.effectiveUserHome() {
+            return home + "/.local/state/" + app
+        }
         return userTemporaryFolder() + "/" + app
+    }
+
+    /// A relative folder is taken from the directory at bootstrap: a program that changes directory later (a
+    /// daemon's chdir("/")) must not send its rotated files elsewhere.
+    static func absolute(_ directory: String) -> String {
+        guard !directory.hasPrefix("/") else { return directory }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return directory }
+        let base = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let relative = directory.hasPrefix("./") ? String(directory.dropFirst(2)) : directory
+        return (base.hasSuffix("/") ? base : base + "/") + relative
     }
 
     /// Without a home: a folder of this user's own in the temporary folder, `<tmp>/trail-<uid>`, created 0700.
@@ -98,7 +114,7 @@ extension Trail.Configuration {
     static func userTemporaryFolder() -> String {
         var base = TemporaryFolder.path
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
-        let uid = getuid()
+        let uid = geteuid()  // whose files these are: a set-user-ID program's, not its caller's
         let folder = "\(base)/trail-\(uid)"
         mkdir(folder, 0o700)
         var info = stat()

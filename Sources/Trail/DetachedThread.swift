@@ -31,6 +31,8 @@ enum DetachedThread {
             { raw in
                 let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
                 trail_set_thread_name(start.name)
+                // A write of Trail's past RLIMIT_FSIZE must fail with EFBIG here, never kill the program.
+                trail_block_file_size_signal()
                 start.body()
                 return nil
             }, start)

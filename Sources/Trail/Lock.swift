@@ -21,6 +21,9 @@ final class Lock: @unchecked Sendable {
 
     func unlock() { pthread_mutex_unlock(mutex) }
 
+    /// True when the lock was free and is now held.
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
     func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         lock()
         defer { unlock() }

@@ -48,10 +48,22 @@ struct LogFiles {
     private(set) var previousRunLog: String?
 
     private var stem: String { config.appName }
-    /// One file never holds more than the quota for all of them, unless it cannot be rotated.
-    private var maxSize: Int { rotationHeldUntil > now() ? Int.max / 2 : min(config.maxFileSize, config.maxTotalSize) }
     /// Set when a rotation could not rename the file: until then, writes go on into it (0: rotation works).
     private var rotationHeldUntil = 0.0
+    /// Lines dropped because the file was full and could not be rotated, since that was last said in the file.
+    private var droppedLines = 0
+    private var droppedReason = ""
+
+    /// What the current file may hold: one file's share of the quota; while it cannot be rotated, what the quota
+    /// leaves beside the rotated files, never more; and never past RLIMIT_FSIZE, where a write would kill the
+    /// program with SIGXFSZ.
+    private func capacity() -> Int {
+        var capacity = min(config.maxFileSize, config.maxTotalSize)
+        if rotationHeldUntil > 0 { capacity = max(capacity, config.maxTotalSize - rotatedTotal) }
+        let limit = trail_file_size_limit()
+        if limit < UInt64(capacity) { capacity = Int(limit) }
+        return capacity
+    }
 
     init(_ config: Trail.Configuration, fallbackFD: Int32, report: @escaping (String) -> Void) throws(LogSetupError) {
         self.config = config
@@ -80,24 +92,30 @@ struct LogFiles {
     /// Writes whole lines, rotating at line boundaries when the size limit is reached. With `index` >= 0 the
     /// bytes come from that log buffer, and its progress is published for the crash handler as they go out.
     mutating func write(_ bytes: UnsafeRawBufferPointer, buffer index: Int32) {
+        if fd >= 0, !refreshSize() { forgetDescriptor() }
         followCurrentFile()
         guard fd >= 0 else { return divert(bytes, from: 0) }
         var offset = 0
         if let maxAge = config.maxFileAge, now() - openedAt >= maxAge, size > 0 { rotate() }
-        refreshSize()
+        if droppedLines > 0, rotationHeldUntil == 0 { noteDroppedLines() }
+        var capacity = capacity()
         while offset < bytes.count {
             var end = bytes.count
-            if size + (end - offset) > maxSize {
+            if size + (end - offset) > capacity {
                 // As many whole lines as fit; a line longer than a whole file is cut at the file's size.
-                let room = maxSize - size
+                let room = capacity - size
                 var cut = offset + max(0, room)
                 while cut > offset, bytes[cut - 1] != 10 { cut -= 1 }
                 if cut == offset {
                     if size > 0 {
-                        if !rotate() { return divert(bytes, from: offset) }
+                        // Rotated, or refused with room left under the total: a fresh look at what fits.
+                        let rotated = rotate()
+                        let grown = self.capacity()
+                        if !rotated, grown <= capacity { return divertOrDrop(bytes, from: offset) }
+                        capacity = grown
                         continue
                     }
-                    cut = min(bytes.count, offset + maxSize)
+                    cut = min(bytes.count, offset + max(1, capacity))
                 }
                 end = cut
             }
@@ -105,32 +123,96 @@ struct LogFiles {
             guard writeAll(bytes, from: offset, to: end, buffer: index) else { return divert(bytes, from: offset) }
             size += end - offset
             offset = end
-            if size >= maxSize, offset < bytes.count, !rotate() { return divert(bytes, from: offset) }
+            if size >= capacity, offset < bytes.count {
+                let rotated = rotate()
+                let grown = self.capacity()
+                if !rotated, grown <= capacity { return divertOrDrop(bytes, from: offset) }
+                capacity = grown
+            }
         }
     }
 
-    /// The file's real size: other instances, and code writing to fd 2 directly, grow it too.
-    private mutating func refreshSize() {
+    /// The file's real size: other instances, and code writing to fd 2 directly, grow it too. False when `fd` is
+    /// no longer the file this process opened: the program closed it, and the number may be its own file now.
+    private mutating func refreshSize() -> Bool {
         var info = stat()
-        if fstat(fd, &info) == 0 { size = Int(info.st_size) }
+        guard fstat(fd, &info) == 0, UInt(info.st_dev) == identity.device, UInt(info.st_ino) == identity.inode else {
+            return false
+        }
+        size = Int(info.st_size)
+        return true
+    }
+
+    /// The program closed the log's descriptor: it is forgotten, neither written nor closed (the number may be
+    /// the program's now), and `app.log` is opened again by its path, which was made absolute at bootstrap.
+    private mutating func forgetDescriptor() {
+        trail_log_set_fd(-1)
+        fd = -1
+        report("trail: the log file's descriptor was closed by the program; \(currentPath) is opened again\n")
+    }
+
+    /// Lines that do not fit a full file that cannot be rotated: dropped and counted, within the bounds, and said
+    /// in the file once rotation works again. Lines that failed to be written go to stderr as before.
+    private mutating func divertOrDrop(_ bytes: UnsafeRawBufferPointer, from offset: Int) {
+        guard failure == nil, fd >= 0 else { return divert(bytes, from: offset) }
+        if droppedLines == 0 {
+            droppedReason =
+                rotationHeldUntil > 0 ? "the log file could not be rotated" : "the file size limit was reached"
+            report(
+                "trail: log file \(currentPath) is full and \(droppedReason); "
+                    + "lines are dropped, within TRAIL_LOG_MAX_TOTAL, until it can be\n")
+        }
+        droppedLines += bytes[offset...].reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+    }
+
+    /// The first line of a file after lines were dropped says how many.
+    private mutating func noteDroppedLines() {
+        var line = "trail: \(droppedLines) log lines were dropped: \(droppedReason)\n"
+        droppedLines = 0
+        line.withUTF8 { text in
+            guard size + text.count <= capacity() else { return }
+            if writeAll(UnsafeRawBufferPointer(text), from: 0, to: text.count, buffer: -1) { size += text.count }
+        }
     }
 
     private mutating func writeAll(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, buffer index: Int32)
         -> Bool
     {
+        // After a full disk, the file is tried again only when the lines fit with room to spare: one short line
+        // squeezed into the last bytes would be a recovery followed at once by another failure.
+        if failure != nil, !hasRoom(for: end - start) { return false }
         var offset = start
         while offset < end {
             let count = trail_log_write(fd, bytes.baseAddress! + offset, end - offset, index, offset)
             if count < 0, errno == EINTR { continue }
             if count < 0, errno == ECANCELED { return false }  // a crash is being written: the handler owns the file
             if count <= 0 {
-                fail(count < 0 ? String(cString: strerror(errno)) : "nothing written")
+                let reason = count < 0 ? String(cString: strerror(errno)) : "nothing written"
+                removeTornTail(written: offset - start)
+                fail(reason)
                 return false
             }
             offset += count
         }
         recovered()
         return true
+    }
+
+    /// A write cut short (a full disk) leaves part of a line at the file's end: taken off again, so that a line is
+    /// in the file whole or not at all, and the next line does not start inside it. Only when the file is exactly
+    /// `size` and those bytes: another writer may have appended since.
+    private mutating func removeTornTail(written: Int) {
+        guard written > 0 else { return }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) == size + written else { return }
+        _ = ftruncate(fd, off_t(size))
+    }
+
+    /// The file system has room for `count` bytes and 64 KiB more.
+    private func hasRoom(for count: Int) -> Bool {
+        var info = statvfs()
+        guard fstatvfs(fd, &info) == 0 else { return true }
+        return Int(info.f_bavail) * Int(info.f_frsize) >= count + (64 << 10)
     }
 
     // MARK: lines that cannot be written
@@ -167,10 +249,12 @@ struct LogFiles {
     /// be opened is tried again.
     mutating func followCurrentFile() {
         var current = stat()
-        if fd >= 0, lstat(currentPath, &current) == 0,
-            UInt(current.st_dev) == identity.device, UInt(current.st_ino) == identity.inode
-        {
-            return
+        if fd >= 0 {
+            if lstat(currentPath, &current) == 0 {
+                if UInt(current.st_dev) == identity.device, UInt(current.st_ino) == identity.inode { return }
+            } else if errno != ENOENT, errno != ENOTDIR {
+                return  // the path cannot be looked at (privileges dropped): the file held is still ours
+            }
         }
         var held = stat()
         let deleted = fd >= 0 && fstat(fd, &held) == 0 && held.st_nlink == 0
@@ -257,17 +341,20 @@ struct LogFiles {
 
     private mutating func adopt(_ opened: Int32, _ info: stat) {
         closeCurrent()
-        fd = opened
+        // Kept high, where a program's own opens do not land first (its flock stays with the file description).
+        fd = trail_fd_move_high(opened)
         identity = (UInt(info.st_dev), UInt(info.st_ino))
         size = Int(info.st_size)
         openedAt = now()
-        trail_log_set_fd(opened)
+        trail_log_set_fd(fd)
     }
 
+    /// Closes `fd` only while it is still the file this process opened: the program may have closed the number
+    /// and opened a file of its own on it.
     private mutating func closeCurrent() {
         guard fd >= 0 else { return }
         trail_log_set_fd(-1)
-        close(fd)
+        if trail_fd_is(fd, UInt64(identity.device), UInt64(identity.inode)) != 0 { close(fd) }
         fd = -1
     }
 
@@ -275,12 +362,15 @@ struct LogFiles {
 
     /// `app.log` becomes `app.<N>.log` and a fresh `app.log` is opened: one rename, whatever is kept. When another
     /// instance rotated first, its new file is joined instead. False when a crash is being written into the
-    /// current file, which then stays where it is, or when no file could be opened.
+    /// current file, which then stays where it is, when the file cannot be renamed (tried again a second later),
+    /// or when no file could be opened.
     @discardableResult
     mutating func rotate() -> Bool {
+        guard rotationHeldUntil <= now() else { return false }
         guard trail_log_rotation_begin() != 0 else { return false }
         defer { trail_log_rotation_end() }
         var failed: LogSetupError?
+        var held = false
         withFolderLock {
             do throws(LogSetupError) {
                 var current = stat()
@@ -288,7 +378,7 @@ struct LogFiles {
                     lstat(currentPath, &current) == 0
                     && UInt(current.st_dev) == identity.device && UInt(current.st_ino) == identity.inode
                 if stillOurs {
-                    refreshSize()
+                    _ = refreshSize()
                     refreshFolderView()
                     if renameToNextSequence(size: size) == nil {
                         // Nothing moved (an append-only folder): the file grows on rather than lose lines, and
@@ -296,9 +386,11 @@ struct LogFiles {
                         if rotationHeldUntil == 0 {
                             report(
                                 "trail: cannot rotate log file \(currentPath): \(String(cString: strerror(errno))); "
-                                    + "it grows past TRAIL_LOG_MAX_SIZE until it can\n")
+                                    + "it grows past TRAIL_LOG_MAX_SIZE, never past TRAIL_LOG_MAX_TOTAL, until it can\n"
+                            )
                         }
                         rotationHeldUntil = now() + 1
+                        held = true
                         return
                     }
                     rotationHeldUntil = 0
@@ -311,7 +403,7 @@ struct LogFiles {
                 failed = error
             }
         }
-        guard let failed else { return true }
+        guard let failed else { return !held }
         closeCurrent()
         fail(failed.description)
         return false

@@ -72,7 +72,8 @@ public final class LogSink: @unchecked Sendable {
                 close(null)
             }
         }
-        let original = fcntl(2, F_DUPFD_CLOEXEC, 3)
+        // Kept high: a program that closes descriptors and opens its own files must not get this number back.
+        let original = trail_fd_move_high(fcntl(2, F_DUPFD_CLOEXEC, 3))
         let report: (String) -> Void = { message in Self.writeAll(original, message) }
         let opened = try LogFiles(config, fallbackFD: original, report: report)
         fileLock.withLock {
@@ -86,7 +87,7 @@ public final class LogSink: @unchecked Sendable {
         redirectStandardError(fallback: opened.fd, config)
         Self.installForkHandlers()
         // exec replaces the process without atexit: buffered lines are written first (exec_handoff.c).
-        trail_log_set_exec_hook { LogSink.shared.flush(final: true) }
+        trail_log_set_exec_hooks({ LogSink.shared.prepareForExec() ? 1 : 0 }, { LogSink.shared.afterFailedExec() })
         startFlusher()
         atexit { LogSink.shared.flush(final: true) }
     }
@@ -100,22 +101,33 @@ public final class LogSink: @unchecked Sendable {
             dup2(file, 2)
             return
         }
-        let readEnd = ends[0]
+        let readEnd = trail_fd_move_high(ends[0])
         let writeEnd = ends[1]
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
         dup2(writeEnd, 2)  // fd 2 itself is inherited by children (dup2 leaves it open across exec)
         close(writeEnd)
-        fileLock.withLock { stderrPipe = readEnd }
-        trail_log_set_stderr_pipe(readEnd, UInt64(min(config.maxFileSize, config.maxTotalSize)))
-        DetachedThread.start(named: "trail-stderr") { [unowned self] in self.drainStandardError(readEnd) }
+        var info = stat()
+        fstat(readEnd, &info)
+        fileLock.withLock {
+            stderrPipe = readEnd
+            pipeIdentity = (UInt(info.st_dev), UInt(info.st_ino))
+        }
+        keeperBudget = UInt64(min(config.maxFileSize, config.maxTotalSize))
+        trail_log_set_stderr_pipe(readEnd, keeperBudget)
+        // A program that closes every descriptor above 2 and goes on writing to stderr must not die of SIGPIPE.
+        _ = trail_stderr_pipe_hold_reader(readEnd)
+        DetachedThread.start(named: "trail-stderr") { [unowned self] in self.drainStandardError() }
     }
 
     /// Waits for bytes on the pipe and moves them into the file, whole lines at a time; a line still open after
     /// a flush interval goes as it is.
-    private func drainStandardError(_ pipe: Int32) {
+    private func drainStandardError() {
         var waitingLine = false
         while true {
+            // The read end in use now: a fresh one replaces one the program closed (pumpStandardError).
+            let pipe = fileLock.withLock { stderrPipe }
+            if pipe < 0 { return }
             var ready = pollfd(fd: pipe, events: Int16(POLLIN), revents: 0)
             // Not forever even with no line open: the flusher may have read a partial line meanwhile.
             let count = poll(&ready, 1, waitingLine ? Int32(max(1, flushInterval * 1000)) : 1000)
@@ -131,6 +143,18 @@ public final class LogSink: @unchecked Sendable {
     @discardableResult
     private func pumpStandardError(partialLines: Bool) -> Bool {
         guard stderrPipe >= 0 else { return true }
+        guard pipeIsOurs() else {
+            // Closed by the program, and perhaps its file now: never read, never closed. A fresh read end comes
+            // from the holder thread's copy.
+            let fresh = trail_stderr_pipe_reopen_reader()
+            stderrPipe = fresh
+            guard fresh >= 0, pipeIsOurs() else {
+                stderrPipe = -1
+                return true
+            }
+            trail_log_set_stderr_pipe(fresh, keeperBudget)
+            return pumpStandardError(partialLines: partialLines)
+        }
         guard trail_log_busy_begin() != 0 else { return true }
         defer { trail_log_busy_end() }
         var ended = false
@@ -165,6 +189,45 @@ public final class LogSink: @unchecked Sendable {
         }
         return ended
     }
+
+    /// The read end's identity, taken when it was made: the program may close the number and reuse it.
+    private var pipeIdentity: (device: UInt, inode: UInt) = (0, 0)
+    /// What a keeper may write into the file after this process is gone: one file's share.
+    private var keeperBudget: UInt64 = 0
+
+    private func pipeIsOurs() -> Bool {
+        var info = stat()
+        return fstat(stderrPipe, &info) == 0 && UInt(info.st_dev) == pipeIdentity.device
+            && UInt(info.st_ino) == pipeIdentity.inode
+    }
+
+    // MARK: exec
+
+    /// Before an exec: what is buffered goes into the file, and the sink's lock stays held until the exec is
+    /// known to have failed, so that the drain thread does not read the pipe while the C side hands it over.
+    /// exec may come from a signal handler that interrupted this sink holding its locks: only tries, for up to
+    /// 100 ms, and then the buffers are written without locks, as a crash handler writes them.
+    func prepareForExec() -> Bool {
+        var held = fileLock.tryLock()
+        for _ in 0 ..< 100 where !held {
+            usleep(1000)
+            held = fileLock.tryLock()
+        }
+        guard held else {
+            trail_log_flush_unlocked()
+            return false
+        }
+        if condition.tryLock() {
+            condition.unlock()
+            swapAndWrite()
+        } else {
+            trail_log_flush_unlocked()
+        }
+        pumpStandardError(partialLines: true)
+        return true
+    }
+
+    func afterFailedExec() { fileLock.unlock() }
 
     // MARK: fork without exec
 

@@ -71,6 +71,9 @@ void trail_format_setting_warning(char *out, size_t size, const char *name, cons
 int trail_crash_setting(void);
 /// secure_getenv: NULL when unset, or in a set-user-ID or set-group-ID program.
 const char *_Nullable trail_secure_getenv(const char *name);
+/// 1 in a set-user-ID, set-group-ID or capability-raising program (AT_SECURE): no setting is read from the
+/// environment, its caller's or its parent's.
+int trail_is_privileged(void);
 /// The environment's entries, NULL-terminated; NULL itself after clearenv().
 char *_Nullable *_Nullable trail_environ(void);
 /// For the settings table test: what the C start-up makes of `value` for the variable `name` (its own range and
@@ -148,18 +151,41 @@ void trail_log_busy_end(void);
 /// The read end of the pipe fd 2 points at, which the crash handler drains into the file; -1 for none.
 /// `keeper_limit`: what a keeper (`trail_log_stderr_handoff`) may write into the file.
 void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit);
+/// Holds another read end of the stderr pipe in a thread with a descriptor table of its own (pipe_reader.c), so
+/// that the pipe keeps a reader whatever the program closes; 0 on success.
+int trail_stderr_pipe_hold_reader(int read_end);
+/// A fresh read end of the pipe, from the holder's copy, after the program closed this process's own; or -1.
+int trail_stderr_pipe_reopen_reader(void);
 /// At exit or in a crash: the pipe is drained, fd 2 becomes the file, and a keeper process drains the pipe for
 /// children that still hold it. Async-signal-safe.
 void trail_log_stderr_handoff(void);
-/// What the logger does before this process execs (exec_handoff.c): write its buffered lines (the hook, set at
-/// bootstrap), then the handoff above.
-void trail_log_set_exec_hook(void (*_Nullable hook)(void));
+/// What the logger does before this process execs (exec_handoff.c): write its buffered lines (`before`, set at
+/// bootstrap, which returns 1 when it holds the sink's lock until the exec is over), then the handoff above. When
+/// the exec fails, `trail_log_after_failed_exec` puts fd 2 back on the pipe and calls `after` to release the lock.
+void trail_log_set_exec_hooks(int (*_Nullable before)(void), void (*_Nullable after)(void));
 void trail_log_before_exec(void);
+void trail_log_after_failed_exec(void);
 /// rename(2) that fails with EEXIST instead of replacing `to`.
 int trail_rename_noreplace(const char *from, const char *to);
-/// The current log file, which crash-time flushes write to; -1 when logging to the console.
+/// The current log file, which crash-time flushes write to; -1 when logging to the console. `trail_log_fd` is -1
+/// too once the descriptor is no longer that file (the program closed it, and may have reused the number).
 void trail_log_set_fd(int fd);
 int trail_log_fd(void);
+
+// MARK: descriptors the runtime keeps (descriptors.c)
+
+/// `fd` moved to a high number (close-on-exec), where a program's own opens do not land first; `fd` itself when
+/// none is free there.
+int trail_fd_move_high(int fd);
+/// 1 when `fd` is open on the file with this device and inode.
+int trail_fd_is(int fd, uint64_t device, uint64_t inode);
+/// RLIMIT_FSIZE's soft limit, or UINT64_MAX for none.
+uint64_t trail_file_size_limit(void);
+/// write(2) cut at RLIMIT_FSIZE, failing with EFBIG at it, where the kernel would kill the process with SIGXFSZ.
+/// Async-signal-safe.
+ssize_t trail_write_within_limit(int fd, const void *bytes, size_t count);
+/// Blocks SIGXFSZ in the calling thread (Trail's own): a write past the limit then fails with EFBIG there.
+void trail_block_file_size_signal(void);
 /// Writes all buffered lines without taking any lock: for the crash handler and `exit`.
 void trail_log_flush_unlocked(void);
 /// Writes "YYYY-MM-DDTHH:MM:SS.uuuuuuZ " (28 bytes) for now, in UTC.

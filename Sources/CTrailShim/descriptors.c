@@ -1,0 +1,62 @@
+// Descriptors the runtime keeps for the life of the process (the log file, the original stderr, the read end of
+// the stderr pipe), and writes that must stay within the process's file size limit.
+//
+// A program may close every descriptor above 2 after start-up (a daemonizer) and then open its own files, which
+// take the lowest free numbers: a number Trail kept would then be the program's database. So each kept descriptor
+// is moved high, where programs do not reuse numbers first, and its identity (device and inode) is checked before
+// it is trusted again. A descriptor that is no longer Trail's is forgotten: never written, read or closed.
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int trail_fd_move_high(int fd) {
+    if (fd < 0) return fd;
+    // Below the soft limit, and never above 1024: a huge limit would make the kernel grow the table to it.
+    struct rlimit limit;
+    rlim_t top = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < top) top = limit.rlim_cur;
+    if (top < 128) return fd;  // too few descriptors to take one from the top
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - 64));
+    if (moved < 0) return fd;
+    close(fd);
+    return moved;
+}
+
+int trail_fd_is(int fd, uint64_t device, uint64_t inode) {
+    struct stat info;
+    return fd >= 0 && fstat(fd, &info) == 0 && (uint64_t)info.st_dev == device && (uint64_t)info.st_ino == inode;
+}
+
+uint64_t trail_file_size_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+    return (uint64_t)limit.rlim_cur;
+}
+
+ssize_t trail_write_within_limit(int fd, const void *bytes, size_t count) {
+    // A write that starts at RLIMIT_FSIZE kills the process with SIGXFSZ (EFBIG only where the signal is blocked
+    // or ignored); one that starts below it is cut short there. Pipes and terminals have no size.
+    uint64_t limit = trail_file_size_limit();
+    if (limit != UINT64_MAX) {
+        struct stat info;
+        if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+            uint64_t size = (uint64_t)info.st_size;
+            if (size >= limit) return errno = EFBIG, -1;
+            if (count > limit - size) count = (size_t)(limit - size);
+        }
+    }
+    return write(fd, bytes, count);
+}
+
+void trail_block_file_size_signal(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
