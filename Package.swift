@@ -172,6 +172,12 @@ let package = Package(
         // Swift 5 mode: the probe calls C stdio on `stderr` directly, as other code in a process would.
         .executableTarget(name: "trail-probe", dependencies: ["Trail"], path: "Tests/RuntimeProbe",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
+        // The differential corpus (ProcessCorpusTests): the same programs with Trail and without it. The plain
+        // target's folder is a link to the traced one's.
+        .executableTarget(name: "trail-corpus", dependencies: ["Trail"], path: "Tests/ProcessCorpus",
+                          swiftSettings: [.swiftLanguageMode(.v5), .define("TRAIL_CORPUS_TRACED")]),
+        .executableTarget(name: "trail-corpus-plain", path: "Tests/ProcessCorpusPlain",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "EndToEndTests", dependencies: ["TrailTestSupport", "TrailFormat"]),
         .testTarget(name: "TrailRuntimeTests", dependencies: ["TrailTestSupport", "TrailTrace", "TrailFormat"]),
         .testTarget(name: "TrailTelemetryTests", dependencies: ["TrailTelemetry", "TrailTestSupport"]),

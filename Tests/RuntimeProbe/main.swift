@@ -638,15 +638,44 @@ case "fatal":
     log.info("about to fail")
     fatalError("probe fatal error")
 
-case "diskfull":
-    // A file size limit stands in for a full disk: writes past it fail with EFBIG.
-    signal(SIGXFSZ, SIG_IGN)
+case "file-size-limit":
+    // RLIMIT_FSIZE of 4 KiB with SIGXFSZ at its default: a write past it would kill the program. The log rotates at
+    // the limit instead, as at a full file.
     var limit = rlimit(rlim_cur: 4096, rlim_max: 4096)
     setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
     try Trail.bootstrap(configuration)
     for line in 0 ..< 2000 { log.info("line \(line) that will not all fit") }
     LogSink.shared.flush()
     print("still running")
+
+case "full-disk":
+    // DIR is on a small file system of its own (the test mounts it): twice, a filler file takes every free byte,
+    // lines are logged, and the filler is deleted. Line lengths vary, so that writes end mid-line at the full disk.
+    try Trail.bootstrap(configuration)
+    let filler = directory + "/../filler"
+    func fill() {
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let block = [UInt8](repeating: 70, count: 4096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, 1) }) > 0 {}
+        close(fd)
+    }
+    var line = 0
+    func logSome(_ count: Int, _ phase: String) {
+        for _ in 0 ..< count {
+            log.info("\(phase) line \(line) \(String(repeating: "x", count: line * 37 % 300))")
+            line += 1
+        }
+        LogSink.shared.flush()
+    }
+    logSome(100, "first")
+    for episode in 1 ... 2 {
+        fill()
+        logSome(300, "full \(episode)")
+        unlink(filler)
+        logSome(100, "freed \(episode)")
+    }
+    print("done")
 
 case "trace-diskfull":
     // A file size limit of SIZE bytes stands in for a full disk under a trace: writes past it fail with EFBIG.

@@ -142,13 +142,48 @@ import TrailTestSupport
         #expect(Transcript.read(directory + "/probe.log").contains("after child"))
     }
 
-    @Test func writeErrorsAreReportedOnceAndTheProgramGoesOn() throws {
-        let directory = Paths.temporaryDirectory("diskfull")
-        let result = try run(Self.probe, ["diskfull", directory])
-        #expect(result.status == 0)
+    /// A write past RLIMIT_FSIZE would kill the program with SIGXFSZ (at its default here): the log rotates at the
+    /// limit, as at a full file, and nothing is reported as a write error.
+    @Test func theFileSizeLimitIsAFullFileNotADeath() throws {
+        let directory = Paths.temporaryDirectory("file-size-limit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(Self.probe, ["file-size-limit", directory])
+        #expect(result.shellStatus == 0, "\(result.stderr)")
         #expect(result.stdout.contains("still running"))
-        let reports = result.stderr.components(separatedBy: "cannot write log file").count - 1
-        #expect(reports == 1, "\(result.stderr)")
-        #expect(result.stderr.contains(directory + "/probe.log"))
+        #expect(!result.stderr.contains("cannot write log file"), "\(result.stderr)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".log") {
+            let text = Transcript.read(directory + "/" + name)
+            #expect(text.utf8.count <= 4096, "\(name): \(text.utf8.count) bytes")
+            #expect(text.hasSuffix("\n") && text.split(separator: "\n").allSatisfy { $0.hasSuffix(")") }, "\(name)")
+        }
+    }
+
+    /// A real full disk (a 256 KiB tmpfs in a mount namespace of its own, so root only), twice filled and freed:
+    /// each episode is reported once and its end once, and every line in the files is whole: a write cut short
+    /// at the full disk leaves no part of a line for the next one to be appended to.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aFullDiskIsReportedOncePerEpisodeAndTearsNoLine() throws {
+        let root = Paths.temporaryDirectory("full-disk")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let script =
+            "mount -t tmpfs -o size=256k trail-test \"$1\" && mkdir \"$1/logs\" && \"$2\" full-disk \"$1/logs\""
+            + " && cp -R \"$1/logs\" \"$1.copy\""
+        let result = try run("unshare", ["-m", "sh", "-c", script, "sh", root, Self.probe])
+        #expect(result.shellStatus == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("done"))
+        #expect(result.stderr.components(separatedBy: "cannot write log file").count - 1 == 2, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "again;").count - 1 == 2, "\(result.stderr)")
+        let copy = root + ".copy"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: copy).filter { $0.hasSuffix(".log") }
+        #expect(!names.isEmpty)
+        for name in names {
+            let text = Transcript.read(copy + "/" + name)
+            // A torn line with the next one appended still starts and ends as a line does: it holds two.
+            let torn = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().filter {
+                !($0.hasPrefix("20") && $0.hasSuffix(")") && $0.components(separatedBy: " info probe: ").count == 2)
+            }
+            #expect(text.hasSuffix("\n") && torn.isEmpty, "\(name): \(torn.prefix(3))")
+        }
     }
 }

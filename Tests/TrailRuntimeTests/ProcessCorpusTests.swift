@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The differential suite: each program of Tests/ProcessCorpus does to its own process what services do after
+/// start-up, and runs four ways: untraced (built without Trail), traced with tracing off, recording a trace, and
+/// logging (Trail.bootstrap, TRAIL_TRACE=log). What the program observes (its exit, its stdout, the files it
+/// writes) must be the same all four ways; Trail's files must be only in Trail's folders, within their bounds;
+/// nothing may hang. `make soak` runs the whole corpus many times (TRAIL_CORPUS_ROUNDS).
+@Suite struct ProcessCorpusTests {
+    static let programs = [
+        "close-and-reopen", "daemonize", "dup2-over-stderr", "descriptor-limit", "change-directory", "umask-zero",
+        "file-size-limit", "address-space-limit", "small-stack", "drop-privileges", "wait-any", "fork-without-exec",
+        "spawn-file-actions", "system-and-popen", "huge-arguments", "exec-from-signal-handler", "failed-exec",
+        "exec-after-spawn", "signal-dispositions",
+    ]
+    static let rounds = Int(ProcessInfo.processInfo.environment["TRAIL_CORPUS_ROUNDS"] ?? "") ?? 1
+
+    enum Mode: String, CaseIterable {
+        case untraced, off, record, log
+    }
+
+    /// The log bounds every logging run gets: small, so that the programs rotate.
+    static let maxFileSize = 64 << 10
+    static let maxTotalSize = 256 << 10
+    static let maxTraceSize = 1 << 20
+
+    /// What one run left: what the program observed, and where Trail's files went.
+    struct Run {
+        var observed: String
+        var trailFolder: String
+    }
+
+    /// Runs `program` in `mode` with a fresh folder of its own and a fresh folder for Trail, which is also its
+    /// working directory; the log folder is given relative to it, so that a chdir after start-up is seen.
+    func run(_ program: String, _ mode: Mode, in root: String) throws -> Run {
+        let work = root + "/\(mode)-work"
+        let trail = root + "/\(mode)-trail"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: trail, withIntermediateDirectories: true)
+        let binary = Paths.buildDirectory + (mode == .untraced ? "/trail-corpus-plain" : "/trail-corpus")
+        var environment: [String: String] = [:]
+        switch mode {
+        case .untraced, .off: break
+        case .record:
+            environment["TRAIL_TRACE"] = "record"
+            environment["TRAIL_TRACE_MAX_SIZE"] = "\(Self.maxTraceSize)"
+        case .log:
+            environment["TRAIL_TRACE"] = "log"
+            environment["TRAIL_CORPUS_LOG_DIR"] = Self.logFolderName(program)
+            environment["TRAIL_LOG_MAX_SIZE"] = "\(Self.maxFileSize)"
+            environment["TRAIL_LOG_MAX_TOTAL"] = "\(Self.maxTotalSize)"
+        }
+        let result = try TrailTestSupport.run(
+            "timeout", ["-s", "KILL", "60", binary, program, work], environment: environment, directory: trail)
+        if program == "daemonize" {  // the daemon outlives the program: its last step is WORK/done
+            var waited = 0
+            while !FileManager.default.fileExists(atPath: work + "/done"), waited < 600 {
+                usleep(50_000)
+                waited += 1
+            }
+        }
+        var observed =
+            "exit \(result.shellStatus)\n--- stdout\n" + result.stdout.replacingOccurrences(of: work, with: "WORK")
+        observed += "--- files\n" + (try describeFiles(work))
+        return Run(observed: observed, trailFolder: trail)
+    }
+
+    /// A unique relative name: after a chdir("/"), a log folder taken relative to the new directory would be
+    /// "/<name>", which the tests look for.
+    static func logFolderName(_ program: String) -> String { "trail-corpus-logs-\(getpid())-\(program)" }
+
+    /// Each file under `folder` with its mode and a digest of its bytes, sorted.
+    func describeFiles(_ folder: String) throws -> String {
+        let names = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).sorted()
+        return names.map { name in
+            var info = stat()
+            lstat(folder + "/" + name, &info)
+            let bytes = FileManager.default.contents(atPath: folder + "/" + name) ?? Data()
+            let digest = bytes.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+            return
+                "\(name) mode \(String(info.st_mode & 0o7777, radix: 8)) \(bytes.count) bytes \(String(digest, radix: 16))\n"
+        }.joined()
+    }
+
+    /// Trail's files after a run: only in its own folder, within the bounds of the mode.
+    func checkTrailFiles(_ run: Run, _ mode: Mode, _ program: String) throws {
+        let top = try FileManager.default.contentsOfDirectory(atPath: run.trailFolder).sorted()
+        let files = (FileManager.default.enumerator(atPath: run.trailFolder)?.allObjects as? [String] ?? [])
+            .filter { $0.contains("/") }  // the files inside the top folders
+        func size(_ name: String) -> Int {
+            var info = stat()
+            return lstat(run.trailFolder + "/" + name, &info) == 0 ? Int(info.st_size) : 0
+        }
+        switch mode {
+        case .untraced, .off:
+            #expect(top.isEmpty, "\(program) \(mode): nothing of Trail's: \(top)")
+        case .record:
+            #expect(top.allSatisfy { $0 == "trail-traces" }, "\(program) record: only the trace folder: \(top)")
+            for file in files {
+                #expect(size(file) <= Self.maxTraceSize + 4096, "\(program) record: \(file) \(size(file))")
+            }
+        case .log:
+            #expect(top == [Self.logFolderName(program)], "\(program) log: only the log folder: \(top)")
+            // One file may grow past its share only while it cannot be rotated (drop-privileges), never past the
+            // total; forked children write outside the count, within one more file.
+            let total = files.map(size).reduce(0, +)
+            #expect(total <= Self.maxTotalSize + 2 * Self.maxFileSize, "\(program) log: \(total) bytes in \(files)")
+            for file in files { #expect(size(file) <= Self.maxTotalSize, "\(program) log: \(file) \(size(file))") }
+        }
+        let misplaced = "/" + Self.logFolderName(program)
+        #expect(!FileManager.default.fileExists(atPath: misplaced), "\(program): a log folder at /")
+        try? FileManager.default.removeItem(atPath: misplaced)
+    }
+
+    @Test(arguments: programs)
+    func theProgramObservesTheSameInEveryMode(program: String) throws {
+        for _ in 0 ..< Self.rounds {
+            let root = Paths.temporaryDirectory("corpus-\(program)")
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let untraced = try run(program, .untraced, in: root)
+            #expect(untraced.observed.hasPrefix("exit 0\n"), "\(program) untraced:\n\(untraced.observed)")
+            for mode in Mode.allCases {
+                let traced = mode == .untraced ? untraced : try run(program, mode, in: root)
+                #expect(traced.observed == untraced.observed, "\(program) \(mode) differs from untraced")
+                try checkTrailFiles(traced, mode, program)
+            }
+        }
+    }
+}
