@@ -3,7 +3,8 @@
 // its first write to stderr (or block, had a reader stayed). The exec family is interposed, as pthread_create is
 // (threads.c): before the real call, the logger's buffered lines are written, fd 2 becomes the log file again, and
 // children that still hold the pipe get a keeper (trail_log_before_exec). posix_spawn and Foundation's Process keep
-// the pipe: their children are drained as long as this process lives.
+// the pipe: their children are drained as long as this process lives. In record mode the trace is finished before
+// the real call, as at exit, and taken up again if the exec fails.
 //
 // exec may be called in a vfork child (on its parent's stack), in a signal handler, or on a thread with a small
 // stack: nothing here calls malloc, and lists longer than a few dozen entries go to mapped pages, not the stack.
@@ -15,21 +16,24 @@
 
 extern char **environ;
 
-/// What an exec hands on before the real call, taken back when the call fails.
+/// What an exec hands on and finishes before the real call, taken back when the call fails.
 struct handoff {
     struct trail_handed_environment environment;
+    int trace_finished;
 };
 
 /// The new program's environment: `envp` with the current call's TRACEPARENT (trace_context.c).
 static char *const *hand_off(struct handoff *handoff, char *const *envp) {
     char *const *environment = trail_environment_hand_on(&handoff->environment, envp);
     trail_log_before_exec();
+    handoff->trace_finished = trail_trace_before_exec();
     return environment;
 }
 
-/// The exec failed and the program goes on. errno stays the exec's.
+/// The exec failed and the program goes on: so does the trace. errno stays the exec's.
 static int exec_failed(struct handoff *handoff) {
     int error = errno;
+    if (handoff->trace_finished) trail_trace_exec_failed();
     trail_environment_release(&handoff->environment);
     errno = error;
     return -1;

@@ -109,6 +109,11 @@ int trail_trace_guard_active(void);
 const struct sigaction *trail_trace_guard_previous(const struct sigaction *action, int signal);
 /// Writes what the rings hold into the trace, async-signal-safely (recorder.c).
 void trail_trace_crash_flush(void);
+/// Before an exec (record mode): the rings into the trace and its END, async-signal-safely, as at exit; not in a
+/// vfork child, whose trace is its parent's. 1 when the trace was finished: the drain lock is then held until
+/// trail_trace_exec_failed, if the exec fails, takes the END back and recording goes on.
+int trail_trace_before_exec(void);
+void trail_trace_exec_failed(void);
 void trail_crash_prepare_thread(void);
 
 // MARK: recorder (recorder.c)

@@ -4,7 +4,7 @@ import TrailTestSupport
 
 /// The exec family, system and popen as C programs call them (Tests/Fixtures/ExecProbe), with the runtime's C
 /// linked in: little stack and no argument limit with tracing off, no dlsym once main runs, TRACEPARENT handed on
-/// as the program means it.
+/// as the program means it, and a trace finished before the exec.
 @Suite struct ExecHandoffTests {
     /// exec-probe, built once per test process from the fixture and the runtime's C objects; or why it was not.
     static let built: (path: String?, failure: String) = {
@@ -89,5 +89,36 @@ import TrailTestSupport
         } else {
             #expect(value == "none")
         }
+    }
+
+    /// The one trace a probe run wrote, checked by TraceDump.
+    static func trace(in directory: String) throws -> TraceDump {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".trace") }
+        #expect(files.count == 1, "\(files)")
+        let dump = try TraceDump(path: directory + "/" + (try #require(files.first)))
+        #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
+        return dump
+    }
+
+    /// An exec ends the process's image without atexit: the rings and END are written first, also within the
+    /// writer's first 50 ms, past its first drain, and from a signal handler.
+    @Test(arguments: [("exec-soon", 100), ("exec-late", 200), ("exec-in-handler", 100)])
+    func recordsMadeJustBeforeAnExecAreKept(mode: String, calls: Int) throws {
+        let (result, traces) = try Self.probe([mode, "100"], record: true)
+        defer { try? FileManager.default.removeItem(atPath: traces) }
+        #expect(result.stdout == (mode == "exec-in-handler" ? "exec from a handler\n" : "exec ran\n"), "\(result)")
+        let dump = try Self.trace(in: traces)
+        #expect(dump.recordCount == 2 * calls)
+        #expect(dump.end?.records == UInt64(2 * calls) && dump.end?.dropped == 0)
+    }
+
+    /// Two execs that fail (a path, a PATH search): the END written before each is taken back, and the trace
+    /// goes on to the one END at exit.
+    @Test func aFailedExecLeavesTracingAsItWas() throws {
+        let (result, traces) = try Self.probe(["exec-fails", "100"], record: true)
+        defer { try? FileManager.default.removeItem(atPath: traces) }
+        #expect(result.stdout == "exec failed: No such file or directory\n" && result.status == 0, "\(result)")
+        let dump = try Self.trace(in: traces)
+        #expect(dump.recordCount == 600 && dump.end?.records == 600)
     }
 }

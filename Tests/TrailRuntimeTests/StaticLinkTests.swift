@@ -64,6 +64,13 @@ import TrailTestSupport
         #expect(lines[1].hasPrefix("spawned " + context) && lines[2] == "posix_spawn 0 status 0")
         #expect(lines[3].hasPrefix("system " + context) && lines[4] == "system 2")
         #expect(lines[5].hasPrefix("exec " + context), "exec replaced the program")
+        if tracing == .record {
+            let traces = try FileManager.default.contentsOfDirectory(atPath: directory + "/traces")
+            #expect(traces.count == 1, "\(traces)")
+            let dump = try TraceDump(path: directory + "/traces/" + (try #require(traces.first)))
+            // The thread's call, and the entry of the call that exec ended.
+            #expect(dump.problems.isEmpty && dump.recordCount == 3 && dump.end != nil, "\(dump.problems)")
+        }
         if bootstrapped {
             let log = try String(contentsOfFile: directory + "/logs/static.log", encoding: .utf8)
             #expect(log.contains("info static: bootstrapped"), "\(log)")
