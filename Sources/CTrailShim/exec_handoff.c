@@ -2,125 +2,120 @@
 // program that replaces itself with `exec` takes that thread with it, and the new program would die of SIGPIPE on
 // its first write to stderr (or block, had a reader stayed). The exec family is interposed, as pthread_create is
 // (threads.c): before the real call, the logger's buffered lines are written, fd 2 becomes the log file again, and
-// children that still hold the pipe get a keeper (trail_log_before_exec). posix_spawn and Foundation's Process keep the pipe: their children are
-// drained as long as this process lives.
+// children that still hold the pipe get a keeper (trail_log_before_exec). posix_spawn and Foundation's Process keep
+// the pipe: their children are drained as long as this process lives. In record mode the trace is finished before
+// the real call, as at exit, and taken up again if the exec fails.
+//
+// exec may be called in a vfork child (on its parent's stack), in a signal handler, or on a thread with a small
+// stack: nothing here calls malloc, and lists longer than a few dozen entries go to mapped pages, not the stack.
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <unistd.h>
 
 extern char **environ;
 
-/// libc's definition of `name`, looked up once.
-static void *next_definition(void *_Nullable *slot, const char *name) {
-    void *next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!next) {
-        next = dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, next, __ATOMIC_RELEASE);
-    }
-    return next;
-}
+/// What an exec hands on and finishes before the real call, taken back when the call fails.
+struct handoff {
+    struct trail_handed_environment environment;
+    int trace_finished;
+};
 
-typedef int (*exec_with_environment)(const char *, char *const[], char *const[]);
-typedef int (*exec_without_environment)(const char *, char *const[]);
-typedef int (*exec_descriptor)(int, char *const[], char *const[]);
-
-// Each also hands the new program the current call's context (trace_context.c): the environment is copied on the
-// stack with TRACEPARENT set, and the forms without one take `environ`'s.
-#define WITH_CONTEXT(envp, call)                                                          \
-    do {                                                                                  \
-        size_t count = trail_environment_count(envp);                                     \
-        int result_;                                                                      \
-        if (count > TRAIL_ENVIRONMENT_MAX) {                                              \
-            result_ = call(envp);                                                         \
-        } else {                                                                          \
-            char *array[count + 2];                                                       \
-            char entry[72];                                                               \
-            result_ = call(trail_environment_with_context(envp, array, count + 2, entry)); \
-        }                                                                                 \
-        trail_log_after_failed_exec();                                                    \
-        return result_;                                                                   \
-    } while (0)
-
-int execve(const char *path, char *const argv[], char *const envp[]) {
-    static void *real;
-    exec_with_environment next = (exec_with_environment)next_definition(&real, "execve");
-    if (!next) return errno = ENOSYS, -1;
+/// The new program's environment: `envp` with the current call's TRACEPARENT (trace_context.c).
+static char *const *hand_off(struct handoff *handoff, char *const *envp) {
+    char *const *environment = trail_environment_hand_on(&handoff->environment, envp);
     trail_log_before_exec();
-#define CALL(environment) next(path, argv, environment)
-    WITH_CONTEXT(envp, CALL);
-#undef CALL
+    handoff->trace_finished = trail_trace_before_exec();
+    return environment;
 }
 
-int execvpe(const char *file, char *const argv[], char *const envp[]) {
-    static void *real;
-    exec_with_environment next = (exec_with_environment)next_definition(&real, "execvpe");
+/// The exec failed and the program goes on: so does the trace. errno stays the exec's.
+static int exec_failed(struct handoff *handoff) {
+    int error = errno;
+    if (handoff->trace_finished) trail_trace_exec_failed();
+    trail_log_after_failed_exec();  // fd 2 back on the pipe, the sink's lock released
+    trail_environment_release(&handoff->environment);
+    errno = error;
+    return -1;
+}
+
+static int exec_path(const char *path, char *const argv[], char *const envp[]) {
+    int (*next)(const char *, char *const[], char *const[]) = trail_libc()->execve;
+    struct handoff handoff;
+    next(path, argv, hand_off(&handoff, envp));
+    return exec_failed(&handoff);
+}
+
+static int exec_searching(const char *file, char *const argv[], char *const envp[]) {
+    int (*next)(const char *, char *const[], char *const[]) = trail_libc()->execvpe;
     if (!next) return errno = ENOSYS, -1;
-    trail_log_before_exec();
-#define CALL(environment) next(file, argv, environment)
-    WITH_CONTEXT(envp, CALL);
-#undef CALL
+    struct handoff handoff;
+    next(file, argv, hand_off(&handoff, envp));
+    return exec_failed(&handoff);
 }
 
-int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+int execve(const char *path, char *const argv[], char *const envp[]) { return exec_path(path, argv, envp); }
 
-int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+int execvpe(const char *file, char *const argv[], char *const envp[]) { return exec_searching(file, argv, envp); }
+
+int execv(const char *path, char *const argv[]) { return exec_path(path, argv, environ); }
+
+int execvp(const char *file, char *const argv[]) { return exec_searching(file, argv, environ); }
 
 int fexecve(int fd, char *const argv[], char *const envp[]) {
-    static void *real;
-    exec_descriptor next = (exec_descriptor)next_definition(&real, "fexecve");
-    if (!next) return errno = ENOSYS, -1;
-    trail_log_before_exec();
-#define CALL(environment) next(fd, argv, environment)
-    WITH_CONTEXT(envp, CALL);
-#undef CALL
+    int (*next)(int, char *const[], char *const[]) = trail_libc()->fexecve;
+    struct handoff handoff;
+    next(fd, argv, hand_off(&handoff, envp));
+    return exec_failed(&handoff);
 }
 
-// The list forms gather their arguments and go through the vector forms above.
-enum { MAX_LISTED = 4096 };
+// MARK: the list forms: their arguments gathered into a vector, then the vector forms
 
-/// Copies the arguments after `first` up to the NULL that ends them into `argv`; with `environment`, the pointer
-/// after that NULL too. 0 when there are too many.
-#define GATHER(first, arguments, argv, environment)                         \
-    do {                                                                     \
-        size_t count = 0;                                                    \
-        argv[count++] = (char *)(first);                                     \
-        char *next_argument;                                                 \
-        do {                                                                 \
-            next_argument = va_arg(arguments, char *);                       \
-            if (count == MAX_LISTED) {                                       \
-                va_end(arguments);                                           \
-                return errno = E2BIG, -1;                                    \
-            }                                                                \
-            argv[count++] = next_argument;                                   \
-        } while (next_argument);                                             \
-        if (environment) *(environment) = va_arg(arguments, char *const *); \
-        va_end(arguments);                                                   \
-    } while (0)
+enum list_form { LIST_PATH, LIST_SEARCHING, LIST_WITH_ENVIRONMENT };
+
+/// `first` and the arguments after it up to the NULL that ends them (read as glibc reads them, whatever `first`
+/// is), then, for execle, the environment after that NULL. As many as the caller passed: the system's limit on
+/// their size is the only one.
+static int exec_listed(enum list_form form, const char *target, const char *first, va_list arguments) {
+    va_list counting;
+    va_copy(counting, arguments);
+    size_t count = 1;
+    while (va_arg(counting, char *)) count++;
+    char *const *envp = form == LIST_WITH_ENVIRONMENT ? va_arg(counting, char *const *) : environ;
+    va_end(counting);
+    char *small[TRAIL_SMALL_LIST];
+    char **argv = trail_list_room(small, count + 1);
+    if (!argv) return errno = ENOMEM, -1;
+    argv[0] = (char *)first;
+    for (size_t index = 1; index <= count; index++) argv[index] = va_arg(arguments, char *);
+    int result = form == LIST_SEARCHING ? exec_searching(target, argv, envp) : exec_path(target, argv, envp);
+    int error = errno;
+    trail_list_release(argv, small, count + 1);
+    errno = error;
+    return result;
+}
 
 int execl(const char *path, const char *first, ...) {
-    char *argv[MAX_LISTED];
     va_list arguments;
     va_start(arguments, first);
-    GATHER(first, arguments, argv, (char *const **)NULL);
-    return execv(path, argv);
+    int result = exec_listed(LIST_PATH, path, first, arguments);
+    va_end(arguments);
+    return result;
 }
 
 int execlp(const char *file, const char *first, ...) {
-    char *argv[MAX_LISTED];
     va_list arguments;
     va_start(arguments, first);
-    GATHER(first, arguments, argv, (char *const **)NULL);
-    return execvp(file, argv);
+    int result = exec_listed(LIST_SEARCHING, file, first, arguments);
+    va_end(arguments);
+    return result;
 }
 
 int execle(const char *path, const char *first, ...) {
-    char *argv[MAX_LISTED];
-    char *const *envp = environ;
     va_list arguments;
     va_start(arguments, first);
-    GATHER(first, arguments, argv, &envp);
-    return execve(path, argv, envp);
+    int result = exec_listed(LIST_WITH_ENVIRONMENT, path, first, arguments);
+    va_end(arguments);
+    return result;
 }

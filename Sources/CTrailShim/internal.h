@@ -109,6 +109,11 @@ int trail_trace_guard_active(void);
 const struct sigaction *trail_trace_guard_previous(const struct sigaction *action, int signal);
 /// Writes what the rings hold into the trace, async-signal-safely (recorder.c).
 void trail_trace_crash_flush(void);
+/// Before an exec (record mode): the rings into the trace and its END, async-signal-safely, as at exit; not in a
+/// vfork child, whose trace is its parent's. 1 when the trace was finished: the drain lock is then held until
+/// trail_trace_exec_failed, if the exec fails, takes the END back and recording goes on.
+int trail_trace_before_exec(void);
+void trail_trace_exec_failed(void);
 void trail_crash_prepare_thread(void);
 
 // MARK: recorder (recorder.c)
@@ -169,12 +174,53 @@ void trail_trace_context_start(void);
 int trail_inherited_trace(uint8_t trace_id[16], uint64_t *span_id);
 /// That TRACEPARENT, normalized ("" when none).
 const char *trail_inherited_traceparent(void);
-/// Environments longer than this are handed on untouched (the copy is on the stack).
-#define TRAIL_ENVIRONMENT_MAX 16384
-size_t trail_environment_count(char *const *envp);
-/// `envp` with TRACEPARENT set to the innermost traced call (record mode), built in `array` (`capacity`
-/// entries) and `entry`; `envp` itself when there is no call or no room. Async-signal-safe.
-char *const *trail_environment_with_context(char *const *envp, char **array, size_t capacity, char entry[72]);
+/// Pointers a list handed to a child keeps on the stack (512 bytes); longer lists get mapped pages.
+#define TRAIL_SMALL_LIST 64
+/// Room for `count` pointers: `small` (TRAIL_SMALL_LIST of them) when they fit, else pages from mmap, which is
+/// async-signal-safe where malloc is not; NULL when there are none.
+char **trail_list_room(char **small, size_t count);
+void trail_list_release(char **room, char **small, size_t count);
+/// The environment a child is given, and the memory it took.
+struct trail_handed_environment {
+    char **room;
+    size_t capacity;
+    char entry[72];
+    char *small[TRAIL_SMALL_LIST];
+};
+/// `envp` with TRACEPARENT naming the innermost traced call (or the trace context in effect), in `handed`;
+/// `envp` itself when there is none, when `envp` is empty, or when the program put a TRACEPARENT of its own in
+/// it. Async-signal-safe; trail_environment_release gives the memory back.
+char *const *trail_environment_hand_on(struct trail_handed_environment *handed, char *const *envp);
+void trail_environment_release(struct trail_handed_environment *handed);
+
+// MARK: libc's definitions of what Trail interposes (real_calls.c)
+
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+
+struct trail_real_calls {
+    int resolved;
+    int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                       char *const[], char *const[]);
+    int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                        char *const[], char *const[]);
+    int (*execve)(const char *, char *const[], char *const[]);
+    int (*execvpe)(const char *, char *const[], char *const[]);
+    int (*fexecve)(int, char *const[], char *const[]);
+    int (*system)(const char *);
+    FILE *(*popen)(const char *, const char *);
+};
+extern struct trail_real_calls trail_real;
+/// Finds them (a constructor does, before Trail's others); a NULL is one this link lacks.
+void trail_real_resolve(void);
+
+/// The real definitions, found at start; a call that comes before (another library's constructor) finds them.
+static inline const struct trail_real_calls *trail_libc(void) {
+    if (UNLIKELY(!__atomic_load_n(&trail_real.resolved, __ATOMIC_ACQUIRE))) trail_real_resolve();
+    return &trail_real;
+}
 
 // MARK: trace paths (trace_path.c)
 

@@ -231,6 +231,7 @@ static void child_after_fork(void) {
     trail_rec.stopping = trail_rec.crash_flushing = trail_rec.crash_flushed = 0;
     trail_rec.forked = 1;
     trail_rec.forked_recorded = 0;
+    trail_rec.owner_pid = getpid();
     // The rings hold the parent's records: let them go. Every thread here, the forking one too, attaches a
     // ring of its own on its next call (open calls stay open; their exits are recorded).
     uint32_t count = trail_rec.ring_count;
@@ -264,6 +265,7 @@ void trail_recorder_clock(uint64_t *ticks, uint64_t *nanoseconds) {
 
 int trail_recorder_start(void) {
     note_start();
+    trail_rec.owner_pid = getpid();
     trail_paths_start();
     uint64_t records = trail_settings.trace_buffer / sizeof(struct trail_record);
     uint64_t capacity = 1024;
@@ -306,41 +308,85 @@ void trail_trace_flush(void) {
     trail_recorder_unlock_drain();
 }
 
-/// Async-signal-safe, and done once: drains every ring once more, without allocating. A drain under way on
-/// another thread (the writer's, which blocks every signal) is waited for, up to 2 s; two threads never write
-/// the file at once, so past that the flush is given up. A drain under way on this very thread (a crash inside
-/// it) is abandoned: what it had not yet written is dropped, so that block headers never claim unwritten bytes.
-void trail_trace_crash_flush(void) {
-    if (trail_current_mode() != TRAIL_MODE_RECORD || !trail_rec.staging || __atomic_exchange_n(&trail_rec.crash_flushed, 1, __ATOMIC_ACQ_REL)) return;
-    if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)) return;
+enum { DRAIN_NOT_HAD, DRAIN_TAKEN, DRAIN_HELD_HERE };
+
+/// The drain lock, async-signal-safely: a drain under way on another thread (the writer's, which blocks every
+/// signal) is waited for, up to 2 s; two threads never write the file at once, so past that it is not had. A
+/// drain under way on this very thread (a signal inside it) is reported as such, still held.
+static int take_drain_from_signal(void) {
     uint32_t self = trail_current_tid();
-    int waited = 0, own = 0;
-    __atomic_store_n(&trail_rec.crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on
-    while (__atomic_exchange_n(&trail_rec.drain_lock, 1, __ATOMIC_ACQUIRE)) {
-        if (__atomic_load_n(&trail_rec.drain_owner, __ATOMIC_RELAXED) == self) {
-            own = 1;
-            break;
-        }
-        if (++waited > 20000) return;
+    for (int waited = 0; __atomic_exchange_n(&trail_rec.drain_lock, 1, __ATOMIC_ACQUIRE); waited++) {
+        if (__atomic_load_n(&trail_rec.drain_owner, __ATOMIC_RELAXED) == self) return DRAIN_HELD_HERE;
+        if (waited == 20000) return DRAIN_NOT_HAD;
         struct timespec pause = { 0, 100000 };
         nanosleep(&pause, NULL);
     }
     __atomic_store_n(&trail_rec.drain_owner, self, __ATOMIC_RELAXED);
-    if (own) {
-        trail_rec.part_count = 0;
-        trail_rec.staged = 0;
-        trail_rec.block_used = trail_rec.flushed_used;
-    }
-    if (trail_file_open() != 0) {
-        trail_recorder_unlock_drain();  // exit's stop_at_exit and the writer take it next
-        return;
-    }
+    return DRAIN_TAKEN;
+}
+
+/// Under the drain lock, without allocating: every ring into the file, then its final chunks (END with
+/// `dropped`, none for UINT64_MAX). 0 when there is no file to write.
+static int write_rings_and_finish(uint64_t dropped) {
+    if (trail_file_open() != 0) return 0;
     trail_span_details_write(put_span_details, 1);
     uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
         if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) trail_file_put_ring(trail_rec.rings[i]);
     }
-    trail_file_finish(UINT64_MAX);  // no END: the process did not stop cleanly
-    trail_recorder_unlock_drain();
+    trail_file_finish(dropped);
+    return 1;
 }
 
+/// Async-signal-safe, and done once: drains every ring once more, without allocating. A drain under way on
+/// this very thread (a crash inside it) is abandoned: what it had not yet written is dropped, so that block
+/// headers never claim unwritten bytes.
+void trail_trace_crash_flush(void) {
+    if (trail_current_mode() != TRAIL_MODE_RECORD || !trail_rec.staging || __atomic_exchange_n(&trail_rec.crash_flushed, 1, __ATOMIC_ACQ_REL)) return;
+    if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)) return;
+    __atomic_store_n(&trail_rec.crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on
+    int drain = take_drain_from_signal();
+    if (drain == DRAIN_NOT_HAD) return;
+    if (drain == DRAIN_HELD_HERE) {
+        trail_rec.part_count = 0;
+        trail_rec.staged = 0;
+        trail_rec.block_used = trail_rec.flushed_used;
+    }
+    write_rings_and_finish(UINT64_MAX);  // no END: the process did not stop cleanly
+    trail_recorder_unlock_drain();  // exit's stop_at_exit and the writer take it next
+}
+
+/// Recording goes on as before the exec: the writer drains again.
+static void resume_after_exec(void) {
+    __atomic_store_n(&trail_rec.crash_flushed, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&trail_rec.crash_flushing, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&trail_rec.writer_wake, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+int trail_trace_before_exec(void) {
+    if (trail_current_mode() != TRAIL_MODE_RECORD || !trail_rec.staging) return 0;
+    // A vfork child (or a clone without fork's handlers) shares its parent's trace: it is the parent's to write.
+    if ((pid_t)syscall(SYS_getpid) != trail_rec.owner_pid) return 0;
+    if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)) return 0;
+    if (__atomic_exchange_n(&trail_rec.crash_flushed, 1, __ATOMIC_ACQ_REL)) return 0;  // finished already: at exit
+    __atomic_store_n(&trail_rec.crash_flushing, 1, __ATOMIC_RELEASE);
+    int drain = take_drain_from_signal();
+    if (drain != DRAIN_TAKEN) {  // this thread's own drain, interrupted by the signal that execs, cannot be finished
+        resume_after_exec();
+        return 0;
+    }
+    if (!write_rings_and_finish(trail_trace_dropped())) {
+        trail_recorder_unlock_drain();
+        resume_after_exec();
+        return 0;
+    }
+    // The lock stays taken until the exec: no drain may write after END. A successful exec ends every thread.
+    return 1;
+}
+
+void trail_trace_exec_failed(void) {
+    trail_file_retract_finish();
+    trail_recorder_unlock_drain();
+    resume_after_exec();
+}

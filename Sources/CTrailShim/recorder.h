@@ -38,6 +38,7 @@ struct trail_recorder_state {
     uint64_t start_ticks, start_ns, start_wall_ns;
     int forked;                      // a child of fork(): its trace is its own, opened once it records
     int forked_recorded;             // a ring was attached since the fork
+    pid_t owner_pid;                 // the process the trace is of: not a vfork child, which shares this memory
 
     // The trace file and its blocks.
     int trace_fd;
@@ -57,6 +58,7 @@ struct trail_recorder_state {
     struct trail_block_content *blocks;
     uint64_t cut_records, cut_bytes;
     int full, finishing;
+    struct { uint64_t sequence, bytes; uint32_t used; int full; } before_finish;  // what trail_file_retract_finish restores
     int write_error;                 // errno of the first failed write (a full disk): recording stops there
     int open_error;                  // errno of the failed open: nothing is recorded, and it was said once
     pthread_t pruner;
@@ -87,6 +89,8 @@ void trail_file_put_thread(struct trail_ring *ring);
 uint64_t trail_file_put_ring(struct trail_ring *ring);
 /// The final chunks: each thread's name and drop count, what was cut, and END (none for UINT64_MAX).
 void trail_file_finish(uint64_t dropped);
+/// Takes the final chunks back (an exec that failed): the block ends where they began, and recording goes on.
+void trail_file_retract_finish(void);
 void trail_file_prepare_info(void);
 
 // trace_rings.c

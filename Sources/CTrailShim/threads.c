@@ -2,10 +2,9 @@
 // handler (the kernel cannot run a handler on the stack that overflowed). Threads the program names or traces
 // get one on first use; every other thread (Dispatch's and Foundation's workers, a C library's) gets one from
 // `pthread_create`, which this file interposes: the executable's definition comes before libc's for every
-// library in the process. Each stack is unmapped when its thread ends.
+// library in the process (libc's own is found at start: real_calls.c). Each stack is unmapped when its thread ends.
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,16 +60,9 @@ static void *start_with_stack(void *raw) {
     return start.routine(start.argument);
 }
 
-typedef int (*pthread_create_function)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*routine)(void *), void *argument) {
-    static pthread_create_function real;
-    pthread_create_function next = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
-    if (!next) {
-        next = (pthread_create_function)dlsym(RTLD_NEXT, "pthread_create");
-        if (!next) return EAGAIN;
-        __atomic_store_n(&real, next, __ATOMIC_RELEASE);
-    }
+    int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = trail_libc()->pthread_create;
+    if (!next) return EAGAIN;
     struct thread_start *start = malloc(sizeof *start);
     if (!start) return next(thread, attributes, routine, argument);
     start->routine = routine;

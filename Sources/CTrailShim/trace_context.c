@@ -1,16 +1,19 @@
 // W3C trace context across processes, carried in the environment as OpenTelemetry's convention has it
 // (TRACEPARENT, TRACESTATE). A recording process that started with TRACEPARENT belongs to that trace: its trace
 // id is that trace's, and its root calls are children of that span (the INFO chunk keeps it for exporters). A
-// recording process that starts another sets TRACEPARENT to the call that starts it: posix_spawn and the exec
-// family (exec_handoff.c) are interposed, as pthread_create is. The environment is built on the stack, so an exec
-// between fork and exec allocates nothing.
+// recording process that starts another sets TRACEPARENT to the call that starts it: posix_spawn, system, popen
+// and the exec family (exec_handoff.c) are interposed, as pthread_create is. The environment is built on the
+// stack when short, else in mapped pages: an exec between fork and exec, or in a signal handler, never calls
+// malloc.
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+extern char **environ;
 
 static char inherited[56];        // "00-<32 hex>-<16 hex>-<2 hex>", or empty
 static uint8_t inherited_trace[16];
@@ -89,23 +92,66 @@ static int current_entry(char entry[72]) {
     return 1;
 }
 
-size_t trail_environment_count(char *const *envp) {
-    size_t count = 0;
-    while (envp && envp[count]) count++;
-    return count;
+// MARK: the environment children get
+
+char **trail_list_room(char **small, size_t count) {
+    if (count <= TRAIL_SMALL_LIST) return small;
+    void *pages = mmap(NULL, count * sizeof(char *), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return pages == MAP_FAILED ? NULL : pages;
 }
 
-char *const *trail_environment_with_context(char *const *envp, char **array, size_t capacity, char entry[72]) {
-    if (!current_entry(entry)) return envp;
-    size_t count = 0;
-    for (size_t i = 0; envp && envp[i]; i++) {
-        if (!strncmp(envp[i], "TRACEPARENT=", 12)) continue;
-        if (count + 2 > capacity) return envp;
-        array[count++] = envp[i];
+void trail_list_release(char **room, char **small, size_t count) {
+    if (room && room != small) munmap(room, count * sizeof(char *));
+}
+
+/// TRACEPARENT as the process found it at start, which a child is handed the current call instead of; any other
+/// the program put in a child's environment itself is the program's, and stays.
+static char started_with[128];
+static size_t started_with_length = SIZE_MAX;  // SIZE_MAX: none
+
+__attribute__((constructor)) static void note_started_with(void) {
+    const char *value = getenv("TRACEPARENT");
+    if (!value) return;
+    started_with_length = strlen(value);
+    memcpy(started_with, value, started_with_length < sizeof started_with ? started_with_length : sizeof started_with);
+}
+
+static int is_started_with(const char *value) {
+    size_t length = strlen(value);
+    return length == started_with_length && !memcmp(value, started_with, length < sizeof started_with ? length : sizeof started_with);
+}
+
+/// Whether a child started with `envp` is handed TRACEPARENT, filled into `entry`: not when there is no call or
+/// context to name, when the environment is explicitly empty, or when the program set TRACEPARENT in it.
+static int hands_on_context(char *const *envp, char entry[72], size_t *count) {
+    if (!envp || !envp[0] || !current_entry(entry)) return 0;
+    size_t index = 0;
+    for (; envp[index]; index++) {
+        if (!strncmp(envp[index], "TRACEPARENT=", 12) && !is_started_with(envp[index] + 12)) return 0;
     }
-    array[count++] = entry;
-    array[count] = NULL;
-    return array;
+    *count = index;
+    return 1;
+}
+
+char *const *trail_environment_hand_on(struct trail_handed_environment *handed, char *const *envp) {
+    handed->room = NULL;
+    size_t count;
+    if (!hands_on_context(envp, handed->entry, &count)) return envp;
+    handed->capacity = count + 2;
+    handed->room = trail_list_room(handed->small, handed->capacity);
+    if (!handed->room) return envp;  // no memory: the child is still started, as it would have been
+    size_t kept = 0;
+    for (size_t index = 0; index < count; index++) {
+        if (strncmp(envp[index], "TRACEPARENT=", 12)) handed->room[kept++] = envp[index];
+    }
+    handed->room[kept++] = handed->entry;
+    handed->room[kept] = NULL;
+    return handed->room;
+}
+
+void trail_environment_release(struct trail_handed_environment *handed) {
+    trail_list_release(handed->room, handed->small, handed->capacity);
+    handed->room = NULL;
 }
 
 // MARK: posix_spawn (Foundation's Process starts children with it)
@@ -113,29 +159,72 @@ char *const *trail_environment_with_context(char *const *envp, char **array, siz
 typedef int (*spawn_function)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
                               char *const[], char *const[]);
 
-static int spawn(const char *name, void **slot, pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+static int spawn(spawn_function next, pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
                  const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
-    spawn_function next = (spawn_function)__atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!next) {
-        next = (spawn_function)dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, (void *)next, __ATOMIC_RELEASE);
-    }
     if (!next) return ENOSYS;
-    size_t count = trail_environment_count(envp);
-    if (count > TRAIL_ENVIRONMENT_MAX) return next(pid, path, actions, attributes, argv, envp);
-    char *array[count + 2];
-    char entry[72];
-    return next(pid, path, actions, attributes, argv, trail_environment_with_context(envp, array, count + 2, entry));
+    struct trail_handed_environment handed;
+    int result = next(pid, path, actions, attributes, argv, trail_environment_hand_on(&handed, envp));
+    int error = errno;
+    trail_environment_release(&handed);
+    errno = error;
+    return result;
 }
 
 int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
                 char *const argv[], char *const envp[]) {
-    static void *real;
-    return spawn("posix_spawn", &real, pid, path, actions, attributes, argv, envp);
+    return spawn(trail_libc()->posix_spawn, pid, path, actions, attributes, argv, envp);
 }
 
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
                  char *const argv[], char *const envp[]) {
-    static void *real;
-    return spawn("posix_spawnp", &real, pid, file, actions, attributes, argv, envp);
+    return spawn(trail_libc()->posix_spawnp, pid, file, actions, attributes, argv, envp);
+}
+
+// MARK: system and popen
+
+// glibc starts their shell with its internal posix_spawn and `environ`, past the interposer: the shell is handed
+// the context by the command itself, `export TRACEPARENT=...; ` before the program's. The shell, its exit status
+// and its signals stay libc's own; with nothing to hand on, the command is passed as it is.
+
+/// The command with the context exported first (malloc'd), or NULL when there is nothing to hand on.
+static char *command_with_context(const char *command) {
+    char entry[72];
+    size_t count;
+    if (!command || !hands_on_context(environ, entry, &count)) return NULL;
+    static const char prefix[] = "export ";
+    size_t entry_length = strlen(entry), command_length = strlen(command);
+    char *line = malloc(sizeof prefix - 1 + entry_length + 2 + command_length + 1);
+    if (!line) return NULL;
+    char *at = line;
+    memcpy(at, prefix, sizeof prefix - 1);
+    at += sizeof prefix - 1;
+    memcpy(at, entry, entry_length);
+    at += entry_length;
+    memcpy(at, "; ", 2);
+    memcpy(at + 2, command, command_length + 1);
+    return line;
+}
+
+int system(const char *command) {
+    int (*next)(const char *) = trail_libc()->system;
+    if (!next) return errno = ENOSYS, -1;
+    char *line = command_with_context(command);
+    if (!line) return next(command);
+    int status = next(line);
+    int error = errno;
+    free(line);
+    errno = error;
+    return status;
+}
+
+FILE *popen(const char *command, const char *mode) {
+    FILE *(*next)(const char *, const char *) = trail_libc()->popen;
+    if (!next) return errno = ENOSYS, NULL;
+    char *line = command_with_context(command);
+    if (!line) return next(command, mode);
+    FILE *stream = next(line, mode);
+    int error = errno;
+    free(line);
+    errno = error;
+    return stream;
 }

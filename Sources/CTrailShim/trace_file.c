@@ -368,6 +368,10 @@ uint64_t trail_file_put_ring(struct trail_ring *ring) {
 
 /// The final chunks: each thread's name and drop count, what was cut, and END.
 void trail_file_finish(uint64_t dropped) {
+    trail_rec.before_finish.sequence = trail_rec.sequence;
+    trail_rec.before_finish.used = trail_rec.block_used;
+    trail_rec.before_finish.bytes = trail_rec.blocks ? trail_rec.blocks[trail_rec.block_index].bytes : 0;
+    trail_rec.before_finish.full = trail_rec.full;
     trail_rec.finishing = 1;
     trail_rec.full = trail_rec.write_error != 0;  // policy first keeps room for these; a failed disk takes nothing more
     uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
@@ -381,6 +385,17 @@ void trail_file_finish(uint64_t dropped) {
         trail_file_put_chunk(CHUNK_END, end, sizeof end);
     }
     trail_file_flush();
+    trail_file_write_block_header();
+}
+
+void trail_file_retract_finish(void) {
+    trail_rec.finishing = 0;
+    trail_rec.full = trail_rec.before_finish.full;
+    if (trail_rec.trace_fd < 0) return;
+    // Final chunks that spilled into a new block leave the previous block's tail as ordinary chunks.
+    int same_block = trail_rec.sequence == trail_rec.before_finish.sequence;
+    trail_rec.block_used = trail_rec.flushed_used = same_block ? trail_rec.before_finish.used : 0;
+    if (trail_rec.blocks) trail_rec.blocks[trail_rec.block_index].bytes = same_block ? trail_rec.before_finish.bytes : 0;
     trail_file_write_block_header();
 }
 

@@ -72,6 +72,7 @@ struct TraceDump {
                     problems.append("chunk crosses block \(block.sequence)")
                     break
                 }
+                if end != nil { problems.append("a chunk after END") }
                 switch TraceLayout.Chunk(rawValue: type) {
                 case .info:
                     let text = String(decoding: bytes[payload ..< payload + size].prefix { $0 != 0 }, as: UTF8.self)
