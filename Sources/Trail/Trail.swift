@@ -7,8 +7,8 @@ public import CTrailHooks
 ///
 ///     Trail.enter("Module.Type.method(x:) @ Module/File.swift:12"); defer { Trail.exit() }
 ///
-/// or, when its body is one expression, `Trail.enter(…); return expression ~>| Trail.Exit()` (`TrailExit`),
-/// and an `async` one, which may end on another thread than it started on,
+/// or, when its body is one expression, `Trail.enter(…); return expression ~>| Trail.TypedExit<Int>()`
+/// (`TrailExit`), and an `async` one, which may end on another thread than it started on,
 ///
 ///     let __trail = Trail.enterAsync("Module.Type.load() @ Module/File.swift:20"); defer { Trail.exit(__trail) }
 ///
@@ -41,6 +41,15 @@ public enum Trail {
     /// and that call was most of what tracing compiled in but off cost.
     @frozen
     public struct Exit {
+        @_transparent
+        public init() {}
+    }
+
+    /// The right operand of `value ~>| Trail.TypedExit<Result>()`, where `Result` is the body's written result
+    /// type: it fixes the operator's type, so the value is checked against that type as a bare `return` checks
+    /// it, where `Trail.Exit()` lets the value's own type pick it (see `TrailExit`).
+    @frozen
+    public struct TypedExit<Result: ~Copyable & ~Escapable> {
         @_transparent
         public init() {}
     }

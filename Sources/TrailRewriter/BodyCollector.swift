@@ -90,7 +90,8 @@ final class BodyCollector: SyntaxVisitor {
         instrument(
             after: body.leftBrace, body.statements, line: node.funcKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
-            returns: returnType.map(ReturnKind.init) ?? .void, foldsExit: FoldedExit.allows(returnType))
+            returns: returnType.map(ReturnKind.init) ?? .void, foldsExit: FoldedExit.allows(returnType),
+            resultType: returnType)
         return .visitChildren
     }
     override func visitPost(_ node: FunctionDeclSyntax) { pop() }
@@ -136,7 +137,7 @@ final class BodyCollector: SyntaxVisitor {
             instrument(
                 after: block.leftBrace, statements, getter: true, line: keyword ?? block.leftBrace, async: false,
                 returns: node.typeAnnotation.map { ReturnKind($0.type) } ?? .value,
-                foldsExit: FoldedExit.allows(node.typeAnnotation?.type))
+                foldsExit: FoldedExit.allows(node.typeAnnotation?.type), resultType: node.typeAnnotation?.type)
         }
         return .visitChildren
     }
@@ -155,7 +156,7 @@ final class BodyCollector: SyntaxVisitor {
             instrument(
                 after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
                 async: false, returns: ReturnKind(node.returnClause.type),
-                foldsExit: FoldedExit.allows(node.returnClause.type))
+                foldsExit: FoldedExit.allows(node.returnClause.type), resultType: node.returnClause.type)
         }
         return .visitChildren
     }
@@ -168,24 +169,19 @@ final class BodyCollector: SyntaxVisitor {
         guard let body = node.body, node.accessorSpecifier.tokenKind != .keyword(.`init`),
             !isSkipped(node, node.attributes)
         else { return .skipChildren }
-        if accessor == "get", let (type, witness, member) = propertyDeclaration(of: node),
-            isBuilt(body.statements, type: type, witness: witness, of: member)
-        {
+        // A getter returns the property's or subscript's type.
+        let property = accessor == "get" ? propertyDeclaration(of: node) : nil
+        if let (type, witness, member) = property, isBuilt(body.statements, type: type, witness: witness, of: member) {
             return .skipChildren
         }
         instrument(
             after: body.leftBrace, body.statements, line: node.accessorSpecifier,
             async: node.effectSpecifiers?.asyncSpecifier != nil,
-            returns: accessor == "get" ? propertyReturnKind(of: node) : .void,
-            foldsExit: accessor == "get" && FoldedExit.allows(propertyDeclaration(of: node)?.type))
+            returns: accessor == "get" ? property?.type.map(ReturnKind.init) ?? .value : .void,
+            foldsExit: accessor == "get" && FoldedExit.allows(property?.type), resultType: property?.type)
         return .visitChildren
     }
     override func visitPost(_ node: AccessorDeclSyntax) { pop() }
-
-    /// A getter returns the property's or subscript's type.
-    private func propertyReturnKind(of accessor: AccessorDeclSyntax) -> ReturnKind {
-        propertyDeclaration(of: accessor)?.type.map(ReturnKind.init) ?? .value
-    }
 
     /// The type, name and declaration of the property or subscript an accessor belongs to.
     private func propertyDeclaration(of accessor: AccessorDeclSyntax) -> (
@@ -316,10 +312,11 @@ final class BodyCollector: SyntaxVisitor {
     // MARK: Edits
 
     /// `foldsExit`: a function's or getter's body (not a closure's), whose one value may carry the exit
-    /// (`FoldedExit`).
+    /// (`FoldedExit`), typed as its written `resultType` (`ExitType`).
     private func instrument(
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
-        line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false
+        line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false,
+        resultType: TypeSyntax? = nil
     ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
         let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
@@ -338,6 +335,7 @@ final class BodyCollector: SyntaxVisitor {
         {
             folded = nil
         }
+        let exitCode = Marker.foldedExitCode(resultType: ExitType.text(resultType))
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let code =
             statements.isEmpty
@@ -350,7 +348,7 @@ final class BodyCollector: SyntaxVisitor {
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
             for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }
-            if let folded { edits.append(Edit(offset: folded, text: Marker.foldedExit)) }
+            if let folded { edits.append(Edit(offset: folded, text: Marker.wrap(exitCode))) }
             return
         }
         let first = brace.nextToken(viewMode: .sourceAccurate)?.positionAfterSkippingLeadingTrivia.utf8Offset ?? offset
@@ -363,7 +361,7 @@ final class BodyCollector: SyntaxVisitor {
         if let folded,
             let closing = statements.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate)
         {
-            edits.append(columns.insertion(Marker.foldedExitCode, at: folded, before: closing))
+            edits.append(columns.insertion(exitCode, at: folded, before: closing))
         }
     }
 

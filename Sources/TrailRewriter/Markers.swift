@@ -14,8 +14,8 @@ public enum Marker {
     static func wrap(_ code: String) -> String { open + code + close }
 
     /// Only the `Trail` type: a whole-module import would put the runtime's `Logger` beside, say, swift-log's,
-    /// and make the name ambiguous in the user's file. `TrailExit` declares only the exit operator (`foldedExit`),
-    /// which no import can name, so it comes whole.
+    /// and make the name ambiguous in the user's file. `TrailExit` declares only the exit operator
+    /// (`foldedExitCode`), which no import can name, so it comes whole.
     static let importTrail = wrap(importCode + " ")
     static let importCode = "import enum Trail.Trail; import TrailExit;"
     /// In place: after the file's first import, on its line, or as the file's last line.
@@ -36,14 +36,16 @@ public enum Marker {
             : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
     }
 
-    /// Entry for a synchronous body that is one value: its exit follows the value (`foldedExit`).
+    /// Entry for a synchronous body that is one value: its exit follows the value (`foldedExitCode`).
     static func foldedEntryCode(site: String) -> String { "Trail.enter(\(literal(site)));" }
 
     /// What follows a folded body's value, which an explicit `return` precedes: the exit is recorded once the
     /// value is made, with no `defer`, which unoptimized code calls as a function of its own. An operator below
-    /// assignment, so the return expression still starts at the value (`TrailExit`).
-    static let foldedExitCode = " ~>| Trail.Exit()"
-    static let foldedExit = wrap(foldedExitCode)
+    /// assignment, so the return expression still starts at the value (`TrailExit`); its right operand names the
+    /// body's result type where it can (`ExitType`).
+    static func foldedExitCode(resultType: String?) -> String {
+        resultType.map { " ~>| Trail.TypedExit<\($0)>()" } ?? " ~>| Trail.Exit()"
+    }
 
     /// An empty body: a `defer` at the end of a scope draws a compiler warning, so call both at once.
     static func emptyBodyCode(site: String, async: Bool) -> String {

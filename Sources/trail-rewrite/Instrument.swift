@@ -10,7 +10,7 @@ let instrumentVerb = Verb(
     details: """
         Folders are searched for .swift files. Each function-like body gets, on the line of its opening
         brace, `Trail.enter("Module.Type.name(x:) @ Module/File.swift:LINE"); defer { Trail.exit() };` (a body
-        that is one value returns `value ~>| Trail.Exit()` instead of the defer), and the file gets
+        that is one value returns `value ~>| Trail.TypedExit<ResultType>()` instead of the defer), and the file gets
         `import enum Trail.Trail; import TrailExit`, all inside /*<trail*/ ... /*trail>*/ markers: no line moves, and
         'trail strip' removes exactly that. With --line-directive, code after a brace on its line moves to a
         line of its own, put back at its line and column by #sourceLocation. Instrumenting an instrumented file changes nothing.

@@ -60,16 +60,16 @@ import TrailTestSupport
         #expect(errors.count == expected.count)
         #expect(errors.filter { !expected.contains($0) }.count == 2, "lines 4 and 14 fold")
         for (error, untraced) in zip(errors, expected) {
-            // A one-value body ends `value ~>| Trail.Exit()`, and a binary expression's place is its operator: a
-            // type error in the whole value has its words and line, in a column past the value (lines 4 and 14;
-            // the `#if` body keeps its `defer`).
+            // A one-value body ends `value ~>| Trail.TypedExit<Int>()`, whose left operand must be an `Int`: a
+            // type error in the whole value is at its untraced line and column, in the words of an argument
+            // (lines 4 and 14; the `#if` body keeps its `defer`).
             guard untraced.contains("error: cannot convert return expression"), error != untraced else {
                 #expect(error == untraced)
                 continue
             }
             let (place, words) = (Self.place(error), Self.place(untraced))
-            #expect(place.line == words.line && place.message == words.message, "\(error)")
-            #expect(place.column > words.column, "\(error)")
+            #expect(place.line == words.line && place.column == words.column, "\(error)")
+            #expect(place.message.hasSuffix("cannot convert value of type 'String' to expected argument type 'Int'"))
         }
     }
 

@@ -21,15 +21,20 @@ import TrailTestSupport
                 + sources.sorted().map { Paths.fixture("ZooLog") + "/" + $0 }, check: true)
     }
 
-    /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced.
-    static func compile(_ sources: String, traced: Bool, into directory: String) throws -> String {
+    /// Compiles the zoo (or an instrumented copy of it) with swiftc, against the runtime when traced, in a
+    /// language mode: Swift 6 opens existentials passed to generic parameters (SE-0352) and makes sendability
+    /// errors of what Swift 5 warns about, so a traced value must type-check as its `return` did in both.
+    static func compile(_ sources: String, traced: Bool, into directory: String, swiftVersion: String = "5") throws
+        -> String
+    {
         let files = try FileManager.default.contentsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }
             .sorted()
-        let output = directory + (traced ? "/zoo-traced" : "/zoo-plain")
+        let output = directory + (traced ? "/zoo-traced" : "/zoo-plain") + "-swift" + swiftVersion
         // Warnings are errors: what the rewriter inserts must not warn, or such packages stop building.
         var arguments =
             [
-                "-module-name", "Zoo", "-Onone", "-g", "-warnings-as-errors", "-o", output,
+                "-module-name", "Zoo", "-swift-version", swiftVersion, "-Onone", "-g", "-warnings-as-errors",
+                "-o", output,
                 // Values.swift returns a Span, a ~Escapable value.
                 "-enable-experimental-feature", "Lifetimes",
                 "-I", directory, "-L", directory, "-lZooLog",
@@ -65,6 +70,21 @@ import TrailTestSupport
         #expect(plain.stdout.contains("released r1"))
         // Off by default: nothing is traced.
         #expect(traced.stderr.isEmpty)
+    }
+
+    /// Contexts.swift holds the values whose type the result type gives (existential metatypes, closures that
+    /// take `@Sendable` or a global actor from it, labeled tuples, overloads), which Swift 6 checks differently.
+    @Test func swift6LanguageModeCompilesTracedAndPrintsTheSame() throws {
+        let directory = Self.built.directory
+        let plain = try Self.compile(Self.zoo, traced: false, into: directory, swiftVersion: "6")
+        let traced = try Self.compile(directory + "/src", traced: true, into: directory, swiftVersion: "6")
+        let plainOutput = try run(plain, [], check: true).stdout
+        #expect(plainOutput == (try run(Self.built.plain, [], check: true)).stdout)
+        #expect(plainOutput.contains("contexts: square square"))
+        let tracedRun = try run(traced, [], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(tracedRun.stdout == plainOutput)
+        let expected = Transcript.read(Self.zoo + "/expected-trace.txt")
+        #expect(Transcript.firstDifference(Transcript.maskTrace(tracedRun.stderr), expected) == nil)
     }
 
     @Test func traceMatchesTheExpectedTranscript() throws {

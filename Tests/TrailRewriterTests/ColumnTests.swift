@@ -29,7 +29,7 @@ import TrailTestSupport
             struct Store {
                 func total() -> Int {/*<trail*/Trail.enter("App.Store.total() @ App/Store.swift:3");
             /*trail>*/\(directive)3)
-                              return  items.count + extra/*<trail*/ ~>| Trail.Exit()
+                              return  items.count + extra/*<trail*/ ~>| Trail.TypedExit<Int>()
             /*trail>*/\(directive)3)
                                                           }
                 func log() {/*<trail*/Trail.enter("App.Store.log() @ App/Store.swift:4"); defer { Trail.exit() };
@@ -38,7 +38,7 @@ import TrailTestSupport
             }
             func f() -> Int {/*<trail*/Trail.enter("App.f() @ App/Store.swift:6");
             /*trail>*/\(directive)6)
-                      return  1/*<trail*/ ~>| Trail.Exit()
+                      return  1/*<trail*/ ~>| Trail.TypedExit<Int>()
             /*trail>*/\(directive)6)
                                 }
 
@@ -61,7 +61,7 @@ import TrailTestSupport
         #expect(text.contains("get{/*<trail*/"))
         #expect(
             text.contains(
-                "\n/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 1)\nreturn\n     1/*<trail*/ ~>| Trail.Exit()\n"
+                "\n/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 1)\nreturn\n     1/*<trail*/ ~>| Trail.TypedExit<Int>()\n"
                     + "/*trail>*/#sourceLocation(file: \"\(Self.file)\", line: 2)\n       }\n"))
         #expect(try stripped(text) == short)
         // Tabs and CJK count as their bytes: the padding is the prefix's UTF-8 length.
@@ -92,7 +92,7 @@ import TrailTestSupport
         #expect(
             text.contains(
                 #"Trail.enter("App.S.name.get @ App/Store.swift:2"); return/*trail>*/"#
-                    + "\n        // a comment\n        \"store\"/*<trail*/ ~>| Trail.Exit()/*trail>*/\n"))
+                    + "\n        // a comment\n        \"store\"/*<trail*/ ~>| Trail.TypedExit<String>()/*trail>*/\n"))
         #expect(
             text.contains("\n/*<trail*/#sourceLocation(file: \"\(Self.file)\", line: 7)\nreturn/*trail>*/\n        1\n")
         )

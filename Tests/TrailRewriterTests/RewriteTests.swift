@@ -21,7 +21,7 @@ import TrailTestSupport
             // header
             import Foundation/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
 
-            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4");/*trail>*/ /*<trail*/return /*trail>*/a + b/*<trail*/ ~>| Trail.Exit()/*trail>*/ }
+            func add(_ a: Int, _ b: Int) -> Int {/*<trail*/Trail.enter("M.add(_:_:) @ M/F.swift:4");/*trail>*/ /*<trail*/return /*trail>*/a + b/*<trail*/ ~>| Trail.TypedExit<Int>()/*trail>*/ }
             func log() {/*<trail*/Trail.enter("M.log() @ M/F.swift:5"); defer { Trail.exit() };/*trail>*/
                 print("x")
             }
