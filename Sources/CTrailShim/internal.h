@@ -259,6 +259,9 @@ size_t trail_copy_readable(void *target, uintptr_t address, size_t length);
 // bootstrapped, else to fd 2 (through a bounded buffer and a writer thread when fd 2 is a pipe or socket).
 
 void trail_log_mode_start(void);
+/// Writes log mode's buffered lines to fd 2 from the calling thread, before an exec or _exit that would take them
+/// with it: only tries the buffer's lock and waits for a full pipe at most briefly.
+void trail_log_mode_drain(void);
 /// `line` ends in the ids and '\n'; `message_length` bytes of it come before the ids.
 void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16], uint64_t span_id);
 

@@ -34,23 +34,46 @@ static uint64_t pipe_head, pipe_tail;       // bytes put, bytes written
 static uint64_t pipe_dropped;               // lines lost since the last note
 static int stderr_is_fifo;
 static int pipe_writer_missing;             // after fork: the child starts its own writer with its first line
+static int pipe_writer_busy;                // under pipe_lock: the writer has a chunk out, not yet counted written
+static pid_t pipe_owner;                    // the process whose buffer this is (a vfork child shares it)
 
-/// How much of `wanted` fd 2 takes without filling past the reserve; waits (on this thread only) for room.
-static size_t pipe_room(size_t wanted) {
+/// How much of `wanted` fd 2 takes without filling past the reserve, at least `least` (a whole line); waits (on
+/// this thread only) for room, for at most `patience` pauses of 2 ms (-1: as long as it takes), then 0.
+static size_t pipe_room_within(size_t wanted, size_t least, int patience) {
     if (!stderr_is_fifo) return wanted;
-    for (;;) {
+    for (int waited = 0;; waited++) {
         int unread = 0, capacity = fcntl(2, F_GETPIPE_SZ);
         if (capacity <= 0 || ioctl(2, FIONREAD, &unread) != 0) return wanted;
         long room = (long)capacity - unread - PIPE_RESERVE;
-        if (room > 0) return (size_t)room < wanted ? (size_t)room : wanted;
+        if (room > 0 && (size_t)room >= least) return (size_t)room < wanted ? (size_t)room : wanted;
+        if (patience >= 0 && waited >= patience) return 0;
         struct timespec pause = { 0, 2000000 };
         nanosleep(&pause, NULL);
     }
 }
 
+static size_t pipe_room(size_t wanted) { return pipe_room_within(wanted, 1, -1); }
+
+/// The length of the first line of the ring's bytes from `start`, or `length` when none ends there.
+static uint64_t first_line(uint64_t start, uint64_t length) {
+    for (uint64_t end = 1; end <= length; end++) {
+        if (pipe_bytes[(start + end - 1) & (PIPE_BUFFER - 1)] == '\n') return end;
+    }
+    return length;
+}
+
 static trail_log_line_hook log_hook;
 
 void trail_set_log_hook(trail_log_line_hook hook) { __atomic_store_n(&log_hook, hook, __ATOMIC_RELEASE); }
+
+/// `length` cut back to the end of the last whole line in it, when it holds one: a write of whole lines (at most
+/// PIPE_BUF bytes, atomic on a pipe) never interleaves mid-line with another process writing to the same fd 2.
+static uint64_t whole_lines(uint64_t start, uint64_t length) {
+    for (uint64_t end = length; end > 0; end--) {
+        if (pipe_bytes[(start + end - 1) & (PIPE_BUFFER - 1)] == '\n') return end;
+    }
+    return length;
+}
 
 static int write_all(int fd, const char *bytes, size_t length) {
     while (length > 0) {
@@ -80,13 +103,15 @@ static void *pipe_writer(void *unused) {
         uint64_t start = pipe_tail, length = pipe_head - pipe_tail;
         if (length > sizeof chunk) length = sizeof chunk;
         // A pipe holds 16 pages, and a write that does not fit the last page's rest takes a new one: writes that
-        // fill the last page exactly keep the pages full, so the reserve in bytes is pages left for the note.
+        // fill the last page exactly keep the pages full, so the reserve in bytes is pages left for the note. Such
+        // a write may end mid-line, so lines of another process writing to the same pipe can split one of these.
         int unread = 0;
         if (stderr_is_fifo && ioctl(2, FIONREAD, &unread) == 0 && unread % 4096 && length > (uint64_t)(4096 - unread % 4096))
             length = (uint64_t)(4096 - unread % 4096);
         for (uint64_t i = 0; i < length; i++) chunk[i] = pipe_bytes[(start + i) & (PIPE_BUFFER - 1)];
         uint64_t dropped = length == pipe_head - pipe_tail ? pipe_dropped : 0;  // a note once caught up
         pipe_dropped -= dropped;
+        pipe_writer_busy = 1;
         pthread_mutex_unlock(&pipe_lock);
         size_t allowed = pipe_room((size_t)length);  // may wait: only this thread does
         write_all(2, chunk, allowed);
@@ -97,6 +122,7 @@ static void *pipe_writer(void *unused) {
             if (pipe_room(note_length) == note_length) noted = write_all(2, note, note_length) == 0;
         }
         pthread_mutex_lock(&pipe_lock);
+        pipe_writer_busy = 0;
         pipe_tail = start + allowed;
         // A note that did not fit is said later (again once caught up, or at exit): the count is kept.
         if (dropped && !noted) pipe_dropped += dropped;
@@ -137,7 +163,41 @@ static void child_pipe(void) {
     pthread_cond_init(&pipe_ready, NULL);
     pipe_tail = pipe_head;
     pipe_dropped = 0;
+    pipe_writer_busy = 0;
     pipe_writer_missing = 1;
+    pipe_owner = getpid();
+}
+
+void trail_log_mode_drain(void) {
+    // Not in a vfork child, whose parent's buffer this is.
+    if (destination != TO_PIPE || getpid() != pipe_owner) return;
+    // Only tries, for at most 100 ms: this may run in a signal handler that interrupted a holder of the lock.
+    int locked = 0;
+    for (int tries = 0; tries < 100 && !locked; tries++) {
+        if (pthread_mutex_trylock(&pipe_lock) == 0) {
+            if (!pipe_writer_busy) {
+                locked = 1;
+                break;
+            }
+            pthread_mutex_unlock(&pipe_lock);
+        }
+        struct timespec pause = { 0, 1000000 };
+        nanosleep(&pause, NULL);
+    }
+    if (!locked) return;
+    char chunk[4096];
+    while (pipe_head != pipe_tail) {
+        uint64_t length = pipe_head - pipe_tail;
+        if (length > sizeof chunk) length = sizeof chunk;
+        // A reader that stopped reading: 100 ms, no more.
+        size_t allowed = pipe_room_within((size_t)length, (size_t)first_line(pipe_tail, length), 50);
+        if (allowed == 0) break;
+        allowed = (size_t)whole_lines(pipe_tail, allowed);
+        for (uint64_t i = 0; i < allowed; i++) chunk[i] = pipe_bytes[(pipe_tail + i) & (PIPE_BUFFER - 1)];
+        if (write_all(2, chunk, allowed) != 0) break;
+        pipe_tail += allowed;
+    }
+    pthread_mutex_unlock(&pipe_lock);
 }
 
 static void start_pipe_writer(void) {
@@ -166,6 +226,7 @@ void trail_log_mode_start(void) {
         stderr_is_fifo = S_ISFIFO(info.st_mode);
         pthread_t writer;
         pipe_bytes = malloc(PIPE_BUFFER);
+        pipe_owner = getpid();
         if (pipe_bytes && pthread_create(&writer, NULL, pipe_writer, NULL) == 0) {
             pthread_detach(writer);
             destination = TO_PIPE;

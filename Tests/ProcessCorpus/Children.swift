@@ -127,10 +127,22 @@ func execFromSignalHandler() {
         execv("/bin/sh", handlerArguments)
         _exit(9)
     }
+    // Error lines are written before the logging call returns: the handler often interrupts a write in progress.
     var timer = itimerval(it_interval: timeval(), it_value: timeval(tv_sec: 0, tv_usec: 30_000))
     setitimer(__itimer_which_t(ITIMER_REAL.rawValue), &timer, nil)
-    for round in 0 ..< 100_000 { busy("busy \(round)", calls: 50, lines: 20) }
+    for round in 0 ..< 100_000 {
+        busy("busy \(round)", calls: 50, lines: 2)
+        for line in 0 ..< 20 { logUrgent("urgent \(round) \(line)") }
+    }
     say("the handler never ran")
+}
+
+/// Traced calls, then at once an exec of a shell that says so: nothing buffered may be lost with the old image.
+func execSoon() {
+    busy("before exec", calls: 300, lines: 0)
+    var argv = cStrings(["sh", "-c", "echo the shell ran"])
+    execv("/bin/sh", &argv)
+    say("exec failed: \(errno)")
 }
 
 /// An exec that fails, then more output than the bounds hold: stderr must still count against them.

@@ -19,6 +19,7 @@ let programs: [String: () -> Void] = [
     "reap-all": reapAll,
     "exec-from-signal-handler": execFromSignalHandler,
     "failed-exec": failedExec,
+    "exec-soon": execSoon,
     "exec-after-spawn": execAfterSpawn,
     "signal-dispositions": signalDispositions,
 ]

@@ -29,6 +29,9 @@ func startTrail() {
 
 func logLine(_ text: String) { logger.info("\(text)") }
 
+/// A line at error level, which the logger writes before the call returns.
+func logUrgent(_ text: String) { logger.error("\(text)") }
+
 func finish() { LogSink.shared.flush() }
 #else
 func startTrail() {}
@@ -38,6 +41,8 @@ func startTrail() {}
 }
 
 func logLine(_ text: String) { fputs("info corpus: \(text)\n", stderr) }
+
+func logUrgent(_ text: String) { fputs("error corpus: \(text)\n", stderr) }
 
 func finish() {}
 #endif

@@ -16,6 +16,7 @@ import Glibc
         "close-and-reopen", "daemonize", "dup2-over-stderr", "descriptor-limit", "change-directory", "umask-zero",
         "file-size-limit", "address-space-limit", "small-stack", "drop-privileges", "wait-any", "fork-without-exec",
         "spawn-file-actions", "system-and-popen", "huge-arguments", "exec-from-signal-handler", "failed-exec",
+        "exec-soon",
         "exec-after-spawn", "signal-dispositions",
     ]
     static let rounds = Int(ProcessInfo.processInfo.environment["TRAIL_CORPUS_ROUNDS"] ?? "") ?? 1
@@ -117,6 +118,17 @@ import Glibc
         try? FileManager.default.removeItem(atPath: misplaced)
     }
 
+    /// exec from a signal handler while the logger writes: the exec hook only tries the sink's locks, which the
+    /// interrupted thread may hold (it hung in 2 of 6 runs when it waited for them).
+    @Test func execFromASignalHandlerNeverHangs() throws {
+        for round in 0 ..< 8 {
+            let root = Paths.temporaryDirectory("exec-from-handler")
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let logged = try run("exec-from-signal-handler", .log, in: root)
+            #expect(logged.observed.hasPrefix("exit 0\n--- stdout\nexec from a signal handler\n"), "round \(round)")
+        }
+    }
+
     @Test(arguments: programs)
     func theProgramObservesTheSameInEveryMode(program: String) throws {
         for _ in 0 ..< Self.rounds {
@@ -129,6 +141,43 @@ import Glibc
                 #expect(traced.observed == untraced.observed, "\(program) \(mode) differs from untraced")
                 try checkTrailFiles(traced, mode, program)
             }
+        }
+    }
+}
+
+/// Log mode (TRAIL_TRACE=log, no bootstrap) on a stderr that is a pipe buffers its lines for a writer thread:
+/// what an exec or an _exit would take with it is written first. (The writer fills the pipe's pages exactly, so a
+/// parent's and its child's lines can split each other: each line's "[trail PID]" is counted where it is.)
+@Suite struct LogModeEndTests {
+    /// The trace lines on stderr, counted by the pid in their "[trail PID]" prefix.
+    func linesByProcess(_ program: String) throws -> [Int] {
+        let root = Paths.temporaryDirectory("log-mode-\(program)")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let binary = Paths.buildDirectory + "/trail-corpus"
+        let result = try run(
+            "sh", ["-c", "\"$1\" \"$2\" \"$3\" 2>&1 >/dev/null | cat > \"$3/stderr\"", "sh", binary, program, root],
+            environment: ["TRAIL_TRACE": "log"])
+        #expect(result.shellStatus == 0)
+        let text = Transcript.read(root + "/stderr")
+        var counts: [Substring: Int] = [:]
+        for piece in text.components(separatedBy: "[trail ").dropFirst() {
+            counts[Substring(piece).prefix { $0 != "]" }, default: 0] += 1
+        }
+        return counts.values.sorted()
+    }
+
+    @Test func aForkedChildThatEndsWithExitKeepsItsLines() throws {
+        for _ in 0 ..< 3 {
+            let seen = try linesByProcess("fork-without-exec")
+            // The parent: 201 calls before the fork and 501 after; the child: 501 (busy and its leaves).
+            #expect(seen == [1002, 1404], "\(seen)")
+        }
+    }
+
+    @Test func linesMadeJustBeforeAnExecAreWritten() throws {
+        for _ in 0 ..< 3 {
+            let seen = try linesByProcess("exec-soon")
+            #expect(seen == [602], "\(seen)")
         }
     }
 }

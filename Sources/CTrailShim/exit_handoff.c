@@ -1,0 +1,25 @@
+// _exit and _Exit end the process without atexit handlers: a forked child that ends so (fork, work, _exit is
+// the usual shape), a daemonizer's first parent, a signal handler's last call. What Trail holds in memory would
+// go with it: log mode's buffered lines, the logger's buffers, the recorder's rings and the trace's END. They are
+// written first, as before an exec, by the same async-signal-safe paths (they only try locks, and wait briefly).
+// A vfork child shares its parent's memory: each path leaves the parent's state alone there.
+#include "internal.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void before_abrupt_end(void) {
+    trail_log_mode_drain();
+    trail_log_before_exec();
+    trail_trace_before_exec();
+}
+
+__attribute__((noreturn)) void _exit(int status) {
+    before_abrupt_end();
+    for (;;) syscall(SYS_exit_group, status);
+}
+
+__attribute__((noreturn)) void _Exit(int status) {
+    before_abrupt_end();
+    for (;;) syscall(SYS_exit_group, status);
+}
