@@ -36,6 +36,7 @@ static int stderr_is_fifo;
 static int pipe_writer_missing;             // after fork: the child starts its own writer with its first line
 static int pipe_writer_busy;                // under pipe_lock: the writer has a chunk out, not yet counted written
 static pid_t pipe_owner;                    // the process whose buffer this is (a vfork child shares it)
+static int pipe_shared;                     // set once this process forked or was forked: lines are written whole
 
 /// How much of `wanted` fd 2 takes without filling past the reserve, at least `least` (a whole line); waits (on
 /// this thread only) for room, for at most `patience` pauses of 2 ms (-1: as long as it takes), then 0.
@@ -104,16 +105,23 @@ static void *pipe_writer(void *unused) {
         if (length > sizeof chunk) length = sizeof chunk;
         // A pipe holds 16 pages, and a write that does not fit the last page's rest takes a new one: writes that
         // fill the last page exactly keep the pages full, so the reserve in bytes is pages left for the note. Such
-        // a write may end mid-line, so lines of another process writing to the same pipe can split one of these.
+        // a write may end mid-line: once a forked child writes to the same pipe, lines are written whole instead
+        // (at most PIPE_BUF bytes, atomic), so that the two processes' lines never split each other.
         int unread = 0;
-        if (stderr_is_fifo && ioctl(2, FIONREAD, &unread) == 0 && unread % 4096 && length > (uint64_t)(4096 - unread % 4096))
+        if (pipe_shared) {
+            length = whole_lines(start, length);
+        } else if (stderr_is_fifo && ioctl(2, FIONREAD, &unread) == 0 && unread % 4096
+                   && length > (uint64_t)(4096 - unread % 4096)) {
             length = (uint64_t)(4096 - unread % 4096);
+        }
         for (uint64_t i = 0; i < length; i++) chunk[i] = pipe_bytes[(start + i) & (PIPE_BUFFER - 1)];
         uint64_t dropped = length == pipe_head - pipe_tail ? pipe_dropped : 0;  // a note once caught up
         pipe_dropped -= dropped;
         pipe_writer_busy = 1;
         pthread_mutex_unlock(&pipe_lock);
-        size_t allowed = pipe_room((size_t)length);  // may wait: only this thread does
+        // May wait: only this thread does. Shared, never part of a line.
+        size_t allowed = pipe_room_within((size_t)length, pipe_shared ? (size_t)first_line(start, length) : 1, -1);
+        if (pipe_shared && allowed < length) allowed = (size_t)whole_lines(start, allowed);
         write_all(2, chunk, allowed);
         int noted = 0;
         if (dropped && allowed == length) {
@@ -156,7 +164,10 @@ static void pipe_at_exit(void) {
 // fork(): the buffer's lock is held across it. The child lets the parent's buffered lines go (the parent
 // writes them) and starts a writer of its own, which fork did not copy, when it has a line to write.
 static void lock_pipe(void) { pthread_mutex_lock(&pipe_lock); }
-static void unlock_pipe(void) { pthread_mutex_unlock(&pipe_lock); }
+static void unlock_pipe(void) {
+    pipe_shared = 1;
+    pthread_mutex_unlock(&pipe_lock);
+}
 
 static void child_pipe(void) {
     pthread_mutex_init(&pipe_lock, NULL);
@@ -165,6 +176,7 @@ static void child_pipe(void) {
     pipe_dropped = 0;
     pipe_writer_busy = 0;
     pipe_writer_missing = 1;
+    pipe_shared = 1;
     pipe_owner = getpid();
 }
 

@@ -11,6 +11,16 @@ static uint8_t cached[16];
 static uint64_t cached_salt;
 static int cached_ready;  // written once; a race writes the same bytes
 
+/// In log mode, a child forked without exec goes on with calls its parent entered: their exit lines must name the
+/// ids their entry lines did. So the child keeps its parent's trace, and a call that started before the fork keeps
+/// its parent's salt; the child's own calls are salted by its own pid and start.
+enum { GENERATIONS = 8 };  // forks of forks; calls older than that take the oldest ancestor's salt known
+static struct {
+    int forked, count;
+    uint8_t trace[16];
+    struct { uint64_t salt, boundary; } ancestor[GENERATIONS];  // newest last: its salt, and a start time after
+} parent;                                                        // every call it entered before the fork
+
 static uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
@@ -40,12 +50,27 @@ static void prepare_ids(void) {
     for (int i = 0; i < 4; i++) trace[12 + i] = (uint8_t)(hash >> (24 - 8 * i));
     uint64_t inherited_span;
     trail_inherited_trace(trace, &inherited_span);  // started under a TRACEPARENT: that trace
+    if (parent.forked) memcpy(trace, parent.trace, 16);
     memcpy(cached, trace, 16);
     cached_salt = mix64(wall) ^ mix64((uint64_t)pid << 32 | hash);
     __atomic_store_n(&cached_ready, 1, __ATOMIC_RELEASE);
 }
 
-void trail_span_ids_forked(void) { cached_ready = 0; }  // the child's pid and start time make its own ids
+void trail_span_ids_forked(void) {
+    // The child's pid and start time make its own ids; in log mode, calls under way keep their parent's.
+    if (cached_ready && trail_current_mode() == TRAIL_MODE_LOG) {
+        parent.forked = 1;
+        memcpy(parent.trace, cached, 16);
+        if (parent.count == GENERATIONS) {
+            memmove(parent.ancestor, parent.ancestor + 1, sizeof parent.ancestor[0] * (GENERATIONS - 1));
+            parent.count--;
+        }
+        parent.ancestor[parent.count].salt = cached_salt;
+        parent.ancestor[parent.count].boundary = trail_log_unique_ns();
+        parent.count++;
+    }
+    cached_ready = 0;
+}
 
 int trail_process_trace_id(uint8_t trace_id[16]) {
     if (trail_current_mode() == TRAIL_MODE_OFF) return 0;
@@ -60,7 +85,16 @@ uint64_t trail_exported_span_id(uint64_t raw) {
     return exported ? exported : 1;
 }
 
-uint64_t trail_log_span_id(uint64_t start) { return trail_exported_span_id(mix64(start)); }
+uint64_t trail_log_span_id(uint64_t start) {
+    // The oldest ancestor whose calls before its fork include this one.
+    for (int index = 0; index < parent.count; index++) {
+        if (start < parent.ancestor[index].boundary) {
+            uint64_t exported = mix64(start) ^ parent.ancestor[index].salt;
+            return exported ? exported : 1;
+        }
+    }
+    return trail_exported_span_id(mix64(start));
+}
 
 uint64_t trail_span_handle_id(trail_span span) {
     if (!(span.word & SPAN_RECORDED)) return 0;

@@ -40,14 +40,16 @@ func waitAny() {
     )
 }
 
-/// fork() without exec: the child logs, makes traced calls and ends with _exit; the parent waits.
+/// fork() without exec, inside a traced call that both processes then leave: the child logs, makes traced calls
+/// and ends with _exit; the parent waits.
 func forkWithoutExec() {
     busy("before fork")
-    let child = fork()
-    if child == 0 {
-        busy("child", calls: 500, lines: 300)
-        _exit(7)
+    let child = traced("Corpus.forking() @ Corpus/Children.swift:40") {
+        let child = fork()
+        if child == 0 { busy("child", calls: 500, lines: 300) }
+        return child
     }
+    if child == 0 { _exit(7) }
     busy("parent", calls: 500, lines: 300)
     var status: Int32 = 0
     waitpid(child, &status, 0)

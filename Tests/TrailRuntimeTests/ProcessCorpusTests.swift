@@ -146,8 +146,8 @@ import Glibc
 }
 
 /// Log mode (TRAIL_TRACE=log, no bootstrap) on a stderr that is a pipe buffers its lines for a writer thread:
-/// what an exec or an _exit would take with it is written first. (The writer fills the pipe's pages exactly, so a
-/// parent's and its child's lines can split each other: each line's "[trail PID]" is counted where it is.)
+/// what an exec or an _exit would take with it is written first, and once a process forked, its lines and its
+/// child's are written whole, never splitting each other.
 @Suite struct LogModeEndTests {
     /// The trace lines on stderr, counted by the pid in their "[trail PID]" prefix.
     func linesByProcess(_ program: String) throws -> [Int] {
@@ -160,8 +160,10 @@ import Glibc
         #expect(result.shellStatus == 0)
         let text = Transcript.read(root + "/stderr")
         var counts: [Substring: Int] = [:]
-        for piece in text.components(separatedBy: "[trail ").dropFirst() {
-            counts[Substring(piece).prefix { $0 != "]" }, default: 0] += 1
+        for line in text.split(separator: "\n") where line.hasPrefix("[trail ") {
+            // A line split by another process's holds two prefixes: counted apart, so that the counts fail.
+            let key = line.components(separatedBy: "[trail ").count == 2 ? line.prefix { $0 != "]" } : "split"
+            counts[key, default: 0] += 1
         }
         return counts.values.sorted()
     }
@@ -169,9 +171,24 @@ import Glibc
     @Test func aForkedChildThatEndsWithExitKeepsItsLines() throws {
         for _ in 0 ..< 3 {
             let seen = try linesByProcess("fork-without-exec")
-            // The parent: 201 calls before the fork and 501 after; the child: 501 (busy and its leaves).
-            #expect(seen == [1002, 1404], "\(seen)")
+            // The parent: 201 calls before the fork, the forking call and 501 after; the child: the forking call's
+            // exit and 501 calls (busy and its leaves).
+            #expect(seen == [1003, 1406], "\(seen)")
         }
+    }
+
+    /// A call entered before a fork is left by both processes: each exit line names the ids its entry line did.
+    @Test func aForkedChildLeavesItsParentsCallUnderTheSameIDs() throws {
+        let root = Paths.temporaryDirectory("log-mode-ids")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let result = try run(
+            Paths.buildDirectory + "/trail-corpus", ["fork-without-exec", root], environment: ["TRAIL_TRACE": "log"])
+        // "trace_id=<hex> span_id=<hex>" of the entry in the parent and of the exits in both processes.
+        let ids = result.stderr.split(separator: "\n").filter { $0.contains("Corpus.forking()") }.map {
+            $0.components(separatedBy: "  trace_id=").last ?? ""
+        }
+        #expect(ids.count == 3, "\(ids)")
+        #expect(Set(ids).count == 1, "\(ids)")
     }
 
     @Test func linesMadeJustBeforeAnExecAreWritten() throws {
