@@ -55,7 +55,7 @@ extension Logger {
 
         @inlinable init(pieces: Void) {}
 
-        @usableFromInline var isFull: Bool { count >= 32 }
+        @inlinable var isFull: Bool { count >= 32 }
 
         @inlinable mutating func appendLiteral(_ literal: StaticString) {
             guard literalCount < Self.literalCapacity, !isFull, literal.hasPointerRepresentation else {
