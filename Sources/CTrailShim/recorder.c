@@ -157,11 +157,8 @@ static void stop_at_exit(void) {
     trail_recorder_lock_drain();
     drain_all();
     uint64_t dropped = trail_trace_dropped();
-    if (trail_rec.trace_fd >= 0) {
-        trail_file_finish(dropped);
-        close(trail_rec.trace_fd);
-    }
-    trail_rec.trace_fd = -1;
+    if (trail_rec.trace_fd >= 0) trail_file_finish(dropped);
+    trail_file_close();
     if (dropped) {
         char message[256];
         int length = snprintf(message, sizeof message, "trail: %llu trace records were dropped (buffers full); "
@@ -224,8 +221,7 @@ static void parent_after_fork(void) {
 static void child_after_fork(void) {
     pthread_mutex_init(&trail_rec.registry_lock, NULL);
     // Neither the writer nor the pruner thread exists here; the parent's file is the parent's.
-    if (trail_rec.trace_fd >= 0) close(trail_rec.trace_fd);
-    trail_rec.trace_fd = -1;
+    trail_file_close();  // the parent's, unless the program put a file of its own on the number
     trail_rec.writer_running = trail_rec.pruner_started = 0;
     trail_rec.writer_tid = trail_rec.writer_wake = 0;
     trail_rec.stopping = trail_rec.crash_flushing = trail_rec.crash_flushed = 0;

@@ -42,6 +42,7 @@ struct trail_recorder_state {
 
     // The trace file and its blocks.
     int trace_fd;
+    int trace_fd_lost;  // the program closed trace_fd and the file could not be opened again: the trace ends
     char trace_path[4096];
     char trace_directory[4096];      // set by the logger's bootstrap: the trace goes beside the log
     char trace_app[256];
@@ -89,6 +90,8 @@ void trail_file_put_thread(struct trail_ring *ring);
 uint64_t trail_file_put_ring(struct trail_ring *ring);
 /// The final chunks: each thread's name and drop count, what was cut, and END (none for UINT64_MAX).
 void trail_file_finish(uint64_t dropped);
+/// Closes the trace's descriptor, unless the program closed it and put a file of its own on the number.
+void trail_file_close(void);
 /// Takes the final chunks back (an exec that failed): the block ends where they began, and recording goes on.
 void trail_file_retract_finish(void);
 void trail_file_prepare_info(void);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -44,8 +45,48 @@ static int past_size_limit(uint64_t offset) {
     return 1;
 }
 
+// The trace's descriptor is kept high and checked before each write: a program that closes every descriptor above
+// 2 and opens its database on the same number must never get trace blocks in it (descriptors.c).
+static uint64_t trace_device, trace_inode;
+
+static void remember_trace_fd(void) {
+    struct stat info;
+    trail_rec.trace_fd = trail_fd_move_high(trail_rec.trace_fd);
+    if (fstat(trail_rec.trace_fd, &info) == 0) {
+        trace_device = (uint64_t)info.st_dev;
+        trace_inode = (uint64_t)info.st_ino;
+    }
+}
+
+/// The trace's descriptor is still the trace; one the program closed is replaced by the same file opened again by
+/// its path, or, when that is gone, left alone (never written or closed) and the trace ends there.
+static int trace_fd_usable(void) {
+    if (trail_rec.trace_fd < 0) return 0;
+    if (trail_fd_is(trail_rec.trace_fd, trace_device, trace_inode)) return 1;
+    if (trail_rec.trace_fd_lost) return 0;
+    int fd = open(trail_rec.trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && trail_fd_is(fd, trace_device, trace_inode)) {
+        trail_rec.trace_fd = trail_fd_move_high(fd);
+        return 1;
+    }
+    if (fd >= 0) close(fd);
+    trail_rec.trace_fd_lost = 1;
+    errno = EBADF;
+    return 0;
+}
+
+void trail_file_close(void) {
+    if (trail_rec.trace_fd >= 0 && trail_fd_is(trail_rec.trace_fd, trace_device, trace_inode)) close(trail_rec.trace_fd);
+    trail_rec.trace_fd = -1;
+    trail_rec.trace_fd_lost = 0;
+}
+
 static void pwrite_all(const void *data, size_t length, uint64_t offset) {
     const unsigned char *bytes = data;
+    if (!trace_fd_usable()) {
+        write_failed();
+        return;
+    }
     while (length > 0) {
         if (past_size_limit(offset)) {
             write_failed();
@@ -68,6 +109,10 @@ void trail_file_flush(void) {
     uint64_t offset = block_offset(trail_rec.block_index) + TRAIL_TRACE_BLOCK_HEADER_SIZE + trail_rec.flushed_used;
     struct iovec *next = trail_rec.parts;
     int count = trail_rec.part_count;
+    if (count > 0 && trail_rec.trace_fd >= 0 && !trace_fd_usable()) {
+        write_failed();
+        count = 0;
+    }
     while (count > 0 && trail_rec.trace_fd >= 0) {
         if (past_size_limit(offset)) {
             write_failed();
@@ -290,6 +335,7 @@ int trail_file_open(void) {
         __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
         return -1;
     }
+    remember_trace_fd();
     struct trail_trace_header header = { TRAIL_TRACE_MAGIC, TRAIL_TRACE_VERSION, sizeof header, (uint32_t)getpid(),
 #if defined(__x86_64__) || defined(__aarch64__)
         CLOCK_KIND_CYCLES,

@@ -24,6 +24,7 @@ func writeDatabase(_ path: String, records: Int = 64) -> String {
         busy("record \(record)", calls: 20, lines: 5)
     }
     finish()  // what the logger holds goes out while the database is open
+    usleep(100_000)  // and the trace's writer drains (every few milliseconds) while it is
     var found = [UInt8](repeating: 0, count: expected.count + 4096)
     let count = pread(fd, &found, found.count, 0)
     close(fd)
@@ -62,6 +63,7 @@ func daemonize() {
 /// Every descriptor above 2 closed without daemonizing, then the program's own files take the low numbers.
 func closeAndReopen() {
     busy("before closing")
+    usleep(150_000)  // long enough for Trail to have opened its files (the trace opens after 50 ms)
     closeDescriptorsAbove2()
     say(writeDatabase(work + "/data.db"))
     busy("after closing", calls: 100, lines: 2000)
