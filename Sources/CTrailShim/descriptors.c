@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -59,4 +60,23 @@ void trail_block_file_size_signal(void) {
     sigemptyset(&set);
     sigaddset(&set, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void trail_say(const char *text, size_t length) {
+    // A pipe or socket that is full would block this write, and it may run where a lock the reader needs is held
+    // (a fork's prepare handlers hold the logger's): said only when there is room, in one write of at most a
+    // page, which then fits whole.
+    struct stat info;
+    if (fstat(2, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
+        struct pollfd ready = { 2, POLLOUT, 0 };
+        if (poll(&ready, 1, 0) != 1 || !(ready.revents & POLLOUT)) return;
+        if (length > 4096) length = 4096;
+    }
+    while (length > 0) {
+        ssize_t written = write(2, text, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        text += written;
+        length -= (size_t)written;
+    }
 }

@@ -323,15 +323,20 @@ int trail_file_open(void) {
     if (trail_rec.trace_fd < 0) {
         // Said once, with the reason; not tried again (the writer drains every few milliseconds).
         trail_rec.open_error = errno ? errno : EIO;
+        // One message, never blocking: this may run in a fork's prepare handler, while the logger's lock that its
+        // stderr pipe's reader needs is held.
         const char *reason = strerrordesc_np(trail_rec.open_error);  // async-signal-safe, unlike strerror
-        static const char prefix[] = "trail: cannot write trace file ";
-        ssize_t ignored = write(2, prefix, sizeof prefix - 1);
-        ignored = write(2, trail_rec.trace_path, strlen(trail_rec.trace_path));
-        ignored = write(2, ": ", 2);
-        ignored = write(2, reason ? reason : "unknown error", strlen(reason ? reason : "unknown error"));
-        static const char suffix[] = "; the trace is not recorded\n";
-        ignored = write(2, suffix, sizeof suffix - 1);
-        (void)ignored;
+        const char *parts[] = { "trail: cannot write trace file ", trail_rec.trace_path, ": ",
+                                reason ? reason : "unknown error", "; the trace is not recorded\n" };
+        char message[4096];
+        size_t used = 0;
+        for (size_t index = 0; index < sizeof parts / sizeof parts[0]; index++) {
+            size_t length = strlen(parts[index]);
+            if (length > sizeof message - used) length = sizeof message - used;
+            memcpy(message + used, parts[index], length);
+            used += length;
+        }
+        trail_say(message, used);
         __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
         return -1;
     }

@@ -139,6 +139,32 @@ func execFromSignalHandler() {
     say("the handler never ran")
 }
 
+nonisolated(unsafe) var flooding = true
+
+/// Forks at once and again while another thread floods stderr: a fork must never wait on a full stderr pipe that
+/// only a lock the fork holds would let drain.
+func forkWhileFlooding() {
+    var flooder = pthread_t()
+    pthread_create(
+        &flooder, nil,
+        { _ in
+            let chunk = String(
+                repeating: "flood flood flood flood flood flood flood flood flood flood flood flood\n", count: 512)
+            while flooding { fputs(chunk, stderr) }
+            return nil
+        }, nil)
+    var ended = 0
+    for _ in 0 ..< 20 {
+        let child = traced("Corpus.forkOnce() @ Corpus/Children.swift:150") { fork() }
+        if child == 0 { _exit(0) }
+        var status: Int32 = 0
+        if waitpid(child, &status, 0) == child { ended += 1 }
+    }
+    flooding = false
+    pthread_join(flooder, nil)
+    say("\(ended) children ended")
+}
+
 /// Traced calls, then at once an exec of a shell that says so: nothing buffered may be lost with the old image.
 func execSoon() {
     busy("before exec", calls: 300, lines: 0)

@@ -16,8 +16,7 @@ import Glibc
         "close-and-reopen", "daemonize", "dup2-over-stderr", "descriptor-limit", "change-directory", "umask-zero",
         "file-size-limit", "address-space-limit", "small-stack", "drop-privileges", "wait-any", "fork-without-exec",
         "spawn-file-actions", "system-and-popen", "huge-arguments", "exec-from-signal-handler", "failed-exec",
-        "exec-soon",
-        "exec-after-spawn", "signal-dispositions",
+        "exec-soon", "exec-after-spawn", "signal-dispositions", "fork-while-flooding",
     ]
     static let rounds = Int(ProcessInfo.processInfo.environment["TRAIL_CORPUS_ROUNDS"] ?? "") ?? 1
 
@@ -126,6 +125,30 @@ import Glibc
             defer { try? FileManager.default.removeItem(atPath: root) }
             let logged = try run("exec-from-signal-handler", .log, in: root)
             #expect(logged.observed.hasPrefix("exit 0\n--- stdout\nexec from a signal handler\n"), "round \(round)")
+        }
+    }
+
+    /// Forks while another thread floods stderr, recording into a folder that cannot be made: the fork's prepare
+    /// handler said so on fd 2 while the logger's lock, which the pipe's reader needs, was held, and the fork hung
+    /// (4 runs of 5) once the pipe was full.
+    @Test func aForkNeverWaitsOnAFullStderrPipe() throws {
+        for round in 0 ..< 5 {
+            let root = Paths.temporaryDirectory("fork-flooding")
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let result = try TrailTestSupport.run(
+                "sh",
+                [
+                    "-c", "cd \"$1\" && exec timeout -s KILL 20 \"$2\" fork-while-flooding \"$1\" 2>/dev/null", "sh",
+                    root,
+                    Paths.buildDirectory + "/trail-corpus",
+                ],
+                environment: [
+                    "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": "/proc/trail-none/%p.trace",
+                    "TRAIL_CORPUS_LOG_DIR": "logs",
+                ])
+            #expect(
+                result.shellStatus == 0 && result.stdout == "20 children ended\n",
+                "round \(round): \(result.shellStatus)")
         }
     }
 

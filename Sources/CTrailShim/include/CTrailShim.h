@@ -184,6 +184,9 @@ uint64_t trail_file_size_limit(void);
 /// write(2) cut at RLIMIT_FSIZE, failing with EFBIG at it, where the kernel would kill the process with SIGXFSZ.
 /// Async-signal-safe.
 ssize_t trail_write_within_limit(int fd, const void *bytes, size_t count);
+/// Trail's own message on fd 2, in one write, and only when a pipe or socket there has room: never blocks.
+/// Async-signal-safe.
+void trail_say(const char *text, size_t length);
 /// Blocks SIGXFSZ in the calling thread (Trail's own): a write past the limit then fails with EFBIG there.
 void trail_block_file_size_signal(void);
 /// Writes all buffered lines without taking any lock: for the crash handler and `exit`.
