@@ -17,9 +17,10 @@
 static char marker_stem[4000] = "";      // "<folder>/<app>": markers are "<stem>.<pid>.crash"
 static char block_file_path[4096] = "";  // the console mode's block file, once created
 
+// Writes stop at RLIMIT_FSIZE (trail_write_within_limit): a crash must end by its own signal, not SIGXFSZ.
 static void write_all(int fd, const char *data, size_t length) {
     while (length > 0) {
-        ssize_t written = write(fd, data, length);
+        ssize_t written = trail_write_within_limit(fd, data, length);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) return;
         data += written;
@@ -33,7 +34,7 @@ static void write_all(int fd, const char *data, size_t length) {
 static off_t write_all_at(int fd, const char *data, size_t length) {
     off_t offset = -1;
     while (length > 0) {
-        ssize_t written = write(fd, data, length);
+        ssize_t written = trail_write_within_limit(fd, data, length);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) break;
         if (offset < 0) {

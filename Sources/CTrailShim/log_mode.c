@@ -23,6 +23,8 @@
 enum { TO_STDERR, TO_FILE, TO_PIPE };
 static int destination = TO_STDERR;
 static int file_fd = -1;
+static uint64_t file_device, file_inode;    // TO_FILE: the file's identity (the program may reuse the number)
+static char file_path[4096];
 static uint64_t file_limit, file_written;   // TO_FILE: the size limit (0: none), and bytes written
 static int file_full;
 
@@ -78,7 +80,7 @@ static uint64_t whole_lines(uint64_t start, uint64_t length) {
 
 static int write_all(int fd, const char *bytes, size_t length) {
     while (length > 0) {
-        ssize_t written = write(fd, bytes, length);
+        ssize_t written = trail_write_within_limit(fd, bytes, length);  // never SIGXFSZ: EFBIG
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) return -1;
         bytes += written;
@@ -227,6 +229,15 @@ void trail_log_mode_start(void) {
         char path[4096];
         if (trail_expand_pattern(pattern, NULL, path, sizeof path) && trail_make_parent_folders(path) == 0
             && (file_fd = trail_open_exclusive(path, sizeof path, O_WRONLY | O_APPEND)) >= 0) {
+            // Kept high and checked before each line: a program that closes its descriptors and opens its own
+            // files must never get trace lines in them.
+            file_fd = trail_fd_move_high(file_fd);
+            struct stat opened;
+            if (fstat(file_fd, &opened) == 0) {
+                file_device = (uint64_t)opened.st_dev;
+                file_inode = (uint64_t)opened.st_ino;
+            }
+            memcpy(file_path, path, sizeof file_path);
             file_limit = trail_trace_max_size(path);
             destination = TO_FILE;
             return;
@@ -261,6 +272,18 @@ static void put_in_pipe_buffer(const char *line, size_t length) {
     pthread_mutex_unlock(&pipe_lock);
 }
 
+/// The program closed the line file's descriptor: the same file, opened again by its path, or no more lines.
+static int reopen_line_file(void) {
+    int fd = open(file_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && trail_fd_is(fd, file_device, file_inode)) {
+        file_fd = trail_fd_move_high(fd);
+        return 1;
+    }
+    if (fd >= 0) close(fd);
+    __atomic_store_n(&file_full, 1, __ATOMIC_RELAXED);  // never written blind
+    return 0;
+}
+
 void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16], uint64_t span_id) {
     if (destination == TO_FILE) {
         if (__atomic_load_n(&file_full, __ATOMIC_RELAXED)) return;
@@ -272,6 +295,7 @@ void trail_emit_log_line(const char *line, size_t length, size_t message_length,
             }
             return;
         }
+        if (UNLIKELY(!trail_fd_is(file_fd, file_device, file_inode)) && !reopen_line_file()) return;
         write_all(file_fd, line, length);  // O_APPEND: one write per line keeps lines whole
         return;
     }

@@ -21,7 +21,9 @@ import Glibc
     static let rounds = Int(ProcessInfo.processInfo.environment["TRAIL_CORPUS_ROUNDS"] ?? "") ?? 1
 
     enum Mode: String, CaseIterable {
-        case untraced, off, record, log
+        /// log: Trail.bootstrap and TRAIL_TRACE=log, lines through the logger; lineFile: TRAIL_TRACE=log into
+        /// TRAIL_TRACE_FILE, without bootstrap.
+        case untraced, off, record, log, lineFile
     }
 
     /// The log bounds every logging run gets: small, so that the programs rotate.
@@ -48,6 +50,10 @@ import Glibc
         case .untraced, .off: break
         case .record:
             environment["TRAIL_TRACE"] = "record"
+            environment["TRAIL_TRACE_MAX_SIZE"] = "\(Self.maxTraceSize)"
+        case .lineFile:
+            environment["TRAIL_TRACE"] = "log"
+            environment["TRAIL_TRACE_FILE"] = "trail-lines/%p.log"
             environment["TRAIL_TRACE_MAX_SIZE"] = "\(Self.maxTraceSize)"
         case .log:
             environment["TRAIL_TRACE"] = "log"
@@ -99,6 +105,11 @@ import Glibc
         switch mode {
         case .untraced, .off:
             #expect(top.isEmpty, "\(program) \(mode): nothing of Trail's: \(top)")
+        case .lineFile:
+            #expect(top.allSatisfy { $0 == "trail-lines" }, "\(program) line file: only its folder: \(top)")
+            for file in files {
+                #expect(size(file) <= Self.maxTraceSize + 4096, "\(program) line file: \(file) \(size(file))")
+            }
         case .record:
             #expect(top.allSatisfy { $0 == "trail-traces" }, "\(program) record: only the trace folder: \(top)")
             for file in files {
