@@ -170,9 +170,9 @@ static int join(char *out, size_t size, const char *a, const char *b, uint64_t n
 
 /// A file in `folder` that no reader sees: unnamed (O_TMPFILE) where the filesystem allows, else a hidden name,
 /// `.trail-<pid>-<n>.tmp` (left in `hidden`), which the pruner removes once its process is gone.
-static int open_aside(const char *folder, char hidden[4096]) {
+static int open_aside(const char *folder, char hidden[4096], int unnamed) {
     hidden[0] = 0;
-    if (proc_mounted && !trail_paths_no_tmpfile) {
+    if (unnamed && proc_mounted && !trail_paths_no_tmpfile) {
         int fd = open(folder, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
     }
@@ -212,18 +212,15 @@ static int link_in(int fd, const char *hidden, const char *path) {
     return 0;
 }
 
-int trail_create_whole(char *path, size_t size, int (*write_start)(int fd)) {
-    char folder[4096], hidden[4096];
-    struct numbered_name naming;
-    if (!folder_of(path, folder) || !start_naming(path, &naming)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = open_aside(folder, hidden);
+/// One try of trail_create_whole, unnamed (O_TMPFILE) when `unnamed` allows. The descriptor, or -1 with errno.
+static int create_once(char *path, size_t size, const struct numbered_name *naming, const char *folder, int unnamed,
+                       int (*write_start)(int fd)) {
+    char hidden[4096];
+    int fd = open_aside(folder, hidden, unnamed);
     if (fd < 0) return -1;
     int failure = write_start(fd) == 0 ? 0 : (errno ? errno : EIO);
     for (uint64_t attempt = 0; !failure && attempt < NAME_ATTEMPTS; attempt++) {
-        if (!name_attempt(path, size, &naming, attempt)) {
+        if (!name_attempt(path, size, naming, attempt)) {
             failure = ENAMETOOLONG;
         } else if (link_in(fd, hidden, path) == 0) {
             return fd;
@@ -235,6 +232,23 @@ int trail_create_whole(char *path, size_t size, int (*write_start)(int fd)) {
     close(fd);
     errno = failure ? failure : EEXIST;
     return -1;
+}
+
+int trail_create_whole(char *path, size_t size, int (*write_start)(int fd)) {
+    char folder[4096];
+    struct numbered_name naming;
+    if (!folder_of(path, folder) || !start_naming(path, &naming)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = create_once(path, size, &naming, folder, 1, write_start);
+    // Linking through /proc refused (a hardened or foreign /proc): a hidden name then, from the name first given.
+    if (fd < 0 && (errno == EPERM || errno == EACCES || errno == EXDEV || errno == EOPNOTSUPP) && proc_mounted) {
+        memcpy(path + naming.stem, naming.tail, naming.tail_length);
+        path[naming.stem + naming.tail_length] = 0;
+        fd = create_once(path, size, &naming, folder, 0, write_start);
+    }
+    return fd;
 }
 
 uint64_t trail_free_bytes(const char *path) {
