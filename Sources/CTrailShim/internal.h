@@ -227,18 +227,31 @@ static inline const struct trail_real_calls *trail_libc(void) {
 /// Notes the working folder and executable name at start, which patterns use.
 void trail_paths_start(void);
 const char *trail_exe_name(void);
+/// Decimal digits of `value` into `out` (20 bytes at most, no NUL); the length. Async-signal-safe.
+size_t trail_decimal(uint64_t value, char *out);
 /// Expands %p %e %h %t %% of `pattern` into `out`; a relative pattern goes below `directory` (when given,
-/// else the working folder at start). 0 when the result does not fit.
+/// else the working folder at start). 0 when the result does not fit. Async-signal-safe.
 int trail_expand_pattern(const char *pattern, const char *directory, char *out, size_t size);
-/// Creates the folders above `path` (0700); 0 on success.
+/// Creates the folders above `path` (0700); 0 on success. Async-signal-safe.
 int trail_make_parent_folders(const char *path);
 /// Creates `path` with O_EXCL (0600), trying `name.1.trace`, `name.2.trace`... while taken, and leaves the name
 /// used in `path`. Async-signal-safe. The descriptor, or -1.
 int trail_open_exclusive(char *path, size_t size, int flags);
-/// Free bytes of the filesystem holding `path`'s folder (UINT64_MAX when unknown).
+/// What a trace is written as before it has a name, where O_TMPFILE is missing: `.trail-<pid>-<n>.tmp`.
+#define TRAIL_TRACE_ASIDE_PREFIX ".trail-"
+#define TRAIL_TRACE_TEMPORARY_SUFFIX ".tmp"
+/// Creates a trace at `path` that appears only whole: `write_start` writes its start into a file nobody sees
+/// (O_TMPFILE, else a hidden name), which is then linked in as `path`, or as `name.1.trace`, `name.2.trace`...
+/// while taken, never replacing a file. Leaves the name used in `path`; the descriptor, or -1 with errno, and then
+/// no file is left. Async-signal-safe.
+int trail_create_whole(char *path, size_t size, int (*write_start)(int fd));
+/// Tests: write aside under a hidden name, as on a filesystem without O_TMPFILE.
+extern int trail_paths_no_tmpfile;
+/// Free bytes of the filesystem holding `path`'s folder (UINT64_MAX when unknown). Async-signal-safe.
 uint64_t trail_free_bytes(const char *path);
 /// Deletes the oldest traces beside `trace` (regular files named *.trace that start with the magic, of
-/// processes no longer running) beyond `keep_files` (this one included) or `keep_total` bytes.
+/// processes no longer running) beyond `keep_files` (this one included) or `keep_total` bytes, and files
+/// written aside by processes killed before they named them.
 void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_total);
 
 // MARK: the image map of crash blocks (images.c)

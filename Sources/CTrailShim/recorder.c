@@ -118,6 +118,7 @@ static void *writer_main(void *unused) {
         trail_recorder_lock_drain();
         uint64_t moved = drain_all();
         trail_recorder_unlock_drain();
+        trail_file_start_pruner();
         __atomic_add_fetch(&trail_rec.writer_progress, 1, __ATOMIC_RELEASE);
         pause = moved >= trail_rec.ring_capacity / 16 ? 0 : moved ? 500000 : 20000000;
     }
@@ -189,7 +190,8 @@ static void stop_at_exit(void) {
         }
     }
     trail_recorder_unlock_drain();
-    if (trail_rec.pruner_started) {
+    trail_file_start_pruner();
+    if (__atomic_load_n(&trail_rec.pruner_started, __ATOMIC_ACQUIRE)) {
         // A short run still prunes, but exit never waits on it long: deleting large old traces on a slow disk can
         // take seconds, and what is left is pruned by the next run.
         struct timespec deadline;
@@ -206,10 +208,13 @@ static void stop_at_exit(void) {
 
 // fork(): the child gets a trace of its own. Prepare holds the drain and registry locks, so that no drain or
 // ring attach is half done in the child, and opens the parent's trace first, so that a TRAIL_TRACE_FILE
-// without %p names the parent's file and the child takes name.N.trace beside it.
+// without %p names the parent's file and the child takes name.N.trace beside it. A forked child that recorded
+// nothing has no trace to open. These handlers start no thread (the writer starts the pruner): a thread started
+// here runs while fork copies the process, after glibc chose which of its locks to hold across it.
 static void prepare_fork(void) {
     trail_recorder_lock_drain();
-    if (trail_rec.trace_fd < 0 && !trail_rec.open_error && trail_current_mode() == TRAIL_MODE_RECORD && !__atomic_load_n(&trail_rec.stopping, __ATOMIC_ACQUIRE)) trail_file_open();
+    if (trail_rec.trace_fd < 0 && !trail_rec.open_error && trail_current_mode() == TRAIL_MODE_RECORD && !__atomic_load_n(&trail_rec.stopping, __ATOMIC_ACQUIRE)
+        && !(trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE))) trail_file_open();
     pthread_mutex_lock(&trail_rec.registry_lock);
 }
 
@@ -222,7 +227,7 @@ static void child_after_fork(void) {
     pthread_mutex_init(&trail_rec.registry_lock, NULL);
     // Neither the writer nor the pruner thread exists here; the parent's file is the parent's.
     trail_file_close();  // the parent's, unless the program put a file of its own on the number
-    trail_rec.writer_running = trail_rec.pruner_started = 0;
+    trail_rec.writer_running = trail_rec.pruner_started = trail_rec.prune_wanted = 0;
     trail_rec.writer_tid = trail_rec.writer_wake = 0;
     trail_rec.stopping = trail_rec.crash_flushing = trail_rec.crash_flushed = 0;
     trail_rec.forked = 1;
@@ -241,8 +246,9 @@ static void child_after_fork(void) {
     trail_thread_state.ring = NULL;
     trail_thread_state.ring_failed = 0;
     pthread_setspecific(trail_rec.ring_key, NULL);
-    // Its own name (%p), INFO (pid), clock, limits and name table, made when it opens.
-    trail_rec.trace_info_length = 0;
+    // Its own name (%p), INFO (pid), clock and name table, made here without allocating: a crash may open the
+    // trace before the writer does.
+    trail_file_prepare_forked();
     trail_rec.open_error = trail_rec.write_error = 0;
     trail_rec.full = trail_rec.finishing = 0;
     trail_rec.total_records = trail_rec.cut_records = trail_rec.cut_bytes = 0;
@@ -302,6 +308,7 @@ void trail_trace_flush(void) {
     trail_recorder_lock_drain();
     drain_all();
     trail_recorder_unlock_drain();
+    trail_file_start_pruner();
 }
 
 enum { DRAIN_NOT_HAD, DRAIN_TAKEN, DRAIN_HELD_HERE };

@@ -1,5 +1,6 @@
-// Record mode's state, shared by its three files: the producers' rings (trace_rings.c), the trace file with its
-// blocks, chunks and names (trace_file.c), and the writer thread and life cycle (recorder.c). One struct, so
+// Record mode's state, shared by its four files: the producers' rings (trace_rings.c), the trace file with its
+// blocks, chunks and names (trace_file.c), what it needs before it opens (trace_prepare.c), and the writer thread
+// and life cycle (recorder.c). One struct, so
 // that this C, linked into users' programs, adds one symbol rather than forty with common names.
 #ifndef TRAIL_RECORDER_H
 #define TRAIL_RECORDER_H
@@ -56,7 +57,8 @@ struct trail_recorder_state {
     uint32_t block_used;             // bytes of chunks in the current block, written or pending
     uint32_t flushed_used;           // of which in the file
     uint32_t header_used;            // `used` as the block's header in the file says
-    struct trail_block_content *blocks;
+    struct trail_block_content *blocks;  // mapped: blocks_bytes
+    size_t blocks_bytes;
     uint64_t cut_records, cut_bytes;
     int full, finishing;
     struct { uint64_t sequence, bytes; uint32_t used; int full; } before_finish;  // what trail_file_retract_finish restores
@@ -64,6 +66,8 @@ struct trail_recorder_state {
     int open_error;                  // errno of the failed open: nothing is recorded, and it was said once
     pthread_t pruner;
     int pruner_started;
+    int prune_wanted;                // the trace was opened: the writer or exit starts the pruner
+    int settings_stale;              // a forked child: the environment is read again when the writer opens the trace
 
     // Pending bytes of the current block, contiguous in the file from its `flushed_used`: pieces of the staging
     // buffer (chunk headers, names) and of rings (records, written straight from the ring).
@@ -79,7 +83,7 @@ struct trail_recorder_state {
 
 extern struct trail_recorder_state trail_rec;
 
-// trace_file.c: the file, written only under the drain lock.
+// trace_file.c: the file, written only under the drain lock; trace_prepare.c: its name, INFO and limits.
 int trail_file_open(void);
 void trail_file_flush(void);
 void trail_file_write_block_header(void);
@@ -95,6 +99,11 @@ void trail_file_close(void);
 /// Takes the final chunks back (an exec that failed): the block ends where they began, and recording goes on.
 void trail_file_retract_finish(void);
 void trail_file_prepare_info(void);
+/// A forked child's own trace name and INFO, from its fork handler: async-signal-safe, no allocation.
+void trail_file_prepare_forked(void);
+/// Starts the pruner thread once the trace is open; called by the writer, exit and flushes, never by a fork or
+/// signal handler.
+void trail_file_start_pruner(void);
 
 // trace_rings.c
 /// A thread's ring goes back to the pool (the ring key's destructor).

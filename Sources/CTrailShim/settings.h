@@ -33,9 +33,10 @@ extern struct trail_settings trail_settings;
 /// before main and before the logger redirects stderr.
 void trail_settings_read(void);
 /// Reads the environment again, where the program may have changed it since start: Trail.bootstrap's
-/// trail_trace_set_directory and a forked child's first trace open both prepare the trace anew
-/// (trail_recorder_prepare), and each prepare refills. A bad value already reported is not reported again. Takes
-/// no lock and allocates nothing: a crash can open the trace.
+/// trail_trace_set_directory and a forked child's writer, as it opens the child's trace, both prepare the trace
+/// anew (trail_recorder_prepare), and each prepare refills. A bad value already reported is not reported again.
+/// Takes no lock and allocates nothing, but getenv and the warnings' stdio are not async-signal-safe: a crash
+/// that opens the trace uses what was prepared instead (trail_file_open).
 void trail_settings_refill(void);
 
 /// One line on stderr: "trail: NAME=VALUE WHY; using USED".

@@ -25,6 +25,13 @@ static void *prune_in_background(void *unused) {
     return NULL;
 }
 
+void trail_file_start_pruner(void) {
+    // Deleting large files takes a while: on a thread of its own, joined at exit. Started here, by the writer or
+    // exit, once the trace is open: never from a fork handler or a signal handler, where the open may happen.
+    if (!__atomic_exchange_n(&trail_rec.prune_wanted, 0, __ATOMIC_ACQ_REL)) return;
+    if (pthread_create(&trail_rec.pruner, NULL, prune_in_background, NULL) == 0) __atomic_store_n(&trail_rec.pruner_started, 1, __ATOMIC_RELEASE);
+}
+
 
 // MARK: file output
 
@@ -49,9 +56,8 @@ static int past_size_limit(uint64_t offset) {
 // 2 and opens its database on the same number must never get trace blocks in it (descriptors.c).
 static uint64_t trace_device, trace_inode;
 
-static void remember_trace_fd(void) {
+static void remember_trace_identity(void) {
     struct stat info;
-    trail_rec.trace_fd = trail_fd_move_high(trail_rec.trace_fd);
     if (fstat(trail_rec.trace_fd, &info) == 0) {
         trace_device = (uint64_t)info.st_dev;
         trace_inode = (uint64_t)info.st_ino;
@@ -311,18 +317,48 @@ static void start_lap(void) {
 
 // MARK: opening
 
-/// Opens the trace file on first need and writes its header. In a crash (`crash_flushing`) it only opens and
-/// writes what was prepared, on little stack.
+/// The start of a new trace, written into it before it has a name (trail_create_whole): the header, the first
+/// block's header and INFO. 0 when all of it was written.
+static int write_start(int fd) {
+    trail_rec.trace_fd = fd;
+    remember_trace_identity();
+    struct trail_trace_header header = { TRAIL_TRACE_MAGIC, TRAIL_TRACE_VERSION, sizeof header, (uint32_t)getpid(),
+#if defined(__x86_64__) || defined(__aarch64__)
+        CLOCK_KIND_CYCLES,
+#else
+        CLOCK_KIND_MONOTONIC,
+#endif
+        trail_rec.start_wall_ns, trail_rec.start_ticks, trail_rec.start_ns, trail_rec.block_size, trail_rec.max_blocks ? trail_rec.policy : POLICY_UNBOUNDED, trail_rec.max_blocks };
+    pwrite_all(&header, sizeof header, 0);
+    trail_rec.block_index = trail_rec.sequence = trail_rec.lap = 0;
+    trail_rec.block_used = trail_rec.flushed_used = 0;
+    trail_rec.header_used = UINT32_MAX;
+    trail_file_write_block_header();
+    trail_file_put_chunk(CHUNK_INFO, trail_rec.trace_info, trail_rec.trace_info_length);
+    trail_file_flush();
+    trail_file_write_block_header();
+    trail_rec.trace_fd = -1;
+    if (!trail_rec.write_error) return 0;
+    errno = trail_rec.write_error;
+    return -1;
+}
+
+/// Opens the trace file on first need, whole: a process stopped meanwhile or a full disk leaves no file. In a
+/// crash (`crash_flushing`) it only opens and writes what was prepared, on little stack, async-signal-safely.
 int trail_file_open(void) {
     if (trail_rec.trace_fd >= 0) return 0;
     if (trail_rec.open_error) return -1;
-    if (!trail_rec.trace_info_length) trail_recorder_prepare();
+    // A forked child reads the environment again (settings.h), but never in a crash: getenv and the warnings'
+    // stdio are not async-signal-safe. What its fork handler prepared serves then.
+    if (trail_rec.settings_stale && !trail_rec.crash_flushing) trail_recorder_prepare();
     // Made now, not at start: a trace that Trail.bootstrap moves beside its log leaves no empty folder behind.
     trail_make_parent_folders(trail_rec.trace_path);
-    trail_rec.trace_fd = trail_open_exclusive(trail_rec.trace_path, sizeof trail_rec.trace_path, O_RDWR);
-    if (trail_rec.trace_fd < 0) {
-        // Said once, with the reason; not tried again (the writer drains every few milliseconds).
+    int fd = trail_create_whole(trail_rec.trace_path, sizeof trail_rec.trace_path, write_start);
+    if (fd < 0) {
+        // Said once, with the reason; not tried again (the writer drains every few milliseconds). A start that
+        // could not be written is this failure, not a write error of a trace that exists.
         trail_rec.open_error = errno ? errno : EIO;
+        trail_rec.write_error = 0;
         // One message, never blocking: this may run in a fork's prepare handler, while the logger's lock that its
         // stderr pipe's reader needs is held.
         const char *reason = strerrordesc_np(trail_rec.open_error);  // async-signal-safe, unlike strerror
@@ -340,25 +376,9 @@ int trail_file_open(void) {
         __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
         return -1;
     }
-    remember_trace_fd();
-    struct trail_trace_header header = { TRAIL_TRACE_MAGIC, TRAIL_TRACE_VERSION, sizeof header, (uint32_t)getpid(),
-#if defined(__x86_64__) || defined(__aarch64__)
-        CLOCK_KIND_CYCLES,
-#else
-        CLOCK_KIND_MONOTONIC,
-#endif
-        trail_rec.start_wall_ns, trail_rec.start_ticks, trail_rec.start_ns, trail_rec.block_size, trail_rec.max_blocks ? trail_rec.policy : POLICY_UNBOUNDED, trail_rec.max_blocks };
-    pwrite_all(&header, sizeof header, 0);
-    trail_rec.block_index = trail_rec.sequence = trail_rec.lap = 0;
-    trail_rec.block_used = trail_rec.flushed_used = 0;
-    trail_rec.header_used = UINT32_MAX;
-    trail_file_write_block_header();
-    trail_file_put_chunk(CHUNK_INFO, trail_rec.trace_info, trail_rec.trace_info_length);
-    // In the file at once: a process that ends by _exit (a forked child) still leaves a trace that says whose.
-    trail_file_flush();
-    trail_file_write_block_header();
-    // Deleting large files takes a while: on a thread of its own, joined at exit.
-    if (!trail_rec.crash_flushing) trail_rec.pruner_started = pthread_create(&trail_rec.pruner, NULL, prune_in_background, NULL) == 0;
+    trail_rec.trace_fd = trail_fd_move_high(fd);  // where the program's own opens do not land first
+    remember_trace_identity();
+    __atomic_store_n(&trail_rec.prune_wanted, 1, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -449,51 +469,3 @@ void trail_file_retract_finish(void) {
     if (trail_rec.blocks) trail_rec.blocks[trail_rec.block_index].bytes = same_block ? trail_rec.before_finish.bytes : 0;
     trail_file_write_block_header();
 }
-
-/// Size limit and policy: TRAIL_TRACE_MAX_SIZE (0: unbounded; default min(1 GiB, a tenth of the free
-/// space)), TRAIL_TRACE_KEEP=last|first. Small limits get smaller blocks, so that a wrap cuts less at once.
-static void choose_limits(void) {
-    trail_rec.max_size = trail_trace_max_size(trail_rec.trace_path);
-    if (trail_rec.max_size && trail_rec.max_size < (UINT64_C(256) << 10)) trail_rec.max_size = UINT64_C(256) << 10;
-    trail_rec.block_size = TRAIL_TRACE_BLOCK_SIZE;
-    while (trail_rec.max_size && trail_rec.block_size > (64u << 10) && trail_rec.max_size / trail_rec.block_size < 16) trail_rec.block_size /= 2;
-    trail_rec.max_blocks = trail_rec.max_size ? (trail_rec.max_size - TRAIL_TRACE_HEADER_SIZE) / trail_rec.block_size : 0;
-    if (trail_rec.max_size && trail_rec.max_blocks < 2) trail_rec.max_blocks = 2;
-    trail_rec.policy = trail_settings.trace_keep_first ? POLICY_KEEP_FIRST : POLICY_KEEP_LAST;
-    // For every limit, 0 means no limit.
-    trail_rec.keep_files = trail_settings.trace_keep_files ? trail_settings.trace_keep_files : UINT64_MAX;
-    trail_rec.keep_total = trail_trace_keep_total(trail_rec.trace_path);
-    if (trail_rec.keep_total == 0) trail_rec.keep_total = UINT64_MAX;
-    free(trail_rec.blocks);
-    trail_rec.blocks = trail_rec.max_blocks ? calloc(trail_rec.max_blocks, sizeof *trail_rec.blocks) : NULL;
-}
-
-/// The INFO chunk (exe, pid, host, app, version), prepared so that a crash can open the file.
-void trail_file_prepare_info(void) {
-    char exe[4096] = "", host[256] = "";
-    ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (exe_length > 0) exe[exe_length] = 0;
-    if (gethostname(host, sizeof host) != 0) host[0] = 0;
-    host[sizeof host - 1] = 0;
-    const char *parent = trail_inherited_traceparent();
-    int length = snprintf(trail_rec.trace_info, sizeof trail_rec.trace_info, "exe=%s\npid=%d\nhost=%s\napp=%s\n%s%s%s%s%s%s", exe, (int)getpid(), host,
-                          trail_rec.trace_app[0] ? trail_rec.trace_app : trail_exe_name(), trail_rec.trace_version[0] ? "version=" : "", trail_rec.trace_version,
-                          trail_rec.trace_version[0] ? "\n" : "", parent[0] ? "traceparent=" : "", parent, parent[0] ? "\n" : "");
-    trail_rec.trace_info_length = length < (int)sizeof trail_rec.trace_info - 8 ? (uint32_t)length : (uint32_t)sizeof trail_rec.trace_info - 8;
-    memset(trail_rec.trace_info + trail_rec.trace_info_length, 0, sizeof trail_rec.trace_info - trail_rec.trace_info_length);
-    trail_rec.trace_info_length = (trail_rec.trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned
-}
-
-void trail_recorder_prepare(void) {
-    trail_settings_refill();  // the environment may have changed since start (settings.h)
-    const char *pattern = trail_settings.trace_file;
-    int fixed = pattern != NULL;
-    const char *directory = trail_rec.trace_directory[0] ? trail_rec.trace_directory : "trail-traces";
-    if (!trail_expand_pattern(fixed ? pattern : "%e-%t-%p.trace", fixed ? NULL : directory, trail_rec.trace_path, sizeof trail_rec.trace_path)) {
-        trail_setting_warning("TRAIL_TRACE_FILE", pattern ? pattern : "", "gives too long a path", "trail.trace");
-        trail_expand_pattern("trail.trace", NULL, trail_rec.trace_path, sizeof trail_rec.trace_path);
-    }
-    trail_file_prepare_info();
-    choose_limits();
-}
-

@@ -78,6 +78,10 @@ public final class TraceFile {
         let fileSize = Int(status.st_size)
         var headerBytes = [UInt8](repeating: 0, count: TraceLayout.headerSize)
         let got = headerBytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard got != 0 else {
+            close(descriptor)
+            throw FormatError(description: "\(path): the file is empty, not a trail trace")
+        }
         guard got >= 8, TraceLayout.hasMagic(headerBytes) else {
             close(descriptor)
             throw FormatError(description: "\(path): not a trail trace file (no \(TraceLayout.magic) header)")

@@ -7,26 +7,7 @@ import TrailTestSupport
 /// as the program means it, and a trace finished before the exec.
 @Suite struct ExecHandoffTests {
     /// exec-probe, built once per test process from the fixture and the runtime's C objects; or why it was not.
-    static let built: (path: String?, failure: String) = {
-        let directory = Paths.temporaryDirectory("exec-probe")
-        let object = directory + "/exec_probe.o"
-        let shim = Paths.buildDirectory + "/CTrailShim.build"
-        let shimObjects = ((try? FileManager.default.contentsOfDirectory(atPath: shim)) ?? [])
-            .filter { $0.hasSuffix(".o") }.map { shim + "/" + $0 }
-        do {
-            try run(
-                Paths.toolchainUsr + "/bin/clang",
-                [
-                    "-O1", "-c", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include", "-o", object,
-                    Paths.fixture("ExecProbe/exec_probe.c"),
-                ], check: true)
-            try run(
-                "swiftc", ["-o", directory + "/exec-probe", object, "-lswift_Concurrency"] + shimObjects, check: true)
-            return (directory + "/exec-probe", "")
-        } catch {
-            return (nil, "\(error)")
-        }
-    }()
+    static let built = CProbe.build("ExecProbe/exec_probe.c", named: "exec-probe")
 
     /// Runs `exec-probe mode arguments`, recording into a fresh folder when `record` is set.
     static func probe(_ arguments: [String], record: Bool = false) throws -> (result: ProcessResult, traces: String) {

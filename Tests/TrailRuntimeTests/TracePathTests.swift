@@ -131,6 +131,49 @@ import Glibc
         #expect(report.stderr.contains("ends early"))
     }
 
+    /// A disk that fills as a trace is created: the header and INFO are written before the file has its name, so
+    /// no headerless or half-made file appears, none is left aside, and exit says the trace was not recorded
+    /// rather than that an empty file holds the records before the failure.
+    @Test(arguments: [40, 100])
+    func aDiskFullAtCreationLeavesNoFile(limit: Int) throws {
+        let directory = Paths.temporaryDirectory("trace-full-start")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/traces/full.trace"
+        // Through a pipe, which the file size limit does not cut as it cuts a file.
+        let result = try run(
+            "/bin/sh", ["-c", "\"$0\" \"$@\" 2>&1 | cat", Self.probe, "trace-diskfull", directory, "1000", "\(limit)"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": path])
+        #expect(
+            result.stdout.contains("trail: cannot write trace file \(path): File too large; the trace is not recorded"),
+            "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("still running\n") && !result.stdout.contains("holds the records before that"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/traces") == [])
+    }
+
+    /// What a process killed while writing its trace aside leaves (where there is no O_TMPFILE) is removed by the
+    /// next pruning once its process is gone; a live process's, or one just made, is left alone.
+    @Test func filesLeftAsideByKilledProcessesArePruned() throws {
+        let directory = Paths.temporaryDirectory("prune-aside")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dead = 0x3FFF_FFF0
+        for (name, age) in [
+            (".trail-\(dead)-0.tmp", 120), (".trail-\(dead)-1.tmp", 0), (".trail-\(getpid())-0.tmp", 120),
+        ] {
+            try Data("TRAILTRC".utf8).write(to: URL(fileURLWithPath: directory + "/" + name))
+            var times = [timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0)]
+            utimensat(AT_FDCWD, directory + "/" + name, &times, 0)
+        }
+        try run(
+            Self.probe, ["calls", directory, "10"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace"], check: true)
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == [
+                "new.trace", ".trail-\(dead)-1.tmp", ".trail-\(getpid())-0.tmp",
+            ])
+        let report = try run(Paths.trail, ["report", directory])
+        #expect(report.status == 0 && !report.stderr.contains(".tmp"), "\(report.stderr)")
+    }
+
     /// A child started with an environment of its own (as test harnesses do with Foundation's Process) is traced
     /// when its parent records: it takes the parent's TRAIL_TRACE* settings. TRAIL_TRACE=off opts out, and log
     /// mode, whose lines would land on a stderr the harness reads, is not passed on this way.

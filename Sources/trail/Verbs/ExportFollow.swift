@@ -40,8 +40,9 @@ struct Follow {
     var export = TraceExport()
     let sites = SiteTable()
     var traces: [String: Followed] = [:]
-    /// Traces that could not be opened yet (a process that only created its file), tried again.
-    var waiting: Set<String> = []
+    /// Traces that could not be opened (not a trace, or not yet one), with why, said once: tried again at each
+    /// look, since a file an older runtime is creating gets its header a moment later.
+    var skipped: [String: String] = [:]
     var pending = 0
     var lastFlush = monotonicSeconds()
     var sent = 0
@@ -110,11 +111,18 @@ struct Follow {
             }
         }
         for path in paths where traces[path] == nil {
-            guard let follower = try? TraceFollower(path: path, sites: sites) else {
-                waiting.insert(path)
+            let follower: TraceFollower
+            do {
+                follower = try TraceFollower(path: path, sites: sites)
+            } catch {
+                let reason = (error as? TraceFile.FormatError)?.description ?? "\(path): \(error)"
+                if skipped[path] != reason {
+                    printError("trail export: skipping \(reason) (looked at again while it is there)")
+                    skipped[path] = reason
+                }
                 continue
             }
-            waiting.remove(path)
+            if skipped.removeValue(forKey: path) != nil { printError("trail export: following \(path) now") }
             let identity = "\(follower.file.startWallNanoseconds)-\(follower.file.pid)"
             let entry = cursor.entries[path]
             if let entry, entry.identity == identity, entry.done { continue }

@@ -8,54 +8,65 @@ let traceDetails = """
     the newest trace in ./trail-traces (where TRAIL_TRACE=record writes by default) or here.
     """
 
-/// The traces named on the command line (files, or folders of `*.trace`), opened and ordered by start time.
+/// The traces named on the command line (files, or folders of `*.trace`), opened and ordered by start time. What
+/// cannot be read (missing, empty, cut inside its header, not a trace) is skipped with a note naming it and why,
+/// whether it was named or found in a folder; only when nothing is left is it an error.
 func openTraces(_ arguments: ParsedArguments) throws -> [TraceFile] {
-    var paths: [String] = []
-    // Files found in a folder may be anything named *.trace: what is not a trace is skipped, with a note.
-    var found: Set<String> = []
+    var files: [TraceFile] = []
     for given in arguments.positionals {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: given, isDirectory: &isFolder) else {
-            throw VerbFailure.input("\(given): no such trace file or folder")
+            printError("trail: skipping \(given): no such trace file or folder")
+            continue
         }
-        if isFolder.boolValue {
-            let inFolder = traces(in: given)
-            guard !inFolder.isEmpty else { throw VerbFailure.input("\(given): no *.trace files in this folder") }
-            paths += inFolder
-            found.formUnion(inFolder)
-        } else {
-            paths.append(given)
+        guard isFolder.boolValue else {
+            if let file = openOrSkip(given) { files.append(file) }
+            continue
         }
+        let inFolder = traces(in: given)
+        if inFolder.isEmpty { printError("trail: skipping \(given): no *.trace files in this folder") }
+        files += inFolder.compactMap(openOrSkip)
     }
-    if paths.isEmpty {
-        // The newest trace with calls in it (an empty one is a few hundred bytes): `swift test` ends with a
-        // second test process that often runs nothing.
-        let found = (traces(in: "trail-traces") + traces(in: ".")).sorted { modified($0) > modified($1) }
-        guard let newest = found.first(where: { size($0) > 512 }) ?? found.first else {
-            throw UsageError(
-                description: "no trace here (./trail-traces or *.trace); record one with TRAIL_TRACE=record or name it")
-        }
-        paths = [newest]
-        if found.count > 1 {
-            let folder = (newest as NSString).deletingLastPathComponent
-            printError(
-                "trail: reading \(newest), the newest of \(found.count) traces; name the folder (\(folder.isEmpty ? "." : folder)) to read them all"
-            )
-        }
-    }
-    var files: [TraceFile] = []
-    for path in paths {
-        do {
-            files.append(try TraceFile(path: path))
-        } catch let error as TraceFile.FormatError {
-            guard found.contains(path) else { throw VerbFailure.input(error.description) }
-            printError("trail: skipping \(error.description)")
-        }
+    if arguments.positionals.isEmpty {
+        files = [try newestTrace()]
     }
     guard !files.isEmpty else { throw VerbFailure.input("no trace could be read (see above)") }
     let sorted = files.sorted { ($0.startWallNanoseconds, $0.pid) < ($1.startWallNanoseconds, $1.pid) }
     reportGaps(sorted, before: true)
     return sorted
+}
+
+/// The trace, or nil after a note on stderr saying why it is skipped.
+private func openOrSkip(_ path: String) -> TraceFile? {
+    do {
+        return try TraceFile(path: path)
+    } catch let error as TraceFile.FormatError {
+        printError("trail: skipping \(error.description)")
+    } catch {
+        printError("trail: skipping \(path): \(error)")
+    }
+    return nil
+}
+
+/// With no trace named: the newest one that recorded calls (an empty one is a few hundred bytes: `swift test` ends
+/// with a second test process that often runs nothing), else the newest one; one that cannot be read is skipped.
+private func newestTrace() throws -> TraceFile {
+    let found = (traces(in: "trail-traces") + traces(in: ".")).sorted { modified($0) > modified($1) }
+    guard !found.isEmpty else {
+        throw UsageError(
+            description: "no trace here (./trail-traces or *.trace); record one with TRAIL_TRACE=record or name it")
+    }
+    let withCalls = found.filter { size($0) > 512 }
+    guard let newest = (withCalls + found.filter { size($0) <= 512 }).lazy.compactMap(openOrSkip).first else {
+        throw VerbFailure.input("no trace could be read (see above)")
+    }
+    if found.count > 1 {
+        let folder = (newest.path as NSString).deletingLastPathComponent
+        printError(
+            "trail: reading \(newest.path), the newest of \(found.count) traces; name the folder (\(folder.isEmpty ? "." : folder)) to read them all"
+        )
+    }
+    return newest
 }
 
 /// Says on stderr what is missing from the traces: before reading, what a wrapped file's size limit cut
