@@ -113,10 +113,14 @@ bench: bench-deps
 	python3 Benchmarks/bench.py
 
 # Ten minutes of an operator's day (SOAK_SECONDS to change): copies of one app, forks, children writing to
-# stderr, rotation at 4K, a folder deleted under them, signals and crashes; then the invariants. Not in `make test`.
+# stderr, rotation at 4K, a folder deleted under them, signals and crashes; then the invariants. Then the
+# differential corpus (Tests/ProcessCorpus) SOAK_CORPUS_ROUNDS times, where `make test` runs it once.
+SOAK_CORPUS_ROUNDS ?= 20
 soak: deps
 	$(SWIFT) build --product trail-probe
 	python3 Tests/Soak/soak.py
+	$(SWIFT) build --build-tests
+	TRAIL_CORPUS_ROUNDS=$(SOAK_CORPUS_ROUNDS) $(SWIFT) test --skip-build --filter ProcessCorpusTests
 
 clean:
 	rm -rf .build $(SAMPLE)/.build
