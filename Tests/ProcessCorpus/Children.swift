@@ -183,6 +183,12 @@ func failedExec() {
     let chunk = String(repeating: "x", count: 200) + "\n"
     for _ in 0 ..< 2000 { fputs(chunk, stderr) }
     fflush(stderr)
+    // Asked by a test of Trail's own (not in the differential runs, where untraced stderr is a file).
+    if getenv("TRAIL_CORPUS_SHOW_STDERR") != nil {
+        var info = stat()
+        fstat(2, &info)
+        say("stderr is \(info.st_mode & S_IFMT == S_IFIFO ? "a pipe" : "not a pipe")")
+    }
     say("done")
 }
 

@@ -163,6 +163,20 @@ import Glibc
         }
     }
 
+    /// After an exec that fails, fd 2 is the logger's pipe again, counted against the bounds: it stayed a plain
+    /// copy of that moment's log file, which rotation then took away, and grew without bound once deleted.
+    @Test func aFailedExecPutsStderrBackOnThePipe() throws {
+        let root = Paths.temporaryDirectory("failed-exec")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/work", withIntermediateDirectories: true)
+        let result = try TrailTestSupport.run(
+            "timeout", ["-s", "KILL", "60", Paths.buildDirectory + "/trail-corpus", "failed-exec", root + "/work"],
+            environment: [
+                "TRAIL_CORPUS_LOG_DIR": root + "/logs", "TRAIL_CORPUS_SHOW_STDERR": "1", "TRAIL_LOG_MAX_SIZE": "64K",
+            ])
+        #expect(result.stdout.hasSuffix("stderr is a pipe\ndone\n"), "\(result.stdout)")
+    }
+
     @Test(arguments: programs)
     func theProgramObservesTheSameInEveryMode(program: String) throws {
         for _ in 0 ..< Self.rounds {
