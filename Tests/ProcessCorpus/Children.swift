@@ -150,7 +150,8 @@ func forkWhileFlooding() {
         { _ in
             let chunk = String(
                 repeating: "flood flood flood flood flood flood flood flood flood flood flood flood\n", count: 512)
-            while flooding { fputs(chunk, stderr) }
+            // At most 64 MiB: enough to keep the pipe full through the forks, bounded on a slow machine.
+            for _ in 0 ..< 1800 where flooding { fputs(chunk, stderr) }
             return nil
         }, nil)
     var ended = 0

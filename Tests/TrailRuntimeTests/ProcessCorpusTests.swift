@@ -155,7 +155,7 @@ import Glibc
                 ],
                 environment: [
                     "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": "/proc/trail-none/%p.trace",
-                    "TRAIL_CORPUS_LOG_DIR": "logs",
+                    "TRAIL_CORPUS_LOG_DIR": "logs", "TRAIL_LOG_MAX_SIZE": "1M", "TRAIL_LOG_MAX_TOTAL": "4M",
                 ])
             #expect(
                 result.shellStatus == 0 && result.stdout == "20 children ended\n",
