@@ -9,8 +9,8 @@ extension Logger {
         @usableFromInline typealias Literals = (
             StaticString, StaticString, StaticString, StaticString, StaticString, StaticString
         )
-        @usableFromInline static let literalCapacity = 6
-        @usableFromInline static let integerCapacity = 4
+        @inlinable static var literalCapacity: Int { 6 }
+        @inlinable static var integerCapacity: Int { 4 }
 
         @usableFromInline var literals: Literals = ("", "", "", "", "", "")
         @usableFromInline var integers: (Int, Int, Int, Int) = (0, 0, 0, 0)
