@@ -254,6 +254,11 @@ static pid_t start_keeper(int pipe_fd, int fd) {
     pid_t *shared = mmap(NULL, sizeof(pid_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) return 0;
     *shared = 0;
+    // Every signal blocked until the keeper has reset its dispositions: one that arrived in between would run the
+    // program's handler there.
+    sigset_t all, previous;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &previous);
     pid_t middle = (pid_t)syscall(SYS_clone, 0, 0, 0, 0, 0);
     if (middle == 0) {
         pid_t keeper = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
@@ -265,6 +270,7 @@ static pid_t start_keeper(int pipe_fd, int fd) {
         *shared = keeper > 0 ? keeper : 0;
         _exit(0);
     }
+    sigprocmask(SIG_SETMASK, &previous, NULL);
     if (middle > 0) {
         while (waitpid(middle, NULL, __WCLONE) < 0 && errno == EINTR) {}
     }

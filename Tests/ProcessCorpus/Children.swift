@@ -166,6 +166,14 @@ func forkWhileFlooding() {
     say("\(ended) children ended")
 }
 
+/// A child that holds stderr outlives the program: with Trail logging, a keeper drains the pipe for it.
+func outlive() {
+    busy("before spawn")
+    _ = spawnShell("sleep 1; echo late line from the child >&2")
+    busy("after spawn")
+    say("spawned")
+}
+
 /// Traced calls, then at once an exec of a shell that says so: nothing buffered may be lost with the old image.
 func execSoon() {
     busy("before exec", calls: 300, lines: 0)

@@ -20,6 +20,7 @@ let programs: [String: () -> Void] = [
     "exec-from-signal-handler": execFromSignalHandler,
     "failed-exec": failedExec,
     "exec-soon": execSoon,
+    "outlive": outlive,
     "fork-while-flooding": forkWhileFlooding,
     "exec-after-spawn": execAfterSpawn,
     "signal-dispositions": signalDispositions,

@@ -16,7 +16,7 @@ import Glibc
         "close-and-reopen", "daemonize", "dup2-over-stderr", "descriptor-limit", "change-directory", "umask-zero",
         "file-size-limit", "address-space-limit", "small-stack", "drop-privileges", "wait-any", "fork-without-exec",
         "spawn-file-actions", "system-and-popen", "huge-arguments", "exec-from-signal-handler", "failed-exec",
-        "exec-soon", "exec-after-spawn", "signal-dispositions", "fork-while-flooding",
+        "exec-soon", "exec-after-spawn", "signal-dispositions", "fork-while-flooding", "outlive",
     ]
     static let rounds = Int(ProcessInfo.processInfo.environment["TRAIL_CORPUS_ROUNDS"] ?? "") ?? 1
 
@@ -175,6 +175,32 @@ import Glibc
                 "TRAIL_CORPUS_LOG_DIR": root + "/logs", "TRAIL_CORPUS_SHOW_STDERR": "1", "TRAIL_LOG_MAX_SIZE": "64K",
             ])
         #expect(result.stdout.hasSuffix("stderr is a pipe\ndone\n"), "\(result.stdout)")
+    }
+
+    /// The keeper that drains stderr for a child outliving the program is the program's own fork: it must not
+    /// run the program's signal handlers (Trail's crash handler would write a crash block, and the buffered lines a
+    /// second time, into the log).
+    @Test func theKeeperRunsNoneOfTheProgramsHandlers() throws {
+        let root = Paths.temporaryDirectory("keeper")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/work", withIntermediateDirectories: true)
+        let result = try TrailTestSupport.run(
+            Paths.buildDirectory + "/trail-corpus", ["outlive", root + "/work"],
+            environment: ["TRAIL_CORPUS_LOG_DIR": root + "/logs"])
+        #expect(result.stdout == "spawned\n")
+        // The keeper: a process with the program's command line, still there after the program ended.
+        let marker = Array("outlive\0\(root)/work".utf8)
+        let keepers = (try FileManager.default.contentsOfDirectory(atPath: "/proc")).compactMap { Int32($0) }.filter {
+            pid in
+            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return [UInt8](line).firstRange(of: marker) != nil
+        }
+        #expect(keepers.count == 1, "\(keepers)")
+        for pid in keepers { kill(pid, SIGSEGV) }
+        usleep(300_000)
+        let log = Transcript.read(root + "/logs/corpus.log")
+        #expect(!log.contains("TRAIL CRASH"), "\(log.suffix(2000))")
+        #expect(log.components(separatedBy: "after spawn line 0 ").count == 2)
     }
 
     @Test(arguments: programs)
