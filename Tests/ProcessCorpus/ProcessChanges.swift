@@ -86,6 +86,26 @@ func smallStack() {
     say("\(threads.count) threads joined")
 }
 
+/// Threads that end inside traced calls with pthread_exit, while others go on logging and tracing.
+func threadsThatDie() {
+    var threads: [pthread_t] = []
+    for _ in 0 ..< 8 {
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { _ in
+                traced("Corpus.dying() @ Corpus/ProcessChanges.swift:100") {
+                    busy("dying thread", calls: 200, lines: 20)
+                    pthread_exit(nil)
+                }
+            }, nil)
+        if result == 0 { threads.append(thread) }
+    }
+    for thread in threads { pthread_join(thread, nil) }
+    busy("after the threads", calls: 500, lines: 200)
+    say("\(threads.count) threads ended inside a traced call")
+}
+
 /// A server that started as root drops to nobody after start-up, its log folder still root's: the logs keep
 /// their bounds. Not root: nothing to drop, said alike in every build.
 func dropPrivileges() {

@@ -9,6 +9,7 @@ let programs: [String: () -> Void] = [
     "file-size-limit": fileSizeLimit,
     "address-space-limit": addressSpaceLimit,
     "small-stack": smallStack,
+    "threads-that-die": threadsThatDie,
     "drop-privileges": dropPrivileges,
     "wait-any": waitAny,
     "fork-without-exec": forkWithoutExec,

@@ -16,7 +16,7 @@ import Glibc
         "close-and-reopen", "daemonize", "dup2-over-stderr", "descriptor-limit", "change-directory", "umask-zero",
         "file-size-limit", "address-space-limit", "small-stack", "drop-privileges", "wait-any", "fork-without-exec",
         "spawn-file-actions", "system-and-popen", "huge-arguments", "exec-from-signal-handler", "failed-exec",
-        "exec-soon", "exec-after-spawn", "signal-dispositions", "fork-while-flooding", "outlive",
+        "exec-soon", "exec-after-spawn", "signal-dispositions", "fork-while-flooding", "outlive", "threads-that-die",
     ]
     static let rounds = Int(ProcessInfo.processInfo.environment["TRAIL_CORPUS_ROUNDS"] ?? "") ?? 1
 
