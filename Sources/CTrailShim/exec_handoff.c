@@ -25,9 +25,7 @@ struct handoff {
 /// The new program's environment: `envp` with the current call's TRACEPARENT (trace_context.c).
 static char *const *hand_off(struct handoff *handoff, char *const *envp) {
     char *const *environment = trail_environment_hand_on(&handoff->environment, envp);
-    trail_log_mode_drain();
-    trail_log_before_exec();
-    handoff->trace_finished = trail_trace_before_exec();
+    handoff->trace_finished = trail_before_image_ends();
     return environment;
 }
 

@@ -8,18 +8,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static void before_abrupt_end(void) {
+int trail_before_image_ends(void) {
     trail_log_mode_drain();
     trail_log_before_exec();
-    trail_trace_before_exec();
+    return trail_trace_before_exec();
 }
 
 __attribute__((noreturn)) void _exit(int status) {
-    before_abrupt_end();
+    trail_before_image_ends();
     for (;;) syscall(SYS_exit_group, status);
 }
 
 __attribute__((noreturn)) void _Exit(int status) {
-    before_abrupt_end();
+    trail_before_image_ends();
     for (;;) syscall(SYS_exit_group, status);
 }

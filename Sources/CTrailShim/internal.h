@@ -272,6 +272,9 @@ size_t trail_copy_readable(void *target, uintptr_t address, size_t length);
 // bootstrapped, else to fd 2 (through a bounded buffer and a writer thread when fd 2 is a pipe or socket).
 
 void trail_log_mode_start(void);
+/// Before exec or _exit replaces or ends the image: log mode's buffer, the logger's buffers and the trace's END
+/// are written (exit_handoff.c). 1 when the trace was finished, which a failed exec takes back.
+int trail_before_image_ends(void);
 /// Writes log mode's buffered lines to fd 2 from the calling thread, before an exec or _exit that would take them
 /// with it: only tries the buffer's lock and waits for a full pipe at most briefly.
 void trail_log_mode_drain(void);

@@ -175,7 +175,7 @@ static int stderr_is_pipe(void) {
 }
 
 /// `fd` is still the pipe's read end: one the program closed and reused must not be read from.
-static int is_stderr_pipe(int fd) {
+int trail_log_is_stderr_pipe(int fd) {
     struct stat info;
     return pipe_inode && fstat(fd, &info) == 0 && info.st_ino == pipe_inode && info.st_dev == pipe_device
         && S_ISFIFO(info.st_mode);
@@ -194,7 +194,7 @@ static void close_all_but(int keep_low, int keep_high) {
 /// Async-signal-safe: moves what the pipe holds now into the log file, without waiting for more.
 static void drain_stderr_pipe(int pipe_fd, int fd) {
     static char chunk[16384];
-    if (pipe_fd < 0 || fd < 0 || !is_stderr_pipe(pipe_fd)) return;
+    if (pipe_fd < 0 || fd < 0 || !trail_log_is_stderr_pipe(pipe_fd)) return;
     for (int rounds = 0; rounds < 4096; rounds++) {
         ssize_t count = read(pipe_fd, chunk, sizeof chunk);
         if (count < 0 && errno == EINTR) continue;
@@ -284,7 +284,7 @@ static pid_t start_keeper(int pipe_fd, int fd) {
 static pid_t hand_off(int pipe_fd, int fd) {
     drain_stderr_pipe(pipe_fd, fd);
     if (stderr_is_pipe()) dup2(fd, 2);
-    if (!is_stderr_pipe(pipe_fd)) return 0;
+    if (!trail_log_is_stderr_pipe(pipe_fd)) return 0;
     // fd 2 no longer holds the write end: a hang-up with nothing to read means no child holds it either.
     struct pollfd ready = { pipe_fd, POLLIN, 0 };
     if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLHUP) && !(ready.revents & POLLIN)) return 0;

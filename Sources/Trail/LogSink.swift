@@ -107,14 +107,9 @@ public final class LogSink: @unchecked Sendable {
         _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
         dup2(writeEnd, 2)  // fd 2 itself is inherited by children (dup2 leaves it open across exec)
         close(writeEnd)
-        var info = stat()
-        fstat(readEnd, &info)
-        fileLock.withLock {
-            stderrPipe = readEnd
-            pipeIdentity = (UInt(info.st_dev), UInt(info.st_ino))
-        }
         keeperBudget = UInt64(min(config.maxFileSize, config.maxTotalSize))
-        trail_log_set_stderr_pipe(readEnd, keeperBudget)
+        trail_log_set_stderr_pipe(readEnd, keeperBudget)  // the pipe's identity first: pumps check it
+        fileLock.withLock { stderrPipe = readEnd }
         // A program that closes every descriptor above 2 and goes on writing to stderr must not die of SIGPIPE.
         _ = trail_stderr_pipe_hold_reader(readEnd)
         DetachedThread.start(named: "trail-stderr") { [unowned self] in self.drainStandardError() }
@@ -190,16 +185,11 @@ public final class LogSink: @unchecked Sendable {
         return ended
     }
 
-    /// The read end's identity, taken when it was made: the program may close the number and reuse it.
-    private var pipeIdentity: (device: UInt, inode: UInt) = (0, 0)
     /// What a keeper may write into the file after this process is gone: one file's share.
     private var keeperBudget: UInt64 = 0
 
-    private func pipeIsOurs() -> Bool {
-        var info = stat()
-        return fstat(stderrPipe, &info) == 0 && UInt(info.st_dev) == pipeIdentity.device
-            && UInt(info.st_ino) == pipeIdentity.inode
-    }
+    /// The read end is still the pipe (the C side knows its identity): the program may close and reuse the number.
+    private func pipeIsOurs() -> Bool { trail_log_is_stderr_pipe(stderrPipe) != 0 }
 
     // MARK: exec
 

@@ -9,21 +9,26 @@ import Glibc
 /// A trace that cannot be read (empty, cut inside its header, missing) is skipped with a note naming it and why,
 /// whether it is named on the command line, found in a folder, picked as the newest, or followed; only when
 /// nothing is left to read is it an error.
+/// A small whole trace: one call of `M.main()` on one thread.
+func writeMainTrace(to path: String) throws {
+    var builder = TraceBuilder()
+    CallStreamTests.named(&builder)
+    builder.records(
+        slot: 0, tid: 100, position: 0,
+        [
+            CallStreamTests.enter(1000, CallStreamTests.main, 0),
+            CallStreamTests.exit(3000, CallStreamTests.main, 0),
+        ])
+    builder.watermark(4000)
+    builder.end(records: 2)
+    try builder.write(to: path)
+}
+
 @Suite struct BadTraceFileTests {
     /// A folder with one small trace of `M.main()`, an empty trace and one cut inside its header.
     static func folder(_ name: String) throws -> String {
         let folder = Paths.temporaryDirectory(name)
-        var builder = TraceBuilder()
-        CallStreamTests.named(&builder)
-        builder.records(
-            slot: 0, tid: 100, position: 0,
-            [
-                CallStreamTests.enter(1000, CallStreamTests.main, 0),
-                CallStreamTests.exit(3000, CallStreamTests.main, 0),
-            ])
-        builder.watermark(4000)
-        builder.end(records: 2)
-        try builder.write(to: folder + "/good.trace")
+        try writeMainTrace(to: folder + "/good.trace")
         try Data().write(to: URL(fileURLWithPath: folder + "/empty.trace"))
         try Data("TRAILTRC\u{2}\0\0\0".utf8).write(to: URL(fileURLWithPath: folder + "/short.trace"))
         return folder

@@ -12,17 +12,7 @@ import Glibc
 @Suite struct HostileFolderTests {
     @Test func whatIsNotATraceIsSkippedAndNamed() throws {
         let folder = Paths.temporaryDirectory("hostile")
-        var builder = TraceBuilder()
-        CallStreamTests.named(&builder)
-        builder.records(
-            slot: 0, tid: 100, position: 0,
-            [
-                CallStreamTests.enter(1000, CallStreamTests.main, 0),
-                CallStreamTests.exit(3000, CallStreamTests.main, 0),
-            ])
-        builder.watermark(4000)
-        builder.end(records: 2)
-        try builder.write(to: folder + "/good.trace")
+        try writeMainTrace(to: folder + "/good.trace")
         var idle = TraceBuilder()
         idle.pid = 4343
         CallStreamTests.named(&idle)

@@ -151,6 +151,8 @@ void trail_log_busy_end(void);
 /// The read end of the pipe fd 2 points at, which the crash handler drains into the file; -1 for none.
 /// `keeper_limit`: what a keeper (`trail_log_stderr_handoff`) may write into the file.
 void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit);
+/// `fd` is still the stderr pipe's read end (its device and inode): the program may close and reuse the number.
+int trail_log_is_stderr_pipe(int fd);
 /// Holds another read end of the stderr pipe in a thread with a descriptor table of its own (pipe_reader.c), so
 /// that the pipe keeps a reader whatever the program closes; 0 on success.
 int trail_stderr_pipe_hold_reader(int read_end);
