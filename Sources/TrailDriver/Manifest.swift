@@ -326,7 +326,7 @@ struct Manifest {
     func findTrail() throws(SourceError) -> String {
         let add = """
             add it to `dependencies:`, e.g. .package(name: "swift-trail", path: "<path to swift-trail>") or \
-            .package(url: "<swift-trail URL>", branch: "main")
+            .package(url: "<swift-trail URL>", from: "1.0.0")
             """
         for call in packageCalls {
             func value(_ label: String) -> String? { call.argument(label).flatMap { Self.literal($0.expression) } }
