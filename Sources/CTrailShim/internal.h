@@ -13,6 +13,32 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+// MARK: C only (defined across the runtime's files; include/CTrailShim.h is what Swift sees)
+
+/// Overrides the mode chosen from the environment (tests, benchmarks).
+void trail_set_mode(int mode);
+/// Records lost so far because a ring stayed full.
+uint64_t trail_trace_dropped(void);
+/// The span id exporters and log lines give a call whose reader span id is `raw`: salted per process, so the
+/// processes of one distributed trace never share one.
+uint64_t trail_exported_span_id(uint64_t raw);
+/// Queues a SPAN chunk (spans.c; bounded: 1 when queued, 0 when dropped or not recording).
+int trail_span_details_queue(uint64_t token, uint32_t phase, const void *details, uint32_t length);
+/// Span details dropped because the queue was full.
+uint64_t trail_span_details_dropped(void);
+/// The crash handler's first step: no logger write or rotation starts after it, and one under way ends first.
+void trail_log_crash_begin(void);
+void trail_log_before_exec(void);
+void trail_log_after_failed_exec(void);
+/// write(2) cut at RLIMIT_FSIZE, failing with EFBIG at it, where the kernel would kill the process with SIGXFSZ.
+/// Async-signal-safe.
+ssize_t trail_write_within_limit(int fd, const void *bytes, size_t count);
+/// Trail's own message on fd 2, in one write, and only when a pipe or socket there has room: never blocks.
+/// Async-signal-safe.
+void trail_say(const char *text, size_t length);
+/// Called on a thread's first traced call (log or record mode) or name: an alternate stack once the handler is installed.
+void trail_crash_thread_started(void);
+
 // MARK: records (layout in trail_format.h)
 
 static inline uint64_t record_word(uint64_t address, uint32_t depth, enum record_kind kind) {

@@ -167,6 +167,14 @@ static void stop_at_exit(void) {
         ssize_t ignored = write(2, message, (size_t)length);
         (void)ignored;
     }
+    uint64_t span_details = trail_span_details_dropped();
+    if (span_details) {
+        char message[256];
+        int length = snprintf(message, sizeof message, "trail: the details of %llu spans were dropped (more than "
+                              "4 MiB queued at once); the spans are recorded without them\n", (unsigned long long)span_details);
+        ssize_t ignored = write(2, message, (size_t)length);
+        (void)ignored;
+    }
     if (trail_rec.write_error) {
         char message[4600];
         int length = snprintf(message, sizeof message, "trail: writing the trace %s failed (%s): it holds the records "

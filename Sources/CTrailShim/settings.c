@@ -219,7 +219,8 @@ void trail_switch_setting(const char *value, int fallback, struct trail_setting_
 
 // MARK: the C side's variables
 
-enum setting_kind { TEXT, CHOICE, COUNT, SIZE, SWITCH };
+/// LIMIT: a SIZE where 0 means no limit, so the range's floor applies to other values only.
+enum setting_kind { TEXT, CHOICE, COUNT, SIZE, LIMIT, SWITCH };
 /// Which values of TRAIL_TRACE a setting matters for; it is read (and checked) only then.
 enum { ALWAYS = 7, TRACING = 1 << TRAIL_MODE_LOG | 1 << TRAIL_MODE_RECORD, RECORDING = 1 << TRAIL_MODE_RECORD };
 
@@ -241,7 +242,9 @@ struct setting {
 static const struct setting settings[] = {
     { "TRAIL_TRACE", CHOICE, ALWAYS, FIELD(trace), 0, 0, TRAIL_MODE_OFF, "off|0,log|1|on,record", NULL },
     { "TRAIL_TRACE_FILE", TEXT, TRACING, FIELD(trace_file), 0, 0, 0, NULL, NULL },
-    { "TRAIL_TRACE_MAX_SIZE", SIZE, TRACING, FIELD(trace_max_size), 0, UINT64_C(1) << 50, TRAIL_SETTING_DEFAULT, NULL,
+    // A recorded trace needs a few blocks (trace_prepare.c): 256K at least.
+    { "TRAIL_TRACE_MAX_SIZE", LIMIT, TRACING, FIELD(trace_max_size), UINT64_C(256) << 10, UINT64_C(1) << 50,
+      TRAIL_SETTING_DEFAULT, NULL,
       "the default (1G, at most a tenth of the free space)" },
     { "TRAIL_TRACE_KEEP", CHOICE, RECORDING, FIELD(trace_keep_first), 0, 0, 0, "last,first", NULL },
     { "TRAIL_TRACE_KEEP_FILES", COUNT, RECORDING, FIELD(trace_keep_files), 0, 1000000, 1000, NULL, NULL },
@@ -269,6 +272,14 @@ static void check(const struct setting *setting, const char *value, struct trail
     case CHOICE: trail_choice_setting(value, setting->names, setting->fallback, choice); break;
     case COUNT: trail_count_setting(value, setting->minimum, setting->maximum, setting->fallback, choice); break;
     case SIZE: trail_size_setting(value, setting->minimum, setting->maximum, setting->fallback, choice); break;
+    case LIMIT:
+        if (trail_size_is_zero(value)) {
+            choice->why[0] = choice->used[0] = 0;
+            choice->value = 0;
+        } else {
+            trail_size_setting(value, setting->minimum, setting->maximum, setting->fallback, choice);
+        }
+        break;
     case SWITCH: trail_switch_setting(value, (int)setting->fallback, choice); break;
     }
     if (choice->why[0] && choice->value == TRAIL_SETTING_DEFAULT)
@@ -334,7 +345,7 @@ int trail_setting_check(const char *name, const char *value, char *result, size_
     if (choice.why[0]) trail_format_setting_warning(message, message_size, name, value, choice.why, choice.used);
     if (setting->kind == TEXT) snprintf(result, result_size, "%s", value);
     else if (choice.value == TRAIL_SETTING_DEFAULT) snprintf(result, result_size, "default");
-    else if (setting->kind == SIZE) trail_format_size(choice.value, result, result_size);
+    else if (setting->kind == SIZE || setting->kind == LIMIT) trail_format_size(choice.value, result, result_size);
     else if (setting->kind == CHOICE) name_at(setting->names, choice.value, result, result_size);
     else snprintf(result, result_size, "%llu", (unsigned long long)choice.value);
     return 1;

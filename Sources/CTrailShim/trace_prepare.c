@@ -8,11 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/// Size limit and policy: TRAIL_TRACE_MAX_SIZE (0: unbounded; default min(1 GiB, a tenth of the free
-/// space)), TRAIL_TRACE_KEEP=last|first. Small limits get smaller blocks, so that a wrap cuts less at once.
+/// Size limit and policy: TRAIL_TRACE_MAX_SIZE (0: unbounded; at least 256K, settings.c's floor; default
+/// min(1 GiB, a tenth of the free space)), TRAIL_TRACE_KEEP=last|first. Small limits get smaller blocks, so that a wrap cuts less at once.
 static void choose_limits(void) {
     trail_rec.max_size = trail_trace_max_size(trail_rec.trace_path);
-    if (trail_rec.max_size && trail_rec.max_size < (UINT64_C(256) << 10)) trail_rec.max_size = UINT64_C(256) << 10;
     trail_rec.block_size = TRAIL_TRACE_BLOCK_SIZE;
     while (trail_rec.max_size && trail_rec.block_size > (64u << 10) && trail_rec.max_size / trail_rec.block_size < 16) trail_rec.block_size /= 2;
     trail_rec.max_blocks = trail_rec.max_size ? (trail_rec.max_size - TRAIL_TRACE_HEADER_SIZE) / trail_rec.block_size : 0;

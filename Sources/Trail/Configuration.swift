@@ -75,6 +75,9 @@ extension Trail.Configuration {
         config.directory = Self.absolute(config.directory!)
         config.maxFileSize = min(max(Self.minimumFileSize, config.maxFileSize), Self.maximumSize)
         config.maxTotalSize = min(max(Self.minimumFileSize, config.maxTotalSize), Self.maximumSize)
+        // One file never holds more than all files together: the effective size of a file, used as it is by the
+        // rotation (LogFiles) and by the keeper's budget (LogSink, log_shared.c).
+        config.maxFileSize = min(config.maxFileSize, config.maxTotalSize)
         // Keeping no old file would delete the previous run's log, and with it a crash block, on open.
         config.maxFiles = min(max(1, config.maxFiles), Self.maximumFiles)
         config.flushInterval = min(max(0.001, config.flushInterval), 60)

@@ -58,7 +58,7 @@ struct LogFiles {
     /// leaves beside the rotated files, never more; and never past RLIMIT_FSIZE, where a write would kill the
     /// program with SIGXFSZ.
     private func capacity() -> Int {
-        var capacity = min(config.maxFileSize, config.maxTotalSize)
+        var capacity = config.maxFileSize
         if rotationHeldUntil > 0 { capacity = max(capacity, config.maxTotalSize - rotatedTotal) }
         let limit = trail_file_size_limit()
         if limit < UInt64(capacity) { capacity = Int(limit) }

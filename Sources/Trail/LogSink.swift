@@ -107,7 +107,7 @@ public final class LogSink: @unchecked Sendable {
         _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
         dup2(writeEnd, 2)  // fd 2 itself is inherited by children (dup2 leaves it open across exec)
         close(writeEnd)
-        keeperBudget = UInt64(min(config.maxFileSize, config.maxTotalSize))
+        keeperBudget = UInt64(config.maxFileSize)
         trail_log_set_stderr_pipe(readEnd, keeperBudget)  // the pipe's identity first: pumps check it
         fileLock.withLock { stderrPipe = readEnd }
         // A program that closes every descriptor above 2 and goes on writing to stderr must not die of SIGPIPE.

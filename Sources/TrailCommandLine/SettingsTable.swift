@@ -28,7 +28,8 @@ public enum SettingsTable {
                         "where traces go: %p pid, %e executable, %h host, %t start time, %%; in the log folder after Trail.bootstrap, else ./trail-traces"
                 ),
                 Setting(
-                    name: "TRAIL_TRACE_MAX_SIZE", values: "a size (default 1G, at most a tenth of the free space)",
+                    name: "TRAIL_TRACE_MAX_SIZE",
+                    values: "a size of 256K or more, or 0 for none (default 1G, at most a tenth of the free space)",
                     effect: "the most a trace, or log mode's line file, takes"),
                 Setting(
                     name: "TRAIL_TRACE_KEEP", values: "last (default) or first",

@@ -4,7 +4,6 @@ public enum Marker {
     static let open = "/*<trail*/"
     static let close = "/*trail>*/"
     static let openBytes = Array(open.utf8)
-    static let closeBytes = Array(close.utf8)
 
     /// File-level opt-out, checked as a comment.
     static let ignoreFile = "trail:ignore-file"

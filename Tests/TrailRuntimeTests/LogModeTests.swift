@@ -15,13 +15,13 @@ import Glibc
         let result = try run(
             Self.probe, ["calls", directory, "20000"],
             environment: [
-                "TRAIL_TRACE": "1", "TRAIL_TRACE_FILE": directory + "/lines-%p.txt", "TRAIL_TRACE_MAX_SIZE": "64K",
+                "TRAIL_TRACE": "1", "TRAIL_TRACE_FILE": directory + "/lines-%p.txt", "TRAIL_TRACE_MAX_SIZE": "256K",
             ], check: true)
         #expect(!result.stderr.contains("Probe.nothing"))
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("lines-") }
         #expect(files.count == 1)
         let text = Transcript.read(directory + "/" + (files.first ?? ""))
-        #expect(text.utf8.count <= 64 * 1024 + 200)
+        #expect(text.utf8.count <= 256 * 1024 + 200)
         #expect(text.contains("-> Probe.nothing()"))
         #expect(text.hasSuffix("later lines are not written\n"))
     }

@@ -23,8 +23,6 @@ enum trail_mode {
 };
 
 int trail_current_mode(void);
-/// Overrides the mode chosen from the environment (tests, benchmarks).
-void trail_set_mode(int mode);
 
 /// Receives each log-mode line (ending in its ids and '\n') once a logger is bootstrapped; NULL sends lines to
 /// fd 2. The first `message_length` bytes are the line without its ids, which follow as values.
@@ -93,17 +91,12 @@ void trail_trace_set_directory(const char *directory, const char *stem);
 void trail_trace_set_app(const char *name, const char *version);
 /// Drains every ring to the file now.
 void trail_trace_flush(void);
-/// Records lost so far because a ring stayed full.
-uint64_t trail_trace_dropped(void);
 /// The innermost traced call (record or log mode), as exporters and log lines name it (Docs/trace-format.md, "Span
 /// and trace ids"): this thread's innermost synchronous call, else the current task's innermost async call.
 /// Fills both ids and returns 1, or returns 0 when there is none.
 int trail_current_span(uint8_t trace_id[_Nonnull 16], uint64_t *span_id);
 /// This process's trace id (record and log mode; returns 0 when tracing is off).
 int trail_process_trace_id(uint8_t trace_id[_Nonnull 16]);
-/// The span id exporters and log lines give a call whose reader span id is `raw`: salted per process, so the
-/// processes of one distributed trace never share one.
-uint64_t trail_exported_span_id(uint64_t raw);
 
 // MARK: tracer spans (TrailTracing)
 
@@ -116,10 +109,6 @@ trail_span trail_span_start(const char *site, const void *_Nullable details, uin
 void trail_span_end(trail_span span, const void *_Nullable details, uint32_t length);
 /// The span id exporters and log lines give the span `span` (trail_span_start), in either mode; 0 when not traced.
 uint64_t trail_span_handle_id(trail_span span);
-/// Queues a SPAN chunk (spans.c; bounded: 1 when queued, 0 when dropped or not recording).
-int trail_span_details_queue(uint64_t token, uint32_t phase, const void *details, uint32_t length);
-/// Span details dropped because the queue was full.
-uint64_t trail_span_details_dropped(void);
 
 // MARK: logger state shared with the crash handler (log_shared.c)
 
@@ -142,8 +131,6 @@ ssize_t trail_log_write(int fd, const void *bytes, size_t count, int index, size
 /// Brackets a rotation (rename, open, redirect): 0 when a crash is being written, and the file must stay.
 int trail_log_rotation_begin(void);
 void trail_log_rotation_end(void);
-/// The crash handler's first step: no logger write or rotation starts after it, and one under way ends first.
-void trail_log_crash_begin(void);
 /// Brackets other work on the log file (a drain of the stderr pipe): brackets nest; 0 when a crash is being
 /// written.
 int trail_log_busy_begin(void);
@@ -165,8 +152,6 @@ void trail_log_stderr_handoff(void);
 /// bootstrap, which returns 1 when it holds the sink's lock until the exec is over), then the handoff above. When
 /// the exec fails, `trail_log_after_failed_exec` puts fd 2 back on the pipe and calls `after` to release the lock.
 void trail_log_set_exec_hooks(int (*_Nullable before)(void), void (*_Nullable after)(void));
-void trail_log_before_exec(void);
-void trail_log_after_failed_exec(void);
 /// rename(2) that fails with EEXIST instead of replacing `to`.
 int trail_rename_noreplace(const char *from, const char *to);
 /// The current log file, which crash-time flushes write to; -1 when logging to the console. `trail_log_fd` is -1
@@ -183,12 +168,6 @@ int trail_fd_move_high(int fd);
 int trail_fd_is(int fd, uint64_t device, uint64_t inode);
 /// RLIMIT_FSIZE's soft limit, or UINT64_MAX for none.
 uint64_t trail_file_size_limit(void);
-/// write(2) cut at RLIMIT_FSIZE, failing with EFBIG at it, where the kernel would kill the process with SIGXFSZ.
-/// Async-signal-safe.
-ssize_t trail_write_within_limit(int fd, const void *bytes, size_t count);
-/// Trail's own message on fd 2, in one write, and only when a pipe or socket there has room: never blocks.
-/// Async-signal-safe.
-void trail_say(const char *text, size_t length);
 /// Blocks SIGXFSZ in the calling thread (Trail's own): a write past the limit then fails with EFBIG there.
 void trail_block_file_size_signal(void);
 /// Writes all buffered lines without taking any lock: for the crash handler and `exit`.
@@ -218,10 +197,6 @@ void trail_crash_refresh_images(void);
 void trail_set_thread_name(const char *name);
 /// Writes an error block (or, `fatal`, a crash block and the marker) with the current stack.
 void trail_crash_report(const char *reason, int fatal);
-/// Gives the calling thread an alternate signal stack if it has none.
-void trail_crash_prepare_thread(void);
-/// Called on a thread's first traced call (log or record mode) or name: an alternate stack once the handler is installed.
-void trail_crash_thread_started(void);
 
 #pragma clang assume_nonnull end
 
