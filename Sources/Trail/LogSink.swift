@@ -300,7 +300,7 @@ public final class LogSink: @unchecked Sendable {
     }
 
     /// Formats and writes one line: `<time> <level> <label>: <message> key=value (Module/File.swift:12)`, or
-    /// its JSON form (JSONLogLine.swift).
+    /// its JSON form (LineBuilder+JSON.swift).
     func write(level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata, source: Source) {
         write(level: level, label: label, metadata: metadata, source: source) { line, escapesText in
             message.write(into: &line, escapesText: escapesText)

@@ -1,4 +1,4 @@
-/// One logger line (Docs/log-format.md, "Lines"), defined once for Trail's writer (LogSink, JSONLogLine) and the
+/// One logger line (Docs/log-format.md, "Lines"), defined once for Trail's writer (LogSink, LineBuilder+JSON) and the
 /// reader (TrailTelemetry's LogRecordParser). Text lines read
 ///
 ///     <time> <level> <label>: <message>[ key=value…] (<file>:<line>)

@@ -4,7 +4,7 @@ import SwiftSyntax
 /// Nothing is rebuilt: the edits are spliced into the original bytes afterwards.
 final class BodyCollector: SyntaxVisitor {
     private let options: InstrumentOptions
-    private let lines: LineTable
+    private let lines: SourceLines
     private let fileID: String
     private(set) var edits: [Edit] = []
     private(set) var bodies = 0
@@ -14,7 +14,7 @@ final class BodyCollector: SyntaxVisitor {
     /// Closures are numbered per enclosing scope, in source order.
     private var closureCounts: [Int] = [0]
 
-    init(options: InstrumentOptions, lines: LineTable, fileID: String) {
+    init(options: InstrumentOptions, lines: SourceLines, fileID: String) {
         self.options = options
         self.lines = lines
         self.fileID = fileID
@@ -319,7 +319,7 @@ final class BodyCollector: SyntaxVisitor {
         resultType: TypeSyntax? = nil
     ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
-        let site = Site.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
+        let site = SiteName.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
         let offset = brace.endPositionBeforeTrailingTrivia.utf8Offset
         bodies += 1
         let returnPoints =

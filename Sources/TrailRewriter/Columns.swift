@@ -6,7 +6,7 @@ import SwiftSyntax
 /// columns count UTF-8 bytes). `strip` knows these shapes (`Rewriter.stripExtent`).
 struct Columns {
     var file: String
-    var lines: LineTable
+    var lines: SourceLines
 
     struct Entry {
         var text: String

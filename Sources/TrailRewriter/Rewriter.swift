@@ -19,7 +19,7 @@ public enum Rewriter {
             if contains(source, Array(Marker.ignoreFile.utf8)), hasComment(tree, containing: Marker.ignoreFile) {
                 return .skipped("marked \(Marker.ignoreFile)")
             }
-            let lines = LineTable(buffer, keepingText: options.lineDirectiveFile != nil)
+            let lines = SourceLines(buffer, keepingText: options.lineDirectiveFile != nil)
             let collector = BodyCollector(
                 options: options, lines: lines, fileID: fileID(path: path, module: options.module))
             collector.walk(tree)
@@ -48,13 +48,13 @@ public enum Rewriter {
                     edits.append(Edit(offset: start, length: end - start, text: ""))
                     open = nil
                 default:
-                    let line = LineTable(buffer).line(of: comment.start)
+                    let line = SourceLines(buffer).line(of: comment.start)
                     throw SourceError(path: path, line: line, message: "unbalanced trail marker; file left unchanged")
                 }
             }
             if let start = open {
                 throw SourceError(
-                    path: path, line: LineTable(buffer).line(of: start),
+                    path: path, line: SourceLines(buffer).line(of: start),
                     message: "unclosed trail marker; file left unchanged")
             }
             if edits.isEmpty { return .unchanged }
@@ -98,7 +98,7 @@ public enum Rewriter {
         {
             return end + padding
         }
-        let line = LineTable(buffer).line(of: end)
+        let line = SourceLines(buffer).line(of: end)
         throw SourceError(
             path: path, line: line, message: "trail marker followed by unexpected text; file left unchanged")
     }

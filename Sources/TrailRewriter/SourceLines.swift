@@ -1,7 +1,7 @@
 import SwiftSyntax
 
 /// The line (1-based) of a UTF-8 offset, from a table of line starts built once per file.
-struct LineTable {
+struct SourceLines {
     private var starts: [Int] = [0]
     /// The text itself, for `isBlank`; kept only when asked for.
     private var text: [UInt8] = []
