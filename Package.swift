@@ -187,5 +187,8 @@ let package = Package(
         .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailResourcesTests", dependencies: ["TrailResources", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailDriverTests", dependencies: ["TrailDriver", "TrailTestSupport"],
+                    swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        .testTarget(name: "TrailCommandLineTests", dependencies: ["TrailCommandLine"]),
     ]
 )
