@@ -190,5 +190,7 @@ let package = Package(
         .testTarget(name: "TrailDriverTests", dependencies: ["TrailDriver", "TrailTestSupport"],
                     swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         .testTarget(name: "TrailCommandLineTests", dependencies: ["TrailCommandLine"]),
+        // Checks of the repository itself: Docs/architecture.md against Package.swift and the tree.
+        .testTarget(name: "RepositoryTests", dependencies: ["TrailTestSupport"]),
     ]
 )
