@@ -166,11 +166,13 @@ let package = Package(
         .executableTarget(name: "trail-bench", dependencies: ["TrailDriver", "Trail"], path: "Benchmarks/TrailBench",
                           swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
 
-        .target(name: "TrailTestSupport", path: "Tests/TrailTestSupport"),
+        // The probe's modes, one enum shared by the probe and the tests that run it (through TrailTestSupport).
+        .target(name: "RuntimeProbeModes", path: "Tests/RuntimeProbeModes"),
+        .target(name: "TrailTestSupport", dependencies: ["RuntimeProbeModes"], path: "Tests/TrailTestSupport"),
         .testTarget(name: "TrailRewriterTests", dependencies: ["TrailRewriter", "TrailDriver", "TrailTestSupport"],
                     swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
         // Swift 5 mode: the probe calls C stdio on `stderr` directly, as other code in a process would.
-        .executableTarget(name: "trail-probe", dependencies: ["Trail"], path: "Tests/RuntimeProbe",
+        .executableTarget(name: "trail-probe", dependencies: ["Trail", "RuntimeProbeModes"], path: "Tests/RuntimeProbe",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
         // The differential corpus (ProcessCorpusTests): the same programs with Trail and without it. The plain
         // target's folder is a link to the traced one's.
@@ -185,5 +187,10 @@ let package = Package(
         .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailResourcesTests", dependencies: ["TrailResources", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailDriverTests", dependencies: ["TrailDriver", "TrailTestSupport"],
+                    swiftSettings: syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+        .testTarget(name: "TrailCommandLineTests", dependencies: ["TrailCommandLine"]),
+        // Checks of the repository itself: Docs/architecture.md against Package.swift and the tree.
+        .testTarget(name: "RepositoryTests", dependencies: ["TrailTestSupport"]),
     ]
 )

@@ -1,6 +1,6 @@
 // Instrumented code inlines the hooks below, which then read the C runtime's mode and call it directly. The only
 // public import: every traced file loads what Trail's interface imports, and CTrailHooks loads nothing else, so
-// tracing never changes name lookup in a traced file (TrailImportsTests checks it).
+// tracing never changes name lookup in a traced file (ImportLookupTests checks it).
 public import CTrailHooks
 
 /// The runtime entry points that `trail instrument` inserts. A synchronous function gets

@@ -9,7 +9,7 @@ import TrailTestSupport
     @Test func realBlocksAndMarkerParseWithNoUnknownLine() throws {
         let directory = Paths.temporaryDirectory("format")
         let result = try run(
-            Paths.buildDirectory + "/trail-probe", ["crash", directory, "traced", "3"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.traced, 3),
             environment: [
                 "SWIFT_BACKTRACE": "enable=no", "TRAIL_TRACE": "record",
                 "TRAIL_TRACE_FILE": directory + "/probe.trace",

@@ -11,14 +11,15 @@ import Glibc
 /// checks that the process dies of its signal within 5 s, leaving a block and a marker that names it (or, for a
 /// fault an earlier handler repairs, that the program goes on with neither).
 @Suite struct CrashPathTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
     static let quiet = ["SWIFT_BACKTRACE": "enable=no"]
 
     /// Runs the probe under timeout(1): a hang is killed with SIGKILL after `seconds`, which fails the signal check.
     func runBounded(_ arguments: [String], seconds: Int = 5, environment: [String: String] = quiet) throws
         -> ProcessResult
     {
-        try run("/usr/bin/timeout", ["-s", "KILL", String(seconds), Self.probe] + arguments, environment: environment)
+        try run(
+            "/usr/bin/timeout", ["-s", "KILL", String(seconds), RuntimeProbe.path] + arguments, environment: environment
+        )
     }
 
     /// The markers in `directory` and the blocks they name, by pid.
@@ -58,7 +59,7 @@ import Glibc
         let directory = Paths.temporaryDirectory("pipe-limit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         if getuid() == 0 { chown(directory, 65534, 65534) }  // the probe runs as nobody (see the probe mode)
-        let result = try runBounded(["crash-past-pipe-limit", directory])
+        let result = try runBounded(RuntimeProbe.arguments(.crashPastPipeLimit, directory))
         // The condition was reached: a new pipe holds less than the 16 KiB the image map once wrote into one.
         let size = result.stdout.split(separator: " ").dropFirst(3).first.flatMap { Int($0) } ?? 0
         #expect(size > 0 && size < 16384, "\(result.stdout)")
@@ -87,7 +88,8 @@ import Glibc
             seconds += [january - 1, january]
         }
         let result = try run(
-            Self.probe, ["civil-dates", "/nonexistent"], input: seconds.map(String.init).joined(separator: "\n") + "\n")
+            RuntimeProbe.path, RuntimeProbe.arguments(.civilDates, "/nonexistent"),
+            input: seconds.map(String.init).joined(separator: "\n") + "\n")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == seconds.count, "\(result.stderr)")
         var mismatches: [String] = []
@@ -108,14 +110,14 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: directory) }
         chmod(directory, 0o700)
         #expect(mkfifo(directory + "/probe.crash", 0o600) == 0)
-        let result = try runBounded(["crash", directory, "segv", "10"])
+        let result = try runBounded(RuntimeProbe.arguments(.crash, directory, CrashMethod.segv, 10))
         expectCrashKept(result, directory, "FIFO planted before launch")
     }
 
     @Test func fifosPlantedAfterBootstrapBlockNothing() throws {
         let directory = Paths.temporaryDirectory("fifo-after")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try runBounded(["crash-into-fifos", directory])
+        let result = try runBounded(RuntimeProbe.arguments(.crashIntoFifos, directory))
         expectCrashKept(result, directory, "FIFOs planted after bootstrap")
         // The marker replaced the FIFO planted at its name.
         var info = stat()
@@ -128,8 +130,8 @@ import Glibc
     @Test func twoInstancesThatCrashKeepBothCrashes() throws {
         let directory = Paths.temporaryDirectory("two-instances")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try runBounded(["crash", directory, "segv", "10"])
-        let second = try runBounded(["crash", directory, "abort", "10"])
+        let first = try runBounded(RuntimeProbe.arguments(.crash, directory, CrashMethod.segv, 10))
+        let second = try runBounded(RuntimeProbe.arguments(.crash, directory, CrashMethod.abort, 10))
         #expect(first.signal == 11 && second.signal == 6)
         let crashes = keptCrashes(directory)
         #expect(crashes.count == 2, "\(crashes.keys)")
@@ -144,7 +146,8 @@ import Glibc
                 report.status == 0 && report.stdout.contains("\(pid)"), "\(report.stderr) \(report.stdout.prefix(300))")
         }
         // The next launch offers the newest.
-        let next = try run(Self.probe, ["previous", directory], environment: Self.quiet, check: true)
+        let next = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.previous, directory), environment: Self.quiet, check: true)
         #expect(next.stdout.contains("previous: SIGABRT"), "\(next.stdout)")
     }
 
@@ -155,7 +158,7 @@ import Glibc
             toFile: directory + "/site.c", atomically: true, encoding: .utf8)
         try run(
             "/usr/bin/cc", ["-shared", "-fPIC", "-o", directory + "/libsite.so", directory + "/site.c"], check: true)
-        let result = try runBounded(["crash-in-unloaded-site", directory, directory + "/libsite.so"])
+        let result = try runBounded(RuntimeProbe.arguments(.crashInUnloadedSite, directory, directory + "/libsite.so"))
         expectCrashKept(result, directory, "a site in an unloaded library")
         #expect(keptCrashes(directory).values.first?.contains("\nopen 0 (unloaded) 0x") == true)
     }
@@ -166,13 +169,13 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         let environment = ["HOME": "", "XDG_STATE_HOME": "", "TMPDIR": temporary]
         let own = "\(temporary)/trail-\(getuid())"
-        let first = try runBounded(["default-folder", "-"], environment: environment)
+        let first = try runBounded(RuntimeProbe.arguments(.defaultFolder, "-"), environment: environment)
         #expect(first.stdout == "\(own)/probe/probe.log\n", "\(first.stdout) \(first.stderr)")
         var info = stat()
         #expect(lstat(own, &info) == 0 && info.st_mode & 0o777 == 0o700 && info.st_uid == getuid())
         // One that others can write is refused, reported, and a fresh private folder used instead.
         chmod(own, 0o777)
-        let second = try runBounded(["default-folder", "-"], environment: environment)
+        let second = try runBounded(RuntimeProbe.arguments(.defaultFolder, "-"), environment: environment)
         #expect(second.stderr.contains("trail: \(own) is not a folder of this user's own"), "\(second.stderr)")
         #expect(second.stdout.hasPrefix("\(own)-") && second.stdout.hasSuffix("/probe/probe.log\n"), "\(second.stdout)")
     }
@@ -180,7 +183,7 @@ import Glibc
     @Test func aFaultAnEarlierHandlerRepairsLetsTheProgramGoOn() throws {
         let directory = Paths.temporaryDirectory("repaired")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try runBounded(["repaired-fault", directory, "repair"])
+        let result = try runBounded(RuntimeProbe.arguments(.repairedFault, directory, FaultHandling.repair))
         #expect(result.status == 0 && result.signal == nil, "\(result.stderr.suffix(300))")
         #expect(result.stdout == "went on after 1 fault(s), page holds 42\n")
         #expect(!Transcript.read(directory + "/probe.log").contains("TRAIL CRASH"))
@@ -190,7 +193,7 @@ import Glibc
     @Test func aFaultAnEarlierHandlerReturnsFromUnrepairedIsACrash() throws {
         let directory = Paths.temporaryDirectory("unrepaired")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try runBounded(["repaired-fault", directory, "return"])
+        let result = try runBounded(RuntimeProbe.arguments(.repairedFault, directory, FaultHandling.return))
         #expect(!result.stdout.contains("went on"))
         expectCrashKept(result, directory, "a handler that returns without repairing")
     }
@@ -198,11 +201,12 @@ import Glibc
     @Test func aCrashInConsoleModeIsKeptInTheFolder() throws {
         let directory = Paths.temporaryDirectory("console")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try runBounded(["console-crash", directory])
+        let result = try runBounded(RuntimeProbe.arguments(.consoleCrash, directory))
         #expect(
             result.stderr.contains("=== TRAIL CRASH BEGIN v1 ===") && result.stderr.contains("=== TRAIL CRASH END ==="))
         expectCrashKept(result, directory, "console mode")
-        let next = try run(Self.probe, ["previous", directory], environment: Self.quiet, check: true)
+        let next = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.previous, directory), environment: Self.quiet, check: true)
         #expect(next.stdout.contains("previous: SIGSEGV") && next.stdout.contains("block whole"), "\(next.stdout)")
         let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"])
         #expect(report.status == 0 && report.stdout.contains("SIGSEGV"), "\(report.stderr)")
@@ -212,7 +216,8 @@ import Glibc
     @Test func aCrashInATerminalIsKeptInTheFolder() throws {
         let directory = Paths.temporaryDirectory("terminal")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let command = "SWIFT_BACKTRACE=enable=no \(Self.probe) console-crash \(directory) automatic"
+        let probe = [RuntimeProbe.path] + RuntimeProbe.arguments(.consoleCrash, directory, ConsoleDestination.automatic)
+        let command = "SWIFT_BACKTRACE=enable=no " + probe.joined(separator: " ")
         let result = try run("/usr/bin/timeout", ["-s", "KILL", "5", "/usr/bin/script", "-qec", command, "/dev/null"])
         #expect(
             result.shellStatus == 128 + 11 || result.shellStatus == 11,

@@ -9,8 +9,6 @@ import Glibc
 /// Crashes under the conditions a real program dies in: while the logger rotates, and with the Swift runtime's
 /// backtracer chained after Trail's handler.
 @Suite struct CrashUnderLoadTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     /// Processes still running whose open files lie in `directory` (a backtracer left behind holds the log).
     func processesHolding(_ directory: String) -> [String] {
         let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { Int($0) != nil }
@@ -34,9 +32,11 @@ import Glibc
         for round in 0 ..< 50 {
             let environment = ["TRAIL_LOG_MAX_SIZE": "4K", "SWIFT_BACKTRACE": "enable=no"]
             let crash = try run(
-                Self.probe, ["rotating-crash", directory, "4", "\(20 + round % 5 * 10)"], environment: environment)
+                RuntimeProbe.path, RuntimeProbe.arguments(.rotatingCrash, directory, 4, 20 + round % 5 * 10),
+                environment: environment)
             #expect(crash.signal == 4, "round \(round): \(crash.stderr.suffix(300))")
-            let next = try run(Self.probe, ["previous", directory], environment: environment, check: true)
+            let next = try run(
+                RuntimeProbe.path, RuntimeProbe.arguments(.previous, directory), environment: environment, check: true)
             if next.stdout.contains("previous: SIGILL") && next.stdout.contains("block whole") {
                 found += 1
             } else {
@@ -53,11 +53,12 @@ import Glibc
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    @Test(arguments: [("segv", Int32(11)), ("fatal", Int32(4))])
-    func theChainedBacktracerCompletesAndLeavesNoProcess(method: String, signal: Int32) throws {
+    @Test(arguments: [(CrashMethod.segv, Int32(11)), (.fatal, Int32(4))])
+    func theChainedBacktracerCompletesAndLeavesNoProcess(method: CrashMethod, signal: Int32) throws {
         let directory = Paths.temporaryDirectory("chained-\(method)")
         let result = try run(
-            Self.probe, ["crash", directory, method, "100"], environment: ["SWIFT_BACKTRACE": "enable=yes"])
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, method, 100),
+            environment: ["SWIFT_BACKTRACE": "enable=yes"])
         #expect(result.signal == signal, "\(result.stderr.suffix(500))")
         let log = Transcript.read(directory + "/probe.log")
         #expect(log.contains("=== TRAIL CRASH END ==="))
@@ -73,12 +74,13 @@ import Glibc
         #expect(leftover.isEmpty, "\(leftover)")
     }
 
-    @Test(arguments: ["dispatch-overflow", "foundation-overflow"])
-    func aStackOverflowOnAnyThreadLeavesABlock(method: String) throws {
+    @Test(arguments: [CrashMethod.dispatchOverflow, .foundationOverflow])
+    func aStackOverflowOnAnyThreadLeavesABlock(method: CrashMethod) throws {
         for backtracer in ["enable=yes", "enable=no"] {
-            let directory = Paths.temporaryDirectory(method)
+            let directory = Paths.temporaryDirectory(method.rawValue)
             let result = try run(
-                Self.probe, ["crash", directory, method, "10"], environment: ["SWIFT_BACKTRACE": backtracer])
+                RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, method, 10),
+                environment: ["SWIFT_BACKTRACE": backtracer])
             #expect(result.signal == 11, "\(method) \(backtracer): \(result.stderr.suffix(300))")
             let log = Transcript.read(directory + "/probe.log")
             #expect(
@@ -91,15 +93,16 @@ import Glibc
     /// Crashes the handler itself could trip on: threads crashing at once (the later wait for the first's block),
     /// a call through a bad pointer (the unwinder faults on the pc; the caller's frame still shows), an empty
     /// file mapped in the process (reading its header for the image map would be a SIGBUS).
-    @Test(arguments: ["two-threads", "bad-call", "empty-mapping"])
-    func aCrashTheHandlerCouldTripOnStillLeavesABlock(method: String) throws {
+    @Test(arguments: [CrashMethod.twoThreads, .badCall, .emptyMapping])
+    func aCrashTheHandlerCouldTripOnStillLeavesABlock(method: CrashMethod) throws {
         // Two threads: while one writes the block, the others print their fatal errors to fd 2, which shared the
         // log descriptor's position, and the marker once pointed past the block (1 round in 20): 20 rounds.
-        for round in 0 ..< (method == "two-threads" ? 20 : 1) {
-            let directory = Paths.temporaryDirectory(method)
+        for round in 0 ..< (method == .twoThreads ? 20 : 1) {
+            let directory = Paths.temporaryDirectory(method.rawValue)
             let result = try run(
-                Self.probe, ["crash", directory, method, "10"], environment: ["SWIFT_BACKTRACE": "enable=no"])
-            let signal: Int32 = method == "two-threads" ? 4 : 11
+                RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, method, 10),
+                environment: ["SWIFT_BACKTRACE": "enable=no"])
+            let signal: Int32 = method == .twoThreads ? 4 : 11
             #expect(result.signal == signal, "\(method) round \(round): \(result.stderr.suffix(300))")
             let log = Transcript.read(directory + "/probe.log")
             #expect(
@@ -108,7 +111,7 @@ import Glibc
             #expect(log.contains("=== TRAIL CRASH END ==="), "\(method) round \(round)")
             let frames = log.split(separator: "\n").filter { $0.hasPrefix("frame ") }
             #expect(frames.count >= 2, "\(method): \(frames)")
-            let next = try run(Self.probe, ["previous", directory], check: true)
+            let next = try run(RuntimeProbe.path, RuntimeProbe.arguments(.previous, directory), check: true)
             #expect(
                 next.stdout.contains(signal == 4 ? "previous: SIGILL" : "previous: SIGSEGV"),
                 "\(method): \(next.stdout)")
@@ -120,7 +123,8 @@ import Glibc
     @Test func plantedFilesInALogFolderAreSkipped() throws {
         let directory = Paths.temporaryDirectory("planted")
         let crash = try run(
-            Self.probe, ["crash", directory, "segv", "10"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.segv, 10),
+            environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(crash.signal == 11)
         #expect(mkfifo(directory + "/probe.9.log", 0o644) == 0)
         #expect(symlink("/dev/zero", directory + "/probe.7.log") == 0)
@@ -138,7 +142,8 @@ import Glibc
     @Test func errorsReportedFromManyThreadsAreWhole() throws {
         let directory = Paths.temporaryDirectory("report-race")
         let result = try run(
-            Self.probe, ["report-race", directory, "4", "100"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+            RuntimeProbe.path, RuntimeProbe.arguments(.reportRace, directory, 4, 100),
+            environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(result.status == 0 && result.stdout == "reported\n", "\(result.stderr.suffix(300))")
         let lines = Transcript.read(directory + "/probe.log").split(separator: "\n")
         #expect(lines.filter { $0 == "=== TRAIL ERROR BEGIN v1 ===" }.count == 400)
@@ -164,7 +169,8 @@ import Glibc
             toPath: work + "/plug/libPlug.so")
         let directory = work + "/logs"
         let result = try run(
-            Self.probe, ["crash", directory, "relative-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.relativeLibrary, 3),
+            environment: ["SWIFT_BACKTRACE": "enable=no"],
             directory: work)
         #expect(result.signal == 11, "\(result.stderr.suffix(300))")
         let images = Transcript.read(directory + "/probe.log").split(separator: "\n").filter { $0.hasPrefix("image ") }
@@ -182,7 +188,8 @@ import Glibc
     @Test func aBlockAfterAnUnfinishedLineIsFoundAtTheMarkersOffset() throws {
         let directory = Paths.temporaryDirectory("unfinished-line")
         let crash = try run(
-            Self.probe, ["crash", directory, "abort", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.abort, 3),
+            environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(crash.signal == 6)
         let log = Transcript.read(directory + "/probe.log")
         guard let begin = log.range(of: "=== TRAIL CRASH BEGIN") else {

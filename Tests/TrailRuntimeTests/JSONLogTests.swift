@@ -6,7 +6,6 @@ import TrailTestSupport
 /// raw stderr and crash blocks left as text, crash tools still finding their blocks, and `trail export
 /// --otlp-logs` turning it all into OTLP that the official definitions accept.
 @Suite struct JSONLogTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
     static let json = ["TRAIL_LOG_FORMAT": "json"]
 
     func objects(_ log: String) -> (objects: [[String: Any]], raw: [String]) {
@@ -26,7 +25,8 @@ import TrailTestSupport
 
     @Test func everyLoggerLineIsAJSONObjectWithTheDocumentedFields() throws {
         let directory = Paths.temporaryDirectory("json-lines")
-        let result = try run(Self.probe, ["json-lines", directory, "5000"], environment: Self.json)
+        let result = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.jsonLines, directory, 5000), environment: Self.json)
         #expect(result.status == 0, "\(result.stderr)")
         let (objects, raw) = objects(Transcript.read(directory + "/probe.log"))
         #expect(raw == ["raw stderr line"], "raw stderr output stays raw; every other line parses")
@@ -38,7 +38,7 @@ import TrailTestSupport
             #expect(object["pid"] as? Int != nil && object["thread_id"] as? Int != nil)
             let source = object["source"] as? [String: Any]
             #expect(
-                source?["file"] as? String == "trail_probe/main.swift" && source?["line"] as? Int != nil
+                source?["file"] as? String == "trail_probe/LoggerModes.swift" && source?["line"] as? Int != nil
                     && source?["function"] != nil)
         }
         let levels = objects.filter { $0["label"] as? String == "json \"probe\"" }.compactMap { $0["level"] as? String }
@@ -59,7 +59,8 @@ import TrailTestSupport
     @Test func linesInsideTracedCallsCarryTheirSpanAndTraceIds() throws {
         let directory = Paths.temporaryDirectory("json-spans")
         let result = try run(
-            Self.probe, ["json-spans", directory], environment: Self.json.merging(["TRAIL_TRACE": "record"]) { $1 })
+            RuntimeProbe.path, RuntimeProbe.arguments(.jsonSpans, directory),
+            environment: Self.json.merging(["TRAIL_TRACE": "record"]) { $1 })
         #expect(result.status == 0, "\(result.stderr)")
         let lines = objects(Transcript.read(directory + "/probe.log")).objects
         func line(_ message: String) -> [String: Any]? { lines.first { $0["message"] as? String == message } }
@@ -99,20 +100,22 @@ import TrailTestSupport
         #expect(try otlpCheck("logs", output, ["--logs", "3"]).hasPrefix("ok=1"))
     }
 
-    @Test(arguments: ["segv", "fatal"])
-    func crashBlocksStayTextAndAreFoundInAJSONLog(method: String) throws {
+    @Test(arguments: [CrashMethod.segv, .fatal])
+    func crashBlocksStayTextAndAreFoundInAJSONLog(method: CrashMethod) throws {
         let directory = Paths.temporaryDirectory("json-crash-\(method)")
         let environment = Self.json.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let crash = try run(Self.probe, ["crash", directory, method, "100"], environment: environment)
+        let crash = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, method, 100), environment: environment)
         #expect(crash.signal != nil)
         let log = Transcript.read(directory + "/probe.log")
         #expect(
             objects(log).objects.filter { ($0["message"] as? String)?.hasPrefix("before crash ") == true }.count == 100)
         #expect(log.contains("\n=== TRAIL CRASH BEGIN v1 ===\n") && log.contains("\n=== TRAIL CRASH END ===\n"))
-        let next = try run(Self.probe, ["previous", directory], environment: environment, check: true)
+        let next = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.previous, directory), environment: environment, check: true)
         #expect(next.stdout.contains("block whole"), "\(next.stdout)")
         let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"], check: true)
-        #expect(report.stdout.contains(method == "segv" ? "SIGSEGV" : "SIGILL"))
+        #expect(report.stdout.contains(method == .segv ? "SIGSEGV" : "SIGILL"))
         #expect(report.stdout.contains("before crash 99"), "the log tail holds the JSON lines")
     }
 
@@ -122,8 +125,10 @@ import TrailTestSupport
         for round in 0 ..< 10 {
             let environment = Self.json.merging(["TRAIL_LOG_MAX_SIZE": "4K", "SWIFT_BACKTRACE": "enable=no"]) { $1 }
             _ = try run(
-                Self.probe, ["rotating-crash", directory, "4", "\(20 + round % 5 * 10)"], environment: environment)
-            let next = try run(Self.probe, ["previous", directory], environment: environment, check: true)
+                RuntimeProbe.path, RuntimeProbe.arguments(.rotatingCrash, directory, 4, 20 + round % 5 * 10),
+                environment: environment)
+            let next = try run(
+                RuntimeProbe.path, RuntimeProbe.arguments(.previous, directory), environment: environment, check: true)
             let report = try run(Paths.trail, ["report", "--crash", directory, "--no-sanitize"])
             if next.stdout.contains("previous: SIGILL") && next.stdout.contains("block whole")
                 && report.stdout.contains("Fatal error: rotating crash")
@@ -137,11 +142,11 @@ import TrailTestSupport
     @Test func aJSONLogWithACrashExportsAsOTLPLogs() throws {
         let directory = Paths.temporaryDirectory("json-otlp")
         let crash = try run(
-            Self.probe, ["crash", directory, "segv", "300"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.segv, 300),
             environment: Self.json.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
         #expect(crash.signal == 11)
         // A second run's text log beside it: a folder holds both formats, oldest first.
-        try run(Self.probe, ["stderr", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         let output = directory + "/logs.ndjson"
         let export = try run(
             Paths.trail, ["export", "--otlp-logs", directory, "--batch", "100", "--service", "probe-svc", "-o", output])

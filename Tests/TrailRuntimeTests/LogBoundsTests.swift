@@ -9,8 +9,6 @@ import Glibc
 /// The log folder under real conditions: quotas that hold, settings that are checked, and files that someone
 /// else planted there.
 @Suite struct LogBoundsTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     func logFiles(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }.sorted()
     }
@@ -24,7 +22,7 @@ import Glibc
     @Test func theTotalQuotaHoldsAtEveryMomentCountingTheCurrentFile() throws {
         let directory = Paths.temporaryDirectory("quota")
         let result = try run(
-            Self.probe, ["quota", directory, "50000"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.quota, directory, 50000),
             environment: [
                 "TRAIL_LOG_MAX_SIZE": "64K", "TRAIL_LOG_MAX_TOTAL": "160K", "TRAIL_LOG_MAX_FILES": "30",
             ], check: true)
@@ -39,20 +37,25 @@ import Glibc
         for index in 1 ... 30 {
             try "old \(index)\n".write(toFile: "\(directory)/probe.\(index).log", atomically: false, encoding: .utf8)
         }
-        try run(Self.probe, ["stderr", directory], environment: ["TRAIL_LOG_MAX_FILES": "3"], check: true)
+        try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), environment: ["TRAIL_LOG_MAX_FILES": "3"],
+            check: true)
         #expect(try logFiles(directory) == ["probe.28.log", "probe.29.log", "probe.30.log", "probe.log"])
         // Rotation renames one file however many are kept: the newest keeps the highest number.
-        try run(Self.probe, ["stderr", directory], environment: ["TRAIL_LOG_MAX_FILES": "3"], check: true)
+        try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), environment: ["TRAIL_LOG_MAX_FILES": "3"],
+            check: true)
         #expect(try logFiles(directory) == ["probe.29.log", "probe.30.log", "probe.31.log", "probe.log"])
         #expect(Transcript.read(directory + "/probe.31.log").contains("after child"))
     }
 
     @Test func noSettingDeletesThePreviousRunsLogOnOpen() throws {
         let directory = Paths.temporaryDirectory("keep-previous")
-        try run(Self.probe, ["stderr", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         let first = Transcript.read(directory + "/probe.log")
         let result = try run(
-            Self.probe, ["stderr", directory], environment: ["TRAIL_LOG_MAX_FILES": "0", "TRAIL_LOG_MAX_TOTAL": "4K"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory),
+            environment: ["TRAIL_LOG_MAX_FILES": "0", "TRAIL_LOG_MAX_TOTAL": "4K"],
             check: true)
         // 0 is no limit, as for every limit; the total bounds the folder, and the previous run's log stays.
         #expect(!result.stderr.contains("TRAIL_LOG_MAX_FILES"), "\(result.stderr)")
@@ -94,7 +97,7 @@ import Glibc
     ])
     func badSettingsSpeakOnTheOriginalStandardError(name: String, value: String, message: String) throws {
         let directory = Paths.temporaryDirectory("setting")
-        let result = try run(Self.probe, ["stderr", directory], environment: [name: value])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), environment: [name: value])
         #expect(result.status == 0 && result.signal == nil, "\(result.stderr)")
         #expect(
             result.stderr.components(separatedBy: "\n").filter { $0.contains(name + "=") } == ["trail: " + message],
@@ -122,7 +125,7 @@ import Glibc
         let directory = Paths.temporaryDirectory("size-setting")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            Self.probe, ["stderr", directory],
+            RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory),
             environment: [name: value, "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/probe.trace"])
         #expect(result.status == 0 && result.signal == nil, "\(result.stderr)")
         let lines = result.stderr.components(separatedBy: "\n").filter { $0.contains(name + "=") }
@@ -134,9 +137,14 @@ import Glibc
         let trace = directory + "/probe.trace"
         // A crash leaves a log, a marker and a trace; the next launch rewrites the marker.
         _ = try run(
-            "/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", Self.probe, "crash", directory, "abort", "10"],
+            "/bin/sh",
+            ["-c", "umask 000; exec \"$0\" \"$@\"", RuntimeProbe.path]
+                + RuntimeProbe.arguments(.crash, directory, CrashMethod.abort, 10),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace, "SWIFT_BACKTRACE": "enable=no"])
-        try run("/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", Self.probe, "previous", directory], check: true)
+        try run(
+            "/bin/sh",
+            ["-c", "umask 000; exec \"$0\" \"$@\"", RuntimeProbe.path] + RuntimeProbe.arguments(.previous, directory),
+            check: true)
         try run(
             "/bin/sh",
             [
@@ -162,7 +170,7 @@ import Glibc
         try "precious\n".write(toFile: victim, atomically: false, encoding: .utf8)
         chmod(victim, 0o644)
         #expect(link(victim, directory + "/probe.log") == 0)
-        let result = try run(Self.probe, ["stderr", directory], check: true)
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         #expect(
             result.stderr.contains("probe.log is a file with 2 hard links, not a log file Trail made"),
             "\(result.stderr)")
@@ -176,7 +184,8 @@ import Glibc
     @Test func aFIFOPlantedAsTheLogDoesNotBlockBootstrap() throws {
         let directory = Paths.temporaryDirectory("fifo")
         #expect(mkfifo(directory + "/probe.log", 0o600) == 0)
-        let result = try run("/usr/bin/timeout", ["20", Self.probe, "stderr", directory], check: true)
+        let result = try run(
+            "/usr/bin/timeout", ["20", RuntimeProbe.path] + RuntimeProbe.arguments(.stderr, directory), check: true)
         #expect(result.stderr.contains("probe.log is a FIFO, not a log file Trail made"), "\(result.stderr)")
         let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/probe.log")
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
@@ -186,17 +195,17 @@ import Glibc
     @Test func aFolderOthersCanWriteIsReportedOnce() throws {
         let directory = Paths.temporaryDirectory("open-folder")
         chmod(directory, 0o777)
-        let result = try run(Self.probe, ["stderr", directory], check: true)
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         #expect(
             result.stderr.components(separatedBy: "can be written by anyone (mode 777)").count == 2, "\(result.stderr)")
     }
 
     /// A termination signal the program left at its default writes the buffered lines before the process ends
     /// of it: the last line before `systemctl stop` is the one wanted.
-    @Test(arguments: [("term", Int32(15)), ("int", Int32(2)), ("hup", Int32(1))])
-    func aTerminationSignalKeepsTheLastLines(_ name: String, _ signal: Int32) throws {
+    @Test(arguments: [(LastWordsSignal.term, Int32(15)), (.int, Int32(2)), (.hup, Int32(1))])
+    func aTerminationSignalKeepsTheLastLines(_ name: LastWordsSignal, _ signal: Int32) throws {
         let directory = Paths.temporaryDirectory("last-words-\(name)")
-        let result = try run(Self.probe, ["last-words", directory, name])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.lastWords, directory, name))
         #expect(result.signal == signal, "\(result.stderr)")
         #expect(!result.stdout.contains("not ended"))
         #expect(Transcript.read(directory + "/probe.log").contains("info probe: shutting down"))
@@ -206,7 +215,7 @@ import Glibc
     /// cannot pass for a crash block, and terminal escapes and NULs are written as \xHH.
     @Test func loggedTextCannotForgeACrashBlockOrDriveATerminal() throws {
         let directory = Paths.temporaryDirectory("forge")
-        try run(Self.probe, ["forge", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.forge, directory), check: true)
         let log = Transcript.read(directory + "/probe.log")
         #expect(
             log.contains(
@@ -220,7 +229,7 @@ import Glibc
 
     @Test func integersAreFormattedAsSwiftPrintsThem() throws {
         let directory = Paths.temporaryDirectory("numbers")
-        try run(Self.probe, ["numbers", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.numbers, directory), check: true)
         let logged = Transcript.read(directory + "/probe.log").split(separator: "\n").compactMap { line -> String? in
             guard let range = line.range(of: "info probe: number ") else { return nil }
             return String(line[range.upperBound...].prefix { $0 != " " })

@@ -6,7 +6,6 @@ import TrailTestSupport
 /// TrailFormat's `LogLineFormat` is the one definition of a logger line: what the runtime really writes must be
 /// what it describes, key by key and part by part, since the OTLP log exporter reads lines through it.
 @Suite struct LogLineFormatTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
     static let allKeys: [LogLineFormat.JSONKey] = [
         LogLineFormat.time, LogLineFormat.level, LogLineFormat.label, LogLineFormat.message, LogLineFormat.metadata,
         LogLineFormat.source, LogLineFormat.pid, LogLineFormat.threadID, LogLineFormat.traceID, LogLineFormat.spanID,
@@ -16,7 +15,8 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("log-line-json")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            Self.probe, ["json-spans", directory], environment: ["TRAIL_LOG_FORMAT": "json", "TRAIL_TRACE": "record"])
+            RuntimeProbe.path, RuntimeProbe.arguments(.jsonSpans, directory),
+            environment: ["TRAIL_LOG_FORMAT": "json", "TRAIL_TRACE": "record"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Transcript.read(directory + "/probe.log").split(separator: "\n").filter { $0.hasPrefix("{") }
         #expect(lines.count == 3)
@@ -39,7 +39,7 @@ import TrailTestSupport
     @Test func textLinesSplitIntoTheirParts() throws {
         let directory = Paths.temporaryDirectory("log-line-text")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["json-lines", directory, "3"])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.jsonLines, directory, 3))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Transcript.read(directory + "/probe.log").split(separator: "\n").map(String.init)
         let parsed = lines.compactMap(LogLineFormat.TextLine.init)
@@ -47,7 +47,8 @@ import TrailTestSupport
         #expect(lines.filter { LogLineFormat.TextLine($0) == nil }.map { $0.prefix(5) } == ["raw s", " tab "])
         let thread = parsed.filter { $0.label == "t2" }
         #expect(thread.map(\.body) == ["line 0 of thread 2", "line 1 of thread 2", "line 2 of thread 2"])
-        #expect(thread.allSatisfy { $0.level == "info" && $0.file == "trail_probe/main.swift" && $0.line != nil })
+        #expect(
+            thread.allSatisfy { $0.level == "info" && $0.file == "trail_probe/LoggerModes.swift" && $0.line != nil })
         // A label holding a space cannot be told from the message: it stays in the body.
         let levels = parsed.filter { $0.body.hasPrefix(#"json "probe": level "#) }
         #expect(levels.map(\.level) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])

@@ -9,7 +9,6 @@ import Glibc
 /// Log mode's lines carry the trace and span ids of their call, as recorded calls do (issue: span ids in log
 /// mode), so that they join a distributed trace: TRACEPARENT, trace contexts, headers and children agree.
 @Suite struct LogModeIDsTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
     static let caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
     static let callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 
@@ -47,7 +46,9 @@ import Glibc
 
     @Test func linesNameTheProcessTraceAndTheirCall() throws {
         let directory = Paths.temporaryDirectory("logids")
-        let result = try run(Self.probe, ["calls", directory, "50"], environment: ["TRAIL_TRACE": "1"], check: true)
+        let result = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 50), environment: ["TRAIL_TRACE": "1"],
+            check: true)
         let lines = Self.lines(result.stderr)
         #expect(lines.count == 100, "\(result.stderr.prefix(600))")
         Self.expectPairedIDs(lines)
@@ -61,7 +62,8 @@ import Glibc
     @Test func asyncCallsAcrossThreadsAndAnInheritedTraceparent() throws {
         let directory = Paths.temporaryDirectory("logids-async")
         let result = try run(
-            Self.probe, ["async", directory, "20"], environment: ["TRAIL_TRACE": "1", "TRACEPARENT": Self.caller],
+            RuntimeProbe.path, RuntimeProbe.arguments(.async, directory, 20),
+            environment: ["TRAIL_TRACE": "1", "TRACEPARENT": Self.caller],
             check: true)
         let lines = Self.lines(result.stderr)
         #expect(lines.filter { $0.name == "Probe.hop(_:)" }.count == 40, "\(result.stderr.prefix(600))")
@@ -74,7 +76,7 @@ import Glibc
     @Test func traceContextLinesJSONLinesAndTheHeaderAgree() throws {
         let directory = Paths.temporaryDirectory("logids-context")
         let result = try run(
-            Self.probe, ["context", directory, Self.caller],
+            RuntimeProbe.path, RuntimeProbe.arguments(.context, directory, Self.caller),
             environment: ["TRAIL_TRACE": "1", "TRAIL_LOG_FORMAT": "json"], check: true)
         var calls: [Line] = []
         var infos: [[String: Any]] = []
@@ -103,7 +105,8 @@ import Glibc
     @Test func childrenJoinTheParentsTrace() throws {
         let directory = Paths.temporaryDirectory("logids-children")
         let result = try run(
-            Self.probe, ["spawn-many", directory, "3"], environment: ["TRAIL_TRACE": "1"], check: true)
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnMany, directory, 3), environment: ["TRAIL_TRACE": "1"],
+            check: true)
         let lines = Self.lines(result.stderr)
         let spawner = try #require(lines.first { $0.name == "Probe.spawner(_:_:)" })
         let children = lines.filter { $0.tid != spawner.tid }

@@ -8,12 +8,10 @@ import Glibc
 
 /// Log mode never blocks the traced program: to a file it is bounded, to a pipe nobody reads it drops lines.
 @Suite struct LogModeTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     @Test func linesGoToTheTraceFileWithinItsLimit() throws {
         let directory = Paths.temporaryDirectory("logfile")
         let result = try run(
-            Self.probe, ["calls", directory, "20000"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 20000),
             environment: [
                 "TRAIL_TRACE": "1", "TRAIL_TRACE_FILE": directory + "/lines-%p.txt", "TRAIL_TRACE_MAX_SIZE": "256K",
             ], check: true)
@@ -37,14 +35,14 @@ import Glibc
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let directory = Paths.temporaryDirectory("pipe")
-        let arguments: [String] = [Self.probe, "calls", directory, "200000"]
+        let arguments: [String] = [RuntimeProbe.path] + RuntimeProbe.arguments(.calls, directory, 200000)
         let argv = arguments.map { strdup($0) } + [nil]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TRAIL_") }
         environment["TRAIL_TRACE"] = "1"
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in (argv + envp) { free(pointer) } }
         var pid: pid_t = 0
-        #expect(posix_spawn(&pid, Self.probe, &actions, nil, argv, envp) == 0)
+        #expect(posix_spawn(&pid, RuntimeProbe.path, &actions, nil, argv, envp) == 0)
         close(fds[1])
         var status: Int32 = 0
         var finished = false

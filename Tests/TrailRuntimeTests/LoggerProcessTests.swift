@@ -5,8 +5,6 @@ import TrailTestSupport
 
 /// The logger as processes use it: the probe (Tests/RuntimeProbe) logs, crashes and is killed for real.
 @Suite struct LoggerProcessTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     func logLines(_ directory: String) throws -> [String] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
         return files.flatMap { Transcript.read(directory + "/" + $0).split(separator: "\n").map(String.init) }
@@ -14,7 +12,7 @@ import TrailTestSupport
 
     @Test func eightThreadsRotatingEvery64KiBLoseAndTearNothing() throws {
         let directory = Paths.temporaryDirectory("torture")
-        let result = try run(Self.probe, ["torture", directory, "8", "100000", "65536"])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.torture, directory, 8, 100000, 65536))
         #expect(result.status == 0, "\(result.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }
         #expect(files.count > 500, "rotation every 64 KiB should give many files")
@@ -23,7 +21,7 @@ import TrailTestSupport
         var duplicates = 0
         let pattern = try NSRegularExpression(
             pattern:
-                #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z info t(\d): line (\d+) of thread (\d) with a payload to make it longer \(trail_probe/main\.swift:\d+\)$"#
+                #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z info t(\d): line (\d+) of thread (\d) with a payload to make it longer \(trail_probe/LoggerModes\.swift:\d+\)$"#
         )
         for file in files {
             let text = Transcript.read(directory + "/" + file)
@@ -52,7 +50,7 @@ import TrailTestSupport
 
     @Test func durableModeSurvivesSIGKILL() throws {
         let directory = Paths.temporaryDirectory("durable")
-        let result = try run(Self.probe, ["durable", directory, "1000"])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.durable, directory, 1000))
         #expect(result.signal == 9)
         let kept = try logLines(directory).filter { $0.contains("info probe: kept ") }
         #expect(kept.count == 1000)
@@ -62,22 +60,24 @@ import TrailTestSupport
     @Test func bufferedModeLosesItsLastIntervalToSIGKILL() throws {
         // The counterpart: without durability (and a 10 s flush interval), SIGKILL takes the buffer with it.
         let directory = Paths.temporaryDirectory("buffered")
-        let result = try run(Self.probe, ["buffered", directory, "1000"])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.buffered, directory, 1000))
         #expect(result.signal == 9)
         #expect(try logLines(directory).filter { $0.contains("kept") }.count < 1000)
     }
 
-    @Test(arguments: [("segv", 11), ("abort", 6), ("fatal", 4), ("trap", 5), ("thread-overflow", 11)])
-    func crashSignalsLoseNoBufferedLine(method: String, signal: Int32) throws {
+    @Test(
+        arguments: [(.segv, 11), (.abort, 6), (.fatal, 4), (.trap, 5), (.threadOverflow, 11)] as [(CrashMethod, Int32)])
+    func crashSignalsLoseNoBufferedLine(method: CrashMethod, signal: Int32) throws {
         for backtracer in ["enable=yes", "enable=no"] {
             let directory = Paths.temporaryDirectory("crash-\(method)")
             let result = try run(
-                Self.probe, ["crash", directory, method, "1000"], environment: ["SWIFT_BACKTRACE": backtracer])
+                RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, method, 1000),
+                environment: ["SWIFT_BACKTRACE": backtracer])
             #expect(result.signal == signal, "\(method) with \(backtracer): \(result.stderr.suffix(500))")
             let lines = try logLines(directory)
             #expect(lines.filter { $0.contains("info probe: before crash ") }.count == 1000, "\(method) \(backtracer)")
             #expect(lines.contains("=== TRAIL CRASH BEGIN v1 ==="), "\(method) \(backtracer)")
-            if method == "thread-overflow" {
+            if method == .threadOverflow {
                 #expect(lines.contains { $0.hasPrefix("thread: ") && $0.hasSuffix(" probe-worker") })
             }
         }
@@ -87,7 +87,8 @@ import TrailTestSupport
         // The prepared map is refreshed once a second; the crash block finds libz in /proc/self/maps.
         let directory = Paths.temporaryDirectory("late-library")
         let result = try run(
-            Self.probe, ["crash", directory, "late-library", "3"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.lateLibrary, 3),
+            environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(result.signal == 11, "\(result.stderr.suffix(500))")
         let images = CrashLog.parse(try logLines(directory).joined(separator: "\n")).blocks.flatMap(\.images)
         let zlib = images.filter { $0.path.contains("/libz.so") }
@@ -102,7 +103,7 @@ import TrailTestSupport
 
     @Test func childFprintfAndSwiftFatalErrorLandInTheLog() throws {
         let directory = Paths.temporaryDirectory("stderr")
-        let result = try run(Self.probe, ["stderr", directory], check: true)
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         #expect(result.stdout.contains("parent print to stdout"))
         #expect(!result.stderr.contains("fprintf"), "fd 2 points at the file, not the console")
         let log = Transcript.read(directory + "/probe.log")
@@ -114,7 +115,7 @@ import TrailTestSupport
         }
 
         let fatalDirectory = Paths.temporaryDirectory("fatal")
-        let fatal = try run(Self.probe, ["fatal", fatalDirectory])
+        let fatal = try run(RuntimeProbe.path, RuntimeProbe.arguments(.fatal, fatalDirectory))
         #expect(fatal.signal == 4)
         let fatalLog = Transcript.read(fatalDirectory + "/probe.log")
         #expect(fatalLog.contains("info probe: about to fail"))
@@ -123,9 +124,9 @@ import TrailTestSupport
 
     @Test func previousRunIsRotatedNotTruncated() throws {
         let directory = Paths.temporaryDirectory("reopen")
-        try run(Self.probe, ["stderr", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         let first = Transcript.read(directory + "/probe.log")
-        try run(Self.probe, ["stderr", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         #expect(Transcript.read(directory + "/probe.1.log") == first)
         #expect(Transcript.read(directory + "/probe.log").contains("after child"))
     }
@@ -135,7 +136,7 @@ import TrailTestSupport
         let target = Paths.temporaryDirectory("symlink-target") + "/precious.txt"
         try "precious\n".write(toFile: target, atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: directory + "/probe.log", withDestinationPath: target)
-        try run(Self.probe, ["stderr", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory), check: true)
         #expect(Transcript.read(target) == "precious\n")
         let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/probe.log")
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
@@ -147,7 +148,7 @@ import TrailTestSupport
     @Test func theFileSizeLimitIsAFullFileNotADeath() throws {
         let directory = Paths.temporaryDirectory("file-size-limit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["file-size-limit", directory])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.fileSizeLimit, directory))
         #expect(result.shellStatus == 0, "\(result.stderr)")
         #expect(result.stdout.contains("still running"))
         #expect(!result.stderr.contains("cannot write log file"), "\(result.stderr)")
@@ -166,9 +167,9 @@ import TrailTestSupport
         let root = Paths.temporaryDirectory("full-disk")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let script =
-            "mount -t tmpfs -o size=256k trail-test \"$1\" && mkdir \"$1/logs\" && \"$2\" full-disk \"$1/logs\""
+            "mount -t tmpfs -o size=256k trail-test \"$1\" && mkdir \"$1/logs\" && \"$2\" \(ProbeMode.fullDisk.rawValue) \"$1/logs\""
             + " && cp -R \"$1/logs\" \"$1.copy\""
-        let result = try run("unshare", ["-m", "sh", "-c", script, "sh", root, Self.probe])
+        let result = try run("unshare", ["-m", "sh", "-c", script, "sh", root, RuntimeProbe.path])
         #expect(result.shellStatus == 0, "\(result.stderr)")
         #expect(result.stdout.contains("done"))
         #expect(result.stderr.components(separatedBy: "cannot write log file").count - 1 == 2, "\(result.stderr)")

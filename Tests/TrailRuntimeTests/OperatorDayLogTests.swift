@@ -9,8 +9,6 @@ import Glibc
 /// The logger on an operator's ordinary day: a second copy of the service, fork() without exec, floods on fd 2
 /// from the program and from children, a folder cleaned by hand, descriptors that run out.
 @Suite struct OperatorDayLogTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     func logText(_ directory: String) throws -> String {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }.sorted()
             .map { Transcript.read(directory + "/" + $0) }.joined()
@@ -43,7 +41,8 @@ import Glibc
         DispatchQueue.concurrentPerform(iterations: 3) { id in
             let status =
                 (try? run(
-                    "timeout", ["-s", "KILL", "120", Self.probe, "instance", directory, "\(id)", "\(lines)"],
+                    "timeout",
+                    ["-s", "KILL", "120", RuntimeProbe.path] + RuntimeProbe.arguments(.instance, directory, id, lines),
                     environment: environment))?.status ?? -1
             statuses.lock.withLock { statuses.values[id] = status }
         }
@@ -59,14 +58,14 @@ import Glibc
         let directory = Paths.temporaryDirectory("join")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The first copy is still writing when the second starts: the second must not rotate its file away.
-        let first = Thread { _ = try? run(Self.probe, ["instance", directory, "0", "200000"]) }
+        let first = Thread { _ = try? run(RuntimeProbe.path, RuntimeProbe.arguments(.instance, directory, 0, 200000)) }
         first.start()
         var waited = 0
         while !FileManager.default.fileExists(atPath: directory + "/probe.log"), waited < 500 {
             usleep(10_000)
             waited += 1
         }
-        try run(Self.probe, ["instance", directory, "1", "10"], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.instance, directory, 1, 10), check: true)
         let rotated = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
             $0.hasPrefix("probe.") && $0 != "probe.log"
         }
@@ -84,7 +83,7 @@ import Glibc
         let directory = Paths.temporaryDirectory("fork-log")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            "timeout", ["-s", "KILL", "120", Self.probe, "fork-log", directory, "50"],
+            "timeout", ["-s", "KILL", "120", RuntimeProbe.path] + RuntimeProbe.arguments(.forkLog, directory, 50),
             environment: [
                 "TRAIL_LOG_MAX_SIZE": "256K", "TRAIL_LOG_MAX_FILES": "100000",
                 "TRAIL_LOG_MAX_TOTAL": "1G",
@@ -104,12 +103,12 @@ import Glibc
         #expect(parent.values.allSatisfy { $0 == 1 }, "the parent's buffered lines are not written again by a child")
     }
 
-    @Test(arguments: ["write", "child"])
-    func twentyMegabytesOnFd2StayWithinTheBounds(source: String) throws {
+    @Test(arguments: [FloodSource.write, .child])
+    func twentyMegabytesOnFd2StayWithinTheBounds(source: FloodSource) throws {
         let directory = Paths.temporaryDirectory("flood-\(source)")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            Self.probe, ["flood", directory, source, "20000000"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.flood, directory, source, 20_000_000),
             environment: ["TRAIL_LOG_MAX_SIZE": "64K", "TRAIL_LOG_MAX_TOTAL": "1M", "TRAIL_LOG_MAX_FILES": "1000"])
         #expect(result.status == 0, "\(result.stderr.suffix(500))")
         let largest =
@@ -121,11 +120,11 @@ import Glibc
         #expect(sizes.reduce(0, +) <= 1 << 20)
     }
 
-    @Test(arguments: ["folder", "file"])
-    func aLogFolderOrFileDeletedByHandIsMadeAgainAndSaidOnce(what: String) throws {
+    @Test(arguments: [VanishingPart.folder, .file])
+    func aLogFolderOrFileDeletedByHandIsMadeAgainAndSaidOnce(what: VanishingPart) throws {
         let directory = Paths.temporaryDirectory("vanish-\(what)") + "/logs"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["vanish", directory, what], check: true)
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.vanish, directory, what), check: true)
         #expect(result.stdout.contains("done"))
         let notes = result.stderr.components(separatedBy: "\n").filter {
             $0.contains("was deleted while in use; made again")
@@ -141,7 +140,7 @@ import Glibc
         let directory = Paths.temporaryDirectory("emfile")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            Self.probe, ["emfile", directory],
+            RuntimeProbe.path, RuntimeProbe.arguments(.emfile, directory),
             environment: ["TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "10000"],
             check: true)
         #expect(
@@ -160,13 +159,15 @@ import Glibc
 
     /// fd 2 is a pipe the program drains: a child that outlives the program would then block once the pipe was
     /// full, or die of SIGPIPE. A keeper process drains it into the file, up to one file's size.
-    @Test(arguments: ["exit", "segv"])
-    func aChildThatOutlivesTheProgramKeepsWritingToStderr(end: String) throws {
+    @Test(arguments: [OutliveEnd.exit, .segv])
+    func aChildThatOutlivesTheProgramKeepsWritingToStderr(end: OutliveEnd) throws {
         let base = Paths.temporaryDirectory("outlive-\(end)")
         defer { try? FileManager.default.removeItem(atPath: base) }
         let directory = base + "/logs"
-        let result = try run(Self.probe, ["outlive", directory, end], environment: ["TRAIL_LOG_MAX_SIZE": "64K"])
-        #expect(result.signal == (end == "segv" ? 11 : nil), "\(result.stderr.suffix(300))")
+        let result = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.outlive, directory, end),
+            environment: ["TRAIL_LOG_MAX_SIZE": "64K"])
+        #expect(result.signal == (end == .segv ? 11 : nil), "\(result.stderr.suffix(300))")
         var waited = 0
         while !FileManager.default.fileExists(atPath: base + "/child-done"), waited < 1000 {
             usleep(10_000)
@@ -184,7 +185,7 @@ import Glibc
     @Test func aDaemonStartedWithFd2ClosedStillLogsBoth() throws {
         let directory = Paths.temporaryDirectory("closed-stderr")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run(Self.probe, ["closed-stderr", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.closedStderr, directory), check: true)
         let text = try logText(directory)
         #expect(text.contains("info probe: logged with fd 2 closed at start"), "\(text)")
         #expect(text.split(separator: "\n").contains("written to stderr with fd 2 closed at start"), "\(text)")
@@ -196,7 +197,7 @@ import Glibc
         let base = Paths.temporaryDirectory("daemon")
         defer { try? FileManager.default.removeItem(atPath: base) }
         let directory = base + "/logs"
-        try run(Self.probe, ["daemon", directory], check: true)
+        try run(RuntimeProbe.path, RuntimeProbe.arguments(.daemon, directory), check: true)
         var waited = 0
         while !FileManager.default.fileExists(atPath: base + "/daemon-done"), waited < 1000 {
             usleep(10_000)
@@ -224,10 +225,12 @@ import Glibc
         let directory = base + "/logs"
         let environment = ["LD_PRELOAD": library, "TRAIL_LOG_MAX_SIZE": "4K", "TRAIL_LOG_MAX_FILES": "1000"]
         try run(
-            "timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "0", "2000"], environment: environment,
+            "timeout", ["-s", "KILL", "60", RuntimeProbe.path] + RuntimeProbe.arguments(.instance, directory, 0, 2000),
+            environment: environment,
             check: true)
         try run(
-            "timeout", ["-s", "KILL", "60", Self.probe, "instance", directory, "1", "10"], environment: environment,
+            "timeout", ["-s", "KILL", "60", RuntimeProbe.path] + RuntimeProbe.arguments(.instance, directory, 1, 10),
+            environment: environment,
             check: true)
         let seen = try counts(try logText(directory), #"info probe: instance (\d line \d+) "#)
         #expect(seen.count == 2010 && seen.values.allSatisfy { $0 == 1 }, "\(seen.count) of 2010")
@@ -240,7 +243,7 @@ import Glibc
     @Test func aProgramThatExecsAfterBootstrapHandsTheNewOneTheLog() throws {
         let directory = Paths.temporaryDirectory("exec")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(Self.probe, ["exec", directory])
+        let result = try run(RuntimeProbe.path, RuntimeProbe.arguments(.exec, directory))
         #expect(result.status == 0 && result.signal == nil, "\(result.shellStatus) \(result.stderr)")
         #expect(result.stdout == "a\nb\n")
         let text = try logText(directory)

@@ -5,8 +5,6 @@ import TrailTestSupport
 /// Context across processes (TRACEPARENT in the environment): a recording parent's children join its trace under
 /// the call that started them, and a process started with a foreign TRACEPARENT joins that trace.
 @Suite struct ProcessTreeTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     /// Every exported span: its trace id, span id, parent id, name and process.
     struct Exported {
         var trace: String, span: String, parent: String?, name: String, pid: String
@@ -28,7 +26,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("process-tree")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try run(
-            Self.probe, ["spawn-many", directory, "20"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnMany, directory, 20),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
         let (spans, summary) = try Self.export(directory)
         #expect(
@@ -50,7 +48,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("process-replay")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try run(
-            Self.probe, ["spawn-many", directory, "2"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnMany, directory, 2),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
         let output = try run(Paths.trail, ["replay"] + options + [directory], check: true).stdout
         // `<duration> <pid> [<tid>] | <indent><text>`: the pid and the text after the bar.
@@ -97,7 +95,7 @@ import TrailTestSupport
         // CI systems and shell scripts set it so: upper-case-free hex, sampled.
         let foreign = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         try run(
-            Self.probe, ["calls", directory, "5"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 5),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": foreign,
             ], check: true)
@@ -115,7 +113,7 @@ import TrailTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         try run(
-            Self.probe, ["context-spawn", directory, caller],
+            RuntimeProbe.path, RuntimeProbe.arguments(.contextSpawn, directory, caller),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"], check: true)
         let (spans, summary) = try Self.export(directory)
         #expect(summary.contains(" resources=3 "), "\(summary)")
@@ -137,7 +135,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("bad-parent")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            Self.probe, ["calls", directory, "3"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 3),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRACEPARENT": value],
             check: true)
         #expect(result.stderr.contains("trail: TRACEPARENT=\(value) "), "\(result.stderr)")
@@ -155,7 +153,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("trace-context")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            ProcessTreeTests.probe, ["context", directory, Self.caller],
+            RuntimeProbe.path, RuntimeProbe.arguments(.context, directory, Self.caller),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace", "TRAIL_LOG_FORMAT": "json",
             ],

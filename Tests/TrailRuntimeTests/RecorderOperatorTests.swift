@@ -9,8 +9,6 @@ import Glibc
 
 /// Record mode in an operator's day: a trace that cannot be written, fork, first calls, many short threads.
 @Suite struct RecorderOperatorTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     static func monotonicNanoseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -20,14 +18,15 @@ import Glibc
     /// A trace whose folder cannot be made (its parent is a regular file) is said once, with the path and the
     /// reason, with no note about a size limit; the process ends at once with its own status. A fatal
     /// Trail.report had left the drain lock held, and exit then waited forever for the writer.
-    @Test(arguments: [("fatal", Int32(70)), ("exit", Int32(0))])
-    func anUnwritableTraceIsSaidOnceAndDoesNotDelayTheExit(_ end: String, _ status: Int32) throws {
+    @Test(arguments: [(UnwritableTraceEnd.fatal, Int32(70)), (.exit, Int32(0))])
+    func anUnwritableTraceIsSaidOnceAndDoesNotDelayTheExit(_ end: UnwritableTraceEnd, _ status: Int32) throws {
         let directory = Paths.temporaryDirectory("unwritable-\(end)")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let blocker = directory + "/a-file"
         try Data("not a folder".utf8).write(to: URL(fileURLWithPath: blocker))
         let result = try run(
-            "/usr/bin/timeout", ["-s", "KILL", "20", Self.probe, "trace-unwritable", directory, end, "2000"],
+            "/usr/bin/timeout",
+            ["-s", "KILL", "20", RuntimeProbe.path] + RuntimeProbe.arguments(.traceUnwritable, directory, end, 2000),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": blocker + "/t.trace",
                 "SWIFT_BACKTRACE": "enable=no",
@@ -79,7 +78,7 @@ import Glibc
         let file = directory + "/first.trace"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try run(
-            Self.probe, ["first-calls", directory, "6"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.firstCalls, directory, 6),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file],
             check: true)
         let dump = try TraceDump(path: file)
@@ -106,7 +105,7 @@ import Glibc
     /// Peak RSS in kB of `short-threads COUNT` in a tracing mode, with a small trace in `directory`.
     static func peakOfShortThreads(_ count: Int, mode: String, directory: String) throws -> Int {
         let result = try run(
-            Self.probe, ["short-threads", directory, "\(count)"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.shortThreads, directory, count),
             environment: [
                 "TRAIL_TRACE": mode, "TRAIL_TRACE_FILE": directory + "/short-%p.trace",
                 "TRAIL_TRACE_MAX_SIZE": "2M",
@@ -142,7 +141,8 @@ import Glibc
         parent: Int, children: [(pid: Int, end: String)], result: ProcessResult
     ) {
         let result = try run(
-            "/usr/bin/timeout", ["-s", "KILL", "120", Self.probe, "fork-calls", directory, "50"],
+            "/usr/bin/timeout",
+            ["-s", "KILL", "120", RuntimeProbe.path] + RuntimeProbe.arguments(.forkCalls, directory, 50),
             environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
         #expect(result.shellStatus == 0, "\(result.stderr.suffix(2000))")
         let lines = result.stdout.split(separator: "\n")

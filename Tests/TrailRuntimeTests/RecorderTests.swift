@@ -5,13 +5,13 @@ import TrailTestSupport
 
 /// Record mode: the v2 trace file the runtime writes, walked by TraceDump (independent of the viewers).
 @Suite struct RecorderTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     /// Runs the probe in record mode and reads the one trace it wrote into `file`.
-    static func record(_ arguments: [String], _ environment: [String: String] = [:], file: String) throws -> TraceDump {
+    static func record(
+        _ mode: ProbeMode, _ rest: [any ProbeArgument] = [], _ environment: [String: String] = [:], file: String
+    ) throws -> TraceDump {
         let directory = (file as NSString).deletingLastPathComponent
         try run(
-            probe, arguments.first.map { [$0, directory] + arguments.dropFirst() } ?? [],
+            RuntimeProbe.path, RuntimeProbe.arguments(mode, directory, rest),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file].merging(environment) { $1 }, check: true)
         let dump = try TraceDump(path: file)
         #expect(dump.problems.isEmpty, "\(dump.problems.prefix(5))")
@@ -19,7 +19,7 @@ import TrailTestSupport
     }
 
     @Test func asyncCallsThatHopThreadsHaveMatchedExits() throws {
-        let dump = try Self.record(["async", "20"], file: Paths.temporaryDirectory("async") + "/probe.trace")
+        let dump = try Self.record(.async, [20], file: Paths.temporaryDirectory("async") + "/probe.trace")
         #expect(dump.end?.dropped == 0)
         // Every async entry token has exactly one exit with the same token; some resumed on another thread.
         var entries: [UInt64: UInt32] = [:]
@@ -53,16 +53,17 @@ import TrailTestSupport
 
     /// Without Trail.bootstrap, a crash, `kill`, Ctrl-C or a closed pipe ends the process without atexit: the
     /// trace still gets the records the rings held (the last moments), and the process dies as it would have.
-    @Test(arguments: [
-        ("segv", 139), ("abort", 134), ("fatal", RecorderTests.fatalErrorStatus), ("sigterm", 143), ("sigint", 130),
-        ("pipe", 141),
-    ])
-    func anEndWithoutExitKeepsTheLastCalls(_ method: String, _ status: Int32) throws {
+    @Test(
+        arguments: [
+            (.segv, 139), (.abort, 134), (.fatal, RecorderTests.fatalErrorStatus), (.sigterm, 143), (.sigint, 130),
+            (.pipe, 141),
+        ] as [(TraceThenEnd, Int32)])
+    func anEndWithoutExitKeepsTheLastCalls(_ method: TraceThenEnd, _ status: Int32) throws {
         let calls = 300_000
         let directory = Paths.temporaryDirectory("end-\(method)")
         let file = directory + "/end.trace"
         let result = try run(
-            Self.probe, ["trace-then", directory, method, "\(calls)"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.traceThen, directory, method, calls),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
         #expect(result.shellStatus == status, "\(result.stderr)")
         #expect(!result.stdout.contains("not ended"))
@@ -81,7 +82,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("after-exit")
         let file = directory + "/t.trace"
         let result = try run(
-            Self.probe, ["exit-then-signal", directory, "5000"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.exitThenSignal, directory, 5000),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file, "SWIFT_BACKTRACE": "enable=no"])
         #expect(result.shellStatus == 141, "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["t.trace"])
@@ -96,7 +97,7 @@ import TrailTestSupport
         let directory = Paths.temporaryDirectory("end-backtracer")
         let file = directory + "/end.trace"
         let result = try run(
-            Self.probe, ["trace-then", directory, "segv", "50000"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.traceThen, directory, TraceThenEnd.segv, 50000),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file,
                 "SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no",
@@ -110,7 +111,9 @@ import TrailTestSupport
     @Test func aProgramsOwnSignalHandlingIsLeftAlone() throws {
         let directory = Paths.temporaryDirectory("ignored")
         let result = try run(
-            "/bin/sh", ["-c", "trap '' TERM; exec \(Self.probe) trace-then \(directory) sigterm 1000"],
+            "/bin/sh",
+            ["-c", "trap '' TERM; exec \"$0\" \"$@\"", RuntimeProbe.path]
+                + RuntimeProbe.arguments(.traceThen, directory, TraceThenEnd.sigterm, 1000),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/t.trace"])
         // SIGTERM ignored from the start stays ignored: the probe sleeps, prints and exits normally.
         #expect(result.status == 0, "\(result.stderr)")
@@ -121,7 +124,7 @@ import TrailTestSupport
     /// fib(30) makes 2,692,537 calls: as many, at default settings, lose nothing.
     @Test func aFibSizedRunDropsNothingAtDefaults() throws {
         let calls = 2_692_537
-        let dump = try Self.record(["calls", "\(calls)"], file: Paths.temporaryDirectory("fib") + "/fib.trace")
+        let dump = try Self.record(.calls, [calls], file: Paths.temporaryDirectory("fib") + "/fib.trace")
         #expect(dump.allRecords.filter { $0.kind == .enter }.count == calls)
         #expect(dump.recordCount == 4 * calls)  // TASK, AUX, ENTER, EXIT: the probe's top level runs in a task
         #expect(dump.end?.records == UInt64(4 * calls))
@@ -134,7 +137,7 @@ import TrailTestSupport
         let calls = 500_000
         let put = UInt64(4 * calls)
         let dump = try Self.record(
-            ["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M"],
+            .calls, [calls], ["TRAIL_TRACE_MAX_SIZE": "4M"],
             file: Paths.temporaryDirectory("last") + "/last.trace")
         #expect(dump.fileSize <= 4 << 20)
         #expect(dump.header.policy == TraceLayout.Policy.keepLast.rawValue && dump.header.maxBlocks > 0)
@@ -157,7 +160,7 @@ import TrailTestSupport
         let calls = 500_000
         let put = UInt64(4 * calls)
         let dump = try Self.record(
-            ["calls", "\(calls)"], ["TRAIL_TRACE_MAX_SIZE": "4M", "TRAIL_TRACE_KEEP": "first"],
+            .calls, [calls], ["TRAIL_TRACE_MAX_SIZE": "4M", "TRAIL_TRACE_KEEP": "first"],
             file: Paths.temporaryDirectory("first") + "/first.trace")
         #expect(dump.fileSize <= 4 << 20)
         #expect(dump.header.policy == TraceLayout.Policy.keepFirst.rawValue)
@@ -171,7 +174,7 @@ import TrailTestSupport
 
     /// Parent tokens: async let, group children and Task {} inherit the creating call's token; detached starts anew.
     @Test func childTasksNameTheAsyncCallThatCreatedThem() throws {
-        let dump = try Self.record(["tasks"], file: Paths.temporaryDirectory("tasks") + "/tasks.trace")
+        let dump = try Self.record(.tasks, file: Paths.temporaryDirectory("tasks") + "/tasks.trace")
         var calls: [String: (token: UInt64, parent: UInt64)] = [:]
         var taskParents: [UInt64] = []
         for slot in Set(dump.chunks.map(\.slot)) {
@@ -199,7 +202,9 @@ import TrailTestSupport
     /// A crash flushes the rings into the trace, which bootstrap placed in the log folder: readable, without END.
     @Test func aCrashLeavesAReadableTraceBesideTheLog() throws {
         let directory = Paths.temporaryDirectory("crash")
-        let result = try run(Self.probe, ["crash", directory, "traced", "10"], environment: ["TRAIL_TRACE": "record"])
+        let result = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.crash, directory, CrashMethod.traced, 10),
+            environment: ["TRAIL_TRACE": "record"])
         #expect(result.signal == SIGSEGV)
         let found = traces(in: directory)
         #expect(found.count == 1, "\(found)")
@@ -218,7 +223,7 @@ import TrailTestSupport
     @Test func spanIdsNameTheInnermostCall() throws {
         let directory = Paths.temporaryDirectory("span")
         let result = try run(
-            Self.probe, ["span", directory],
+            RuntimeProbe.path, RuntimeProbe.arguments(.span, directory),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/span.trace"], check: true)
         let dump = try TraceDump(path: directory + "/span.trace")
         let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ") }

@@ -6,8 +6,6 @@ import TrailTestSupport
 /// logger's) read the same kinds of value. The same inputs go through both, each variable on the side that reads
 /// it, and every kind must come out the same way on either side: the same result and the same line.
 @Suite struct SettingsTableTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     struct Row: CustomStringConvertible, Sendable {
         var name: String
         var value: String
@@ -106,7 +104,7 @@ import TrailTestSupport
     func answers(_ settings: [String]) throws -> [(
         side: String, name: String, value: String, result: String, message: String
     )] {
-        let output = try run(Self.probe, ["settings", "/"] + settings, check: true).stdout
+        let output = try run(RuntimeProbe.path, RuntimeProbe.arguments(.settings, "/") + settings, check: true).stdout
         return output.split(separator: "\n").map { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return (fields[0], fields[1], fields[2], fields[3], fields.count > 4 ? fields[4] : "")

@@ -10,7 +10,7 @@ import TrailTrace
         let directory = Paths.temporaryDirectory("async")
         let file = directory + "/probe.trace"
         let result = try run(
-            Paths.buildDirectory + "/trail-probe", ["async", directory, "20"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.async, directory, 20),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": file], check: true)
         #expect(result.stdout.contains("done"))
         let trace = try TraceFile(path: file)

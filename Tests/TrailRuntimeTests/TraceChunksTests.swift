@@ -7,13 +7,11 @@ import TrailTestSupport
 /// trace recorded by a probe, walked block by block and chunk by chunk with nothing but TraceChunks. A field
 /// that moved in either the C struct or the Swift decoder shows up here as a wrong pid, count or position.
 @Suite struct TraceChunksTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     @Test func aRecordedTraceDecodesThroughTraceChunks() throws {
         let directory = Paths.temporaryDirectory("trace-chunks")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(
-            Self.probe, ["calls", directory, "5000"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 5000),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/probe.trace"], check: true)
         #expect(result.stdout.contains("done"))
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/probe.trace")))

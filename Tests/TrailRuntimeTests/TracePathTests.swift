@@ -9,12 +9,10 @@ import Glibc
 
 /// One trace per process: where it goes, that no process replaces another's, and pruning of old ones.
 @Suite struct TracePathTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     @Test func patternsExpandRelativeToTheWorkingFolder() throws {
         let directory = Paths.temporaryDirectory("pattern")
         try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": "made/%e-%p-%h-%t-%%.trace"],
             directory: directory, check: true)
         let found = traces(in: directory + "/made")
@@ -34,7 +32,8 @@ import Glibc
         let directory = Paths.temporaryDirectory("default")
         for _ in 0 ..< 2 {
             try run(
-                Self.probe, ["calls", directory, "10"], environment: ["TRAIL_TRACE": "record"], directory: directory,
+                RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
+                environment: ["TRAIL_TRACE": "record"], directory: directory,
                 check: true)
         }
         let found = traces(in: directory + "/trail-traces")
@@ -48,7 +47,8 @@ import Glibc
         let directory = Paths.temporaryDirectory("bootstrapped")
         let logs = directory + "/logs"
         let result = try run(
-            Self.probe, ["json-spans", logs], environment: ["TRAIL_TRACE": "record"], directory: directory)
+            RuntimeProbe.path, RuntimeProbe.arguments(.jsonSpans, logs), environment: ["TRAIL_TRACE": "record"],
+            directory: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/trail-traces"))
         #expect(traces(in: logs).count == 1)
@@ -58,7 +58,7 @@ import Glibc
         let directory = Paths.temporaryDirectory("twice")
         for count in [10, 20] {
             try run(
-                Self.probe, ["calls", directory, "\(count)"],
+                RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, count),
                 environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/same.trace"], check: true)
         }
         #expect(try TraceDump(path: directory + "/same.trace").recordCount == 40)
@@ -84,7 +84,7 @@ import Glibc
         try Self.fakeTrace(elsewhere + "/target.trace", pid: dead, age: 9000)
         symlink(elsewhere + "/target.trace", directory + "/link.trace")
         try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
                 "TRAIL_TRACE_KEEP_FILES": "3",
@@ -103,7 +103,7 @@ import Glibc
             try Self.fakeTrace(directory + "/run\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index)
         }
         try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace"],
             check: true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 301)
@@ -115,7 +115,7 @@ import Glibc
         let directory = Paths.temporaryDirectory("trace-full")
         let path = directory + "/full.trace"
         let result = try run(
-            Self.probe, ["trace-diskfull", directory, "300000", "262144"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.traceDiskFull, directory, 300000, 262144),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "still running\n")
@@ -141,7 +141,9 @@ import Glibc
         let path = directory + "/traces/full.trace"
         // Through a pipe, which the file size limit does not cut as it cuts a file.
         let result = try run(
-            "/bin/sh", ["-c", "\"$0\" \"$@\" 2>&1 | cat", Self.probe, "trace-diskfull", directory, "1000", "\(limit)"],
+            "/bin/sh",
+            ["-c", "\"$0\" \"$@\" 2>&1 | cat", RuntimeProbe.path]
+                + RuntimeProbe.arguments(.traceDiskFull, directory, 1000, limit),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": path])
         #expect(
             result.stdout.contains("trail: cannot write trace file \(path): File too large; the trace is not recorded"),
@@ -164,7 +166,7 @@ import Glibc
             utimensat(AT_FDCWD, directory + "/" + name, &times, 0)
         }
         try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace"], check: true)
         #expect(
             Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == [
@@ -183,7 +185,8 @@ import Glibc
             (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0.hasSuffix(".trace") }
         }
         let pattern = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"]
-        let inherited = try run(Self.probe, ["spawn-child", directory, "X=1"], environment: pattern, check: true)
+        let inherited = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnChild, directory, "X=1"), environment: pattern, check: true)
         #expect(inherited.stdout.contains("child 0"))
         #expect(try traces().count == 2, "the parent's trace and the child's")
         for name in try traces() {
@@ -191,11 +194,14 @@ import Glibc
             #expect(dump.names.values.contains("Probe.nothing() @ Probe/main.swift:120"))
         }
         for name in try traces() { try FileManager.default.removeItem(atPath: directory + "/" + name) }
-        try run(Self.probe, ["spawn-child", directory, "TRAIL_TRACE=off"], environment: pattern, check: true)
+        try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnChild, directory, "TRAIL_TRACE=off"), environment: pattern,
+            check: true)
         #expect(try traces().count == 1, "the child opted out")
 
         let logged = try run(
-            Self.probe, ["spawn-child", directory, ""], environment: ["TRAIL_TRACE": "1"], check: true)
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnChild, directory, ""), environment: ["TRAIL_TRACE": "1"],
+            check: true)
         #expect(
             logged.stderr.components(separatedBy: "-> Probe.nothing()").count == 2,
             "only the parent's line: \(logged.stderr)")
@@ -215,7 +221,7 @@ import Glibc
             utimensat(AT_FDCWD, directory + "/old\(index).trace", &times, 0)
         }
         try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace",
                 "TRAIL_TRACE_KEEP_TOTAL": "250000",
@@ -234,7 +240,7 @@ import Glibc
             try Self.fakeTrace(directory + "/old\(index).trace", pid: 0x3FFF_FFF0, age: 1000 - index)
         }
         let result = try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/new.trace", "TRAIL_TRACE_KEEP_FILES": "0",
                 "TRAIL_TRACE_KEEP_TOTAL": "0", "TRAIL_TRACE_MAX_SIZE": "0", "TRAIL_TRACE_DEPTH": "0",
@@ -250,7 +256,8 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let trace = directory + "/untraced.trace"
         try run(
-            Self.probe, ["stderr", directory], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace],
+            RuntimeProbe.path, RuntimeProbe.arguments(.stderr, directory),
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace],
             check: true)
         let replay = try run(Paths.trail, ["replay", trace], check: true)
         #expect(
@@ -262,7 +269,7 @@ import Glibc
     @Test func badSettingsAreReported() throws {
         let directory = Paths.temporaryDirectory("settings")
         let result = try run(
-            Self.probe, ["calls", directory, "10"],
+            RuntimeProbe.path, RuntimeProbe.arguments(.calls, directory, 10),
             environment: [
                 "TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/s.trace", "TRAIL_TRACE_MAX_SIZE": "lots",
                 "TRAIL_TRACE_KEEP": "middle",

@@ -44,7 +44,7 @@ import TrailTestSupport
 
     @Test func swiftBinariesAgreeWithLibdw() throws {
         // trail: dozens of Swift units, each followed by its imported modules' skeleton units.
-        for binary in [Paths.trail, Paths.buildDirectory + "/trail-probe"] {
+        for binary in [Paths.trail, RuntimeProbe.path] {
             let ours = try Self.table(binary, libdw: false)
             #expect(ours.count > 20, "\(binary): \(ours.count) ranges")
             #expect(ours == (try Self.table(binary, libdw: true)), "\(binary)")

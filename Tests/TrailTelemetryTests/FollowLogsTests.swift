@@ -15,8 +15,8 @@ import Glibc
     /// 300 lines) and keeping 4 files, so that files are pruned while the follower may still be reading them.
     static func service(_ directory: String, id: Int, seconds: Int, output: Pipe, rate: Int = 500) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: FollowTests.probe)
-        process.arguments = ["log-steady", directory, "\(seconds)", "\(rate)", "\(id)"]
+        process.executableURL = URL(fileURLWithPath: RuntimeProbe.path)
+        process.arguments = RuntimeProbe.arguments(.logSteady, directory, seconds, rate, id)
         process.environment = ["TRAIL_LOG_FORMAT": "json", "TRAIL_LOG_MAX_SIZE": "64K", "TRAIL_LOG_MAX_FILES": "4"]
         process.standardOutput = output
         try process.run()

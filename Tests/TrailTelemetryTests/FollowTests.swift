@@ -5,13 +5,11 @@ import TrailTestSupport
 /// `trail export --otlp --follow` against a traced process that is still running: spans arrive as calls end,
 /// each once, across a restart of the follower and a receiver that refuses for a while.
 @Suite(.serialized) struct FollowTests {
-    static var probe: String { Paths.buildDirectory + "/trail-probe" }
-
     /// A traced process serving 200 requests a second for `seconds` (4 spans each), writing into `directory`.
     static func server(_ directory: String, seconds: Int) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: probe)
-        process.arguments = ["steady", directory, "\(seconds)", "200"]
+        process.executableURL = URL(fileURLWithPath: RuntimeProbe.path)
+        process.arguments = RuntimeProbe.arguments(.steady, directory, seconds, 200)
         process.environment = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/%p.trace"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
