@@ -22,32 +22,12 @@ func followSpans(_ arguments: ParsedArguments) throws -> Int32 {
     var export = TraceExport()
     export.serviceName = destination.settings.serviceName
     export.resourceAttributes = destination.settings.resourceAttributes
-    var follow = try following {
+    var follow = try destination.follower {
         try SpanFollow(
             output: destination.followOutput, roots: roots,
             cursorPath: arguments.value("cursor") ?? SpanFollow.defaultCursor(roots), export: export)
     }
-    beginFollowing(destination, roots.joined(separator: ", "), cursor: follow.cursor.path)
+    destination.beginFollowing(roots.joined(separator: ", "), cursor: follow.cursor.path)
     try follow.run()
     return 0
-}
-
-/// Before a follower's first round: a receiver that is down is waited for, SIGINT and SIGTERM stop it after its
-/// next delivery, and it says what it follows.
-func beginFollowing(_ destination: OTLPDestination, _ what: String, cursor: String) {
-    destination.keepTrying()
-    StopSignal.install()
-    printError("trail export: following \(what) to \(destination.name); cursor \(cursor)")
-}
-
-/// A follower's start: a cursor it cannot read is a problem in that input.
-func following<Follow>(_ start: () throws -> Follow) throws -> Follow {
-    do { return try start() } catch let error as FollowError { throw VerbFailure.input(error.description) }
-}
-
-extension OTLPDestination {
-    /// Where a follower sends, its messages on standard error.
-    var followOutput: FollowOutput {
-        FollowOutput(sink: sink, batch: batch, name: name, say: { printError($0) })
-    }
 }

@@ -27,12 +27,12 @@ func followLogs(_ arguments: ParsedArguments) throws -> Int32 {
     let symbolizer = CrashSymbolizer(debugDirectories: arguments.all("debug-dir"))
     export.stacktrace = { block in CrashOutputFormat.stackText(symbolizer.symbolize(block)) }
     let given = arguments.positionals
-    var follow = try following {
+    var follow = try destination.follower {
         try LogFollow(
             output: destination.followOutput, given: given,
             cursorPath: arguments.value("cursor") ?? LogFollow.defaultCursor(given), export: export)
     }
-    beginFollowing(destination, follow.described, cursor: follow.cursor.path)
+    destination.beginFollowing(follow.described, cursor: follow.cursor.path)
     try follow.run()
     return 0
 }
