@@ -1,17 +1,17 @@
 /// The INFO chunk's `key=value` lines (Docs/trace-format.md): the keys, once, for the C writer
 /// (`trail_format.h`'s `TRAIL_INFO_*`) and every reader.
 public struct TraceInfo: Sendable {
-    public enum Key {
+    public enum Key: String, Sendable, CaseIterable {
         /// The executable's path.
-        public static var executable: String { "exe" }
-        public static var pid: String { "pid" }
-        public static var host: String { "host" }
+        case executable = "exe"
+        case pid
+        case host
         /// The name traces and logs go by.
-        public static var app: String { "app" }
+        case app
         /// The version `Trail.bootstrap` was given, when one was.
-        public static var version: String { "version" }
+        case version
         /// The W3C `TRACEPARENT` the process started with (`TraceParent`).
-        public static var traceparent: String { "traceparent" }
+        case traceparent
     }
 
     public var entries: [(key: String, value: String)]

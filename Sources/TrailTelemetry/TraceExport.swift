@@ -70,11 +70,11 @@ public struct TraceExport {
         public var inheritedParent: SpanID?
 
         public init(_ file: TraceFile) {
-            let host = file.info[TraceInfo.Key.host] ?? ""
+            let host = file.info(.host) ?? ""
             traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: host)
             salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: host)
             // Started under a TRACEPARENT (a traced parent process, or any tool): that trace, that span.
-            if let parent = file.info[TraceInfo.Key.traceparent].flatMap(TraceParent.init) {
+            if let parent = file.info(.traceparent).flatMap(TraceParent.init) {
                 traceID = TraceID(bytes: parent.traceID)
                 inheritedParent = SpanID(parent.spanID)
             }
@@ -84,9 +84,9 @@ public struct TraceExport {
     /// The OTLP resource of a trace's process.
     public func resource(of file: TraceFile) -> ProcessResource {
         var resource = ProcessResource(
-            serviceName: serviceName ?? file.info[TraceInfo.Key.app] ?? file.executableName,
-            serviceVersion: file.info[TraceInfo.Key.version], pid: Int(file.pid),
-            executablePath: file.info[TraceInfo.Key.executable], hostName: file.info[TraceInfo.Key.host])
+            serviceName: serviceName ?? file.info(.app) ?? file.executableName,
+            serviceVersion: file.info(.version), pid: Int(file.pid),
+            executablePath: file.info(.executable), hostName: file.info(.host))
         resource.extra = resourceAttributes
         return resource
     }

@@ -33,6 +33,8 @@ public final class TraceFile {
     /// the file wrapped), then what the reading pass absorbs as it goes (`TraceReader`, the one place).
     public internal(set) var metadata: TraceMetadata
     public var info: [String: String] { metadata.info }
+    /// One INFO line's value.
+    public func info(_ key: TraceInfo.Key) -> String? { metadata.info[key.rawValue] }
     /// Site address -> "Module.Type.f(x:) @ File.swift:12"; complete after opening a wrapped file, else
     /// filled as the chunks are read (a name always comes before the records that use it).
     public var names: [UInt64: String] { metadata.names }
@@ -195,7 +197,7 @@ public final class TraceFile {
 
     /// The executable's file name, from the INFO chunk.
     public var executableName: String {
-        let exe = info[TraceInfo.Key.executable] ?? info[TraceInfo.Key.app] ?? "process"
+        let exe = info(.executable) ?? info(.app) ?? "process"
         return exe.split(separator: "/").last.map(String.init) ?? exe
     }
 
