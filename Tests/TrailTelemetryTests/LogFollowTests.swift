@@ -10,36 +10,11 @@ import Glibc
 /// `LogFollow` in process, a round at a time: rotation, truncation, a file that vanishes and comes back, a torn
 /// last line, and the stop signal. (FollowLogsTests runs `trail` beside real services.)
 @Suite(.serialized) struct LogFollowTests {
-    /// Requests kept in memory, as a receiver would take them.
-    final class Captured: RequestSink {
-        var encoding: OTLPEncoding { .json }
-        var requests: [[UInt8]] = []
-
-        func send(_ request: [UInt8], items: Int, signal: TelemetrySignal) throws { requests.append(request) }
-        func finish(_ summary: ExportSummary) throws -> ExportSummary { summary }
-
-        /// Every record's body, in the order sent.
-        func bodies() throws -> [String] {
-            var bodies: [String] = []
-            for request in requests {
-                let object = try #require(JSONSerialization.jsonObject(with: Data(request)) as? [String: Any])
-                for resource in object["resourceLogs"] as? [[String: Any]] ?? [] {
-                    for scope in resource["scopeLogs"] as? [[String: Any]] ?? [] {
-                        for record in scope["logRecords"] as? [[String: Any]] ?? [] {
-                            bodies.append((record["body"] as? [String: Any])?["stringValue"] as? String ?? "")
-                        }
-                    }
-                }
-            }
-            return bodies
-        }
-    }
-
     /// A folder, a follower of it that sends at every round and finishes a rotated file at once, and what it sent
     /// and said.
     final class Following {
         let folder: String
-        let sink = Captured()
+        let sink = CapturedRequests()
         var said: [String] = []
         var follow: LogFollow!
 
