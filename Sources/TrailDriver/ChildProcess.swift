@@ -61,6 +61,14 @@ public enum ChildProcess {
                 throw SourceError(path: "/dev/ptmx", message: "cannot open a terminal for the build")
             }
             let name = "/dev/pts/\(number)"
+            // Newlines pass as they are: the terminal this process writes to turns them into CR LF itself.
+            let slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+            var settings = termios()
+            if slave >= 0, tcgetattr(slave, &settings) == 0 {
+                settings.c_oflag &= ~tcflag_t(ONLCR)
+                tcsetattr(slave, TCSANOW, &settings)
+            }
+            if slave >= 0 { close(slave) }
             var size = winsize()
             if ioctl(outputDescriptor, UInt(TIOCGWINSZ), &size) == 0 { _ = ioctl(master, UInt(TIOCSWINSZ), &size) }
             // A session of its own, whose controlling terminal the slave becomes when opened.
@@ -70,6 +78,8 @@ public enum ChildProcess {
             posix_spawn_file_actions_addopen(&actions, 1, name, O_RDWR, 0)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
             readers = [(master, outputDescriptor)]
+        } else if options.interactive, isatty(outputDescriptor) != 0 {
+            // A program run on the user's terminal keeps it, as it would untraced: colours, line buffering, input.
         } else {
             for target in [outputDescriptor, 2] {
                 var ends: [Int32] = [0, 0]
