@@ -3,7 +3,8 @@ import TrailTestSupport
 
 /// The package `TrailTestVerbTests` traces: XCTest and Swift Testing tests side by side, a fixture found by
 /// `#filePath`, a resource, tests that fail or sleep only when an environment variable says so, a warning the
-/// compiler prints with its path, and a versioned manifest (the one Swift 6 picks) whose targets are made by code.
+/// compiler prints with its path, and a versioned manifest (the one Swift 6 picks) whose targets and dependencies
+/// are made by code.
 enum TrailTestPackage {
     static let files: [String: String] = [
         "Package.swift": """
@@ -25,7 +26,8 @@ enum TrailTestPackage {
             .target(name: "Calc", resources: [.copy("Resources/greeting.txt")], swiftSettings: [.define("VERSIONED")]),
             .testTarget(name: "CalcTests", dependencies: ["Calc"], exclude: ["Fixtures"]),
         ]
-        let package = Package(name: "Mixed", targets: targets)
+        let dependencies: [Package.Dependency] = []
+        let package = Package(name: "Mixed", dependencies: dependencies, targets: targets)
 
         """,
         "Sources/Calc/Calc.swift": """
