@@ -55,7 +55,7 @@ public struct PathMapper {
 }
 
 /// Whole lines of a stream, for a reader that watches for some (XCTest's results): a line longer than `limit` is
-/// cut, since no line worth reading is that long and a program may print gigabytes without a newline.
+/// skipped whole, since no line worth reading is that long and a program may print gigabytes without a newline.
 public struct LineSplitter {
     private var line: [UInt8] = []
     private var overflowed = false

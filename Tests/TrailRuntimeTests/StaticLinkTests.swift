@@ -10,12 +10,7 @@ import TrailTestSupport
     static func build(_ kind: String) -> (path: String?, failure: String) {
         let directory = Paths.temporaryDirectory("static-probe")
         let build = Paths.buildDirectory
-        var objects: [String] = []
-        for target in ["CTrailHooks", "CTrailShim", "TrailFormat", "Trail", "TrailExit"] {
-            let folder = build + "/" + target + ".build"
-            objects += ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-                .filter { $0.hasSuffix(".o") }.map { folder + "/" + $0 }
-        }
+        let objects = ["CTrailHooks", "CTrailShim", "TrailFormat", "Trail", "TrailExit"].flatMap(CProbe.objects(of:))
         let output = directory + "/static-probe"
         let arguments =
             [
