@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "TrailTracing", dependencies: ["Trail", "CTrailShim", "TrailFormat",
                                                     .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["TrailTracing"]))]),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"]), quickStart]),
-        // What the viewers beyond replay and report compute: info, graph, report --diff.
+        // What the viewers beyond replay and report compute: info, graph, report --diff, the tui's model.
         .target(name: "TrailViews", dependencies: ["TrailTrace", "TrailFormat"], swiftSettings: [quickStart]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
         .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace", "CZlib"], swiftSettings: [quickStart]),
