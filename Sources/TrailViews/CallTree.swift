@@ -37,7 +37,7 @@ public struct CallTree: CallVisitor {
     private var lastRoot: Int32 = -1
     private var process: TraceProcess?
 
-    public init(limit: Int = 4_000_000) {
+    public init(limit: Int = 2_000_000) {
         self.limit = limit
     }
 

@@ -20,7 +20,7 @@ let tuiVerb = Verb(
             "--min-duration", "-t", placeholder: "TIME",
             help: "Hide calls shorter than TIME, with its unit (500ns, 10us, 1.5ms, 2s)."),
         .value("--thread", placeholder: "TID", help: "Only this thread (repeatable).", repeatable: true),
-        .value("--limit", placeholder: "N", help: "Keep the first N calls as rows (default 4000000)."),
+        .value("--limit", placeholder: "N", help: "Keep the first N calls as rows (default 2000000)."),
         .value("--color", placeholder: "WHEN", help: "auto (default: unless NO_COLOR is set), always or never."),
     ],
     run: { arguments in
@@ -28,7 +28,7 @@ let tuiVerb = Verb(
             throw VerbFailure(
                 "standard input and output must be a terminal; 'trail replay' and 'trail report' print instead")
         }
-        var limit = 4_000_000
+        var limit = 2_000_000
         if let text = arguments.value("limit") {
             guard let value = Int(text), value > 0 else {
                 throw UsageError(description: "--limit needs a positive number, not '\(text)'")
