@@ -20,6 +20,7 @@ public struct CallTree: CallVisitor {
         public var duration: Double = 0
         public var selfTime: Double = 0
         public var isAsync: Bool
+        public var isSpan = false
         public var unfinished = false
     }
 
@@ -62,7 +63,7 @@ public struct CallTree: CallVisitor {
             Call(
                 site: call.site, process: Int32(processes.count - 1), thread: call.thread, parent: parent,
                 depth: parent >= 0 ? calls[Int(parent)].depth + 1 : 0, start: process.nanoseconds(call.start),
-                isAsync: call.isAsync))
+                isAsync: call.isAsync, isSpan: call.isSpan))
         if parent >= 0 {
             if calls[Int(parent)].lastChild >= 0 {
                 calls[Int(calls[Int(parent)].lastChild)].next = index

@@ -55,7 +55,7 @@ extension ViewerState {
         let time = call.unfinished ? "  (no end)" : DurationFormat.format(call.duration)
         return time + "  [" + String(repeating: " ", count: max(0, 6 - tid.count)) + tid + "]  "
             + String(repeating: "  ", count: Int(call.depth)) + mark + tree.name(index)
-            + (call.isAsync ? " [async]" : "")
+            + (call.isSpan ? " [span]" : call.isAsync ? " [async]" : "")
     }
 
     var status: String {
@@ -79,6 +79,7 @@ extension ViewerState {
         "  c                 fold the call's children     e  unfold everything     1-9  show that many levels",
         "  R  report mode    T  tree mode    G  graph of the selected function    s  next sort column (report)",
         "  /  search         n, N  next and previous match     S  the slowest call, then the next slowest",
+        "  F  filter by function glob    t  hide calls shorter than a time    (empty: no filter)",
         "  o  open the call's source in $EDITOR at its line   q  quit (also Ctrl-C)",
         "",
         "press any key",

@@ -19,6 +19,8 @@ public struct ViewerState {
     public var minDuration: Double = 0
     public var threads: Set<UInt32> = []
     public var filter: NamePattern?
+    /// Only calls that overlap this span of time, in nanoseconds since their process started recording.
+    public var timeRange: ClosedRange<Double>?
     var report = ReportMode()
     var graph = GraphMode()
     private var slowest: [Int32]?
@@ -40,6 +42,10 @@ public struct ViewerState {
         while let index = stack.popLast() {
             let call = tree.calls[Int(index)]
             if call.duration < minDuration { continue }
+            // A call outside the range has its calls outside it too.
+            if let timeRange, call.start > timeRange.upperBound || call.start + call.duration < timeRange.lowerBound {
+                continue
+            }
             if !threads.isEmpty, !threads.contains(tree.tid(index)) { continue }
             var children: [Int32] = []
             var child = call.firstChild
@@ -206,6 +212,17 @@ public struct ViewerState {
     }
 
     public mutating func say(_ text: String) { message = text }
+
+    /// uftrace's `--time-range START~END`: times since recording started, with their units; either side may be
+    /// left out (`~5ms`, `2ms~`).
+    public static func timeRange(_ text: String) -> ClosedRange<Double>? {
+        let sides = text.split(separator: "~", maxSplits: 1, omittingEmptySubsequences: false)
+        guard sides.count == 2 else { return nil }
+        let start = sides[0].isEmpty ? 0 : DurationFormat.parse(String(sides[0]))
+        let end = sides[1].isEmpty ? Double.infinity : DurationFormat.parse(String(sides[1]))
+        guard let start, let end, start <= end else { return nil }
+        return start ... end
+    }
 
     /// Keeps the selection on screen for a body `height` rows tall.
     public mutating func scroll(height: Int) {

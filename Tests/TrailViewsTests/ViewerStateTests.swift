@@ -105,6 +105,14 @@ import TrailViews
         state.filter = NamePattern("M.b()")
         state.rebuild()
         #expect(body(&state).count == 6, "the two b's and their four c's")
+        state.filter = nil
+        // main's b starts at 38 us; a ends at 37 us.
+        state.timeRange = ViewerState.timeRange("37.5us~")
+        state.rebuild()
+        #expect(body(&state).map { $0.split(separator: " ").last! } == ["M.main()", "M.b()", "M.c()", "M.c()"])
+        #expect(ViewerState.timeRange("~5ms") == 0 ... 5e6 && ViewerState.timeRange("3ms~1ms") == nil)
+        #expect(ViewerState.timeRange("5") == nil)
+        state.timeRange = nil
         state.threads = [1]
         state.rebuild()
         #expect(body(&state).isEmpty)

@@ -20,6 +20,9 @@ let tuiVerb = Verb(
             "--min-duration", "-t", placeholder: "TIME",
             help: "Hide calls shorter than TIME, with its unit (500ns, 10us, 1.5ms, 2s)."),
         .value("--thread", placeholder: "TID", help: "Only this thread (repeatable).", repeatable: true),
+        .value(
+            "--time-range", "-r", placeholder: "START~END",
+            help: "Only calls within this time since recording started (1ms~2.5ms, ~5ms, 2ms~)."),
         .value("--limit", placeholder: "N", help: "Keep the first N calls as rows (default 2000000)."),
         .value("--color", placeholder: "WHEN", help: "auto (default: unless NO_COLOR is set), always or never."),
     ],
@@ -57,6 +60,15 @@ let tuiVerb = Verb(
             }
             threads.insert(value)
         }
+        var timeRange: ClosedRange<Double>?
+        if let text = arguments.value("time-range") {
+            guard let range = ViewerState.timeRange(text) else {
+                throw UsageError(
+                    description: "--time-range: START~END, each a time with its unit (1ms~2.5ms, ~5ms, 2ms~), "
+                        + "not '\(text)'")
+            }
+            timeRange = range
+        }
         let files = try openTraces(arguments)
         var tree = CallTree(limit: limit)
         CallStream().stream(files, into: &tree)
@@ -66,6 +78,7 @@ let tuiVerb = Verb(
         state.minDuration = minDuration
         state.threads = threads
         state.filter = arguments.value("filter").map(NamePattern.init)
+        state.timeRange = timeRange
         state.rebuild()
         if files.contains(where: { $0.truncated || !$0.complete }) {
             state.say("a trace ends early or is still being written: showing what is there")
@@ -130,6 +143,22 @@ private func runViewer(_ state: inout ViewerState, _ terminal: TUITerminal) {
         case .character("n"): state.findNext(forward: true)
         case .character("N"): state.findNext(forward: false)
         case .character("S"): state.nextSlowest()
+        case .character("F"):
+            if let text = prompt("filter (glob): ", terminal, height: height) {
+                state.filter = text.isEmpty ? nil : NamePattern(text)
+                state.rebuild()
+                state.say(text.isEmpty ? "no filter" : "filter \(text)")
+            }
+        case .character("t"):
+            if let text = prompt("hide calls shorter than: ", terminal, height: height) {
+                if let value = text.isEmpty ? 0 : DurationFormat.parse(text) {
+                    state.minDuration = value
+                    state.rebuild()
+                    state.say(text.isEmpty ? "every call" : "calls of \(text) or more")
+                } else {
+                    state.say(DurationFormat.problem(text, option: "t"))
+                }
+            }
         case .character("o"): openEditor(&state, terminal)
         case .character("?"), .character("h"): help = true
         default: break
