@@ -10,13 +10,22 @@ import TrailTestSupport
     struct Screen {
         let name: String
 
-        init(_ arguments: String, width: Int = 120, height: Int = 40, environment: String = "") throws {
+        init(
+            _ arguments: String, width: Int = 120, height: Int = 40, environment: String = "",
+            directory: String = Paths.packageRoot
+        ) throws {
             name = "trail-tui-\(getpid())-\(UUID().uuidString.prefix(6))"
             let command =
                 "\(environment) \(Paths.trail) tui \(arguments); echo EXITED $?; "
                 + "stty -a | tr ' ;' '\\n\\n' | grep -x -e '-\\?icanon' -e '-\\?echo' | tr '\\n' ' '; echo; echo STTY; sleep 60"
-            _ = try run(
-                "tmux", ["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", command], check: true)
+            let arguments = ["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", "-c", directory]
+            // The tmux server exits with its last session: a session started as the last test's closes can find it
+            // going away, and is started again.
+            for _ in 0 ..< 4 {
+                if try run("tmux", arguments + [command]).status == 0 { return }
+                usleep(200_000)
+            }
+            _ = try run("tmux", arguments + [command], check: true)
         }
 
         func keys(_ keys: String...) throws { _ = try run("tmux", ["send-keys", "-t", name] + keys, check: true) }
@@ -91,6 +100,29 @@ import TrailTestSupport
         shown = try screen.wait(for: "STTY")
         #expect(shown.contains("EXITED 0\nicanon echo"), "the terminal's modes restored:\n\(shown)")
         #expect(!screen.alternateScreen)
+    }
+
+    /// `o` hands the terminal to `$EDITOR` with the call's line and file (its site's `Module/File.swift`, found
+    /// under `Sources/` of the folder `trail tui` runs in), then takes it back.
+    @Test func openTheSelectedCallInTheEditor() throws {
+        let folder = Paths.temporaryDirectory("editor")
+        let editor = folder + "/editor"
+        try "#!/bin/sh\necho \"$@\" > \(folder)/opened\n".write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        let screen = try Screen(Self.trace, environment: "EDITOR=\(editor)", directory: ItemStoreTests.sample.directory)
+        defer { screen.close() }
+        try screen.wait(for: "call tree 1/45")
+        try screen.keys("o")
+        var opened = ""
+        for _ in 0 ..< 100 where opened.isEmpty {
+            opened = Transcript.read(folder + "/opened")
+            usleep(50_000)
+        }
+        #expect(opened == "+24 Sources/ItemStore/Commands.swift\n", "ItemStore.Command.init(_:)'s site")
+        try screen.wait(for: "call tree 1/45")
+        #expect(screen.alternateScreen)
+        try screen.keys("q")
+        try screen.wait(for: "STTY")
     }
 
     @Test func coloursUnlessNoColorAndRestoredOnASignal() throws {
