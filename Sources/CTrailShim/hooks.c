@@ -59,7 +59,9 @@ static int matches_any(const char *patterns, const char *name) {
 /// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`.
 size_t trail_site_name(const char *site, char *name, size_t size) {
     const char *at = NULL;
-    for (const char *next = strstr(site, " @ "); next; next = strstr(next + 3, " @ ")) at = next;
+    const size_t skip = sizeof TRAIL_SITE_SEPARATOR - 1;
+    for (const char *next = strstr(site, TRAIL_SITE_SEPARATOR); next; next = strstr(next + skip, TRAIL_SITE_SEPARATOR))
+        at = next;
     size_t length = at ? (size_t)(at - site) : strlen(site);
     if (length >= size) length = size - 1;
     memcpy(name, site, length);

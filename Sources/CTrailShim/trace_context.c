@@ -15,7 +15,7 @@
 
 extern char **environ;
 
-static char inherited[56];        // "00-<32 hex>-<16 hex>-<2 hex>", or empty
+static char inherited[TRAIL_TRACEPARENT_LENGTH + 1];  // "00-<32 hex>-<16 hex>-<2 hex>", or empty
 static uint8_t inherited_trace[16];
 static uint64_t inherited_span;
 
@@ -40,9 +40,11 @@ void trail_trace_context_start(void) {
     while (*value == ' ' || *value == '\t') value++;
     size_t length = strcspn(value, " \t");
     uint8_t version, trace[16], span[8], flags;
-    // Version 00 is exactly 55 characters; a later version may add fields after a '-'.
-    if (length < 55 || value[2] != '-' || value[35] != '-' || value[52] != '-' || !parse_hex(value, 2, &version) || version == 0xff
-        || (version == 0 && length != 55) || (length > 55 && value[55] != '-') || !parse_hex(value + 3, 32, trace)
+    // TrailFormat's TraceParent rules, in C: version 00 is exactly TRAIL_TRACEPARENT_LENGTH characters; a later
+    // version may add fields after a '-'.
+    const size_t full = TRAIL_TRACEPARENT_LENGTH;
+    if (length < full || value[2] != '-' || value[35] != '-' || value[52] != '-' || !parse_hex(value, 2, &version) || version == 0xff
+        || (version == 0 && length != full) || (length > full && value[full] != '-') || !parse_hex(value + 3, 32, trace)
         || !parse_hex(value + 36, 16, span) || !parse_hex(value + 53, 2, &flags)) {
         trail_setting_warning("TRACEPARENT", value, "is not a W3C traceparent", "a trace of its own");
         return;
@@ -59,7 +61,7 @@ void trail_trace_context_start(void) {
     inherited_span = span_id;
     memcpy(inherited, "00-", 3);
     memcpy(inherited + 3, value + 3, 52);
-    inherited[55] = 0;
+    inherited[full] = 0;
     (void)flags;
 }
 

@@ -49,9 +49,10 @@ void trail_file_prepare_info(void) {
     pid[trail_decimal((uint64_t)getpid(), pid)] = 0;
     const char *parent = trail_inherited_traceparent();
     uint32_t used = 0;
-    const char *lines[][2] = { { "exe=", exe }, { "pid=", pid }, { "host=", host },
-                               { "app=", trail_rec.trace_app[0] ? trail_rec.trace_app : trail_exe_name() },
-                               { "version=", trail_rec.trace_version }, { "traceparent=", parent } };
+    const char *lines[][2] = { { TRAIL_INFO_EXE "=", exe }, { TRAIL_INFO_PID "=", pid }, { TRAIL_INFO_HOST "=", host },
+                               { TRAIL_INFO_APP "=", trail_rec.trace_app[0] ? trail_rec.trace_app : trail_exe_name() },
+                               { TRAIL_INFO_VERSION "=", trail_rec.trace_version },
+                               { TRAIL_INFO_TRACEPARENT "=", parent } };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         if (i >= 4 && !lines[i][1][0]) continue;  // version and traceparent only when there is one
         info_append(&used, lines[i][0]);

@@ -43,6 +43,18 @@ enum chunk_type {
     CHUNK_SPAN = 9,             // u64 token, u32 phase, u32 length, then a tracer span's details (SpanDetails)
 };
 
+// The INFO chunk's keys (TraceInfo.Key), each written as `key=value\n`.
+#define TRAIL_INFO_EXE "exe"
+#define TRAIL_INFO_PID "pid"
+#define TRAIL_INFO_HOST "host"
+#define TRAIL_INFO_APP "app"
+#define TRAIL_INFO_VERSION "version"
+#define TRAIL_INFO_TRACEPARENT "traceparent"
+// A site string is "name" TRAIL_SITE_SEPARATOR "file:line", split at the last separator (SiteName).
+#define TRAIL_SITE_SEPARATOR " @ "
+// A W3C traceparent of version 00, "00-<32 hex>-<16 hex>-<2 hex>" (TraceParent.length).
+#define TRAIL_TRACEPARENT_LENGTH 55
+
 // A SPAN chunk's header, its phases, and the most details one chunk carries.
 #define TRAIL_SPAN_HEADER_SIZE 16
 #define TRAIL_SPAN_PHASE_START 1

@@ -8,27 +8,38 @@ internal import TrailFormat
 extension Trail {
     /// A W3C `traceparent` header's fields: the one parser and writer of them (TrailTracing's too).
     public struct TraceParent: Sendable, Hashable {
+        /// TrailFormat's, which holds the rules.
+        var fields: TrailFormat.TraceParent
+
         /// 16 bytes, not all zero.
-        public var traceID: [UInt8]
+        public var traceID: [UInt8] {
+            get { fields.traceID }
+            set { fields.traceID = newValue }
+        }
         /// Not zero.
-        public var spanID: UInt64
-        public var sampled: Bool
+        public var spanID: UInt64 {
+            get { fields.spanID }
+            set { fields.spanID = newValue }
+        }
+        public var sampled: Bool {
+            get { fields.sampled }
+            set { fields.sampled = newValue }
+        }
 
         public init(traceID: [UInt8], spanID: UInt64, sampled: Bool = true) {
-            self.traceID = traceID
-            self.spanID = spanID
-            self.sampled = sampled
+            fields = TrailFormat.TraceParent(traceID: traceID, spanID: spanID, sampled: sampled)
         }
 
         /// Version 00 exactly, or a later version's first four fields; lower-case hex, no zero ids, not version
-        /// ff; spaces and tabs around it allowed. nil for anything else, which W3C says to ignore.
+        /// ff; spaces and tabs around it allowed (`TrailFormat.TraceParent`). nil for anything else, which W3C says
+        /// to ignore.
         public init?(_ header: String) {
-            guard let (traceID, spanID, sampled) = Trail.parse(header) else { return nil }
-            self.init(traceID: traceID, spanID: spanID, sampled: sampled)
+            guard let fields = TrailFormat.TraceParent(header) else { return nil }
+            self.fields = fields
         }
 
         /// `00-<32 hex>-<16 hex>-<01|00>`.
-        public var header: String { Trail.format(traceID, spanID, sampled) }
+        public var header: String { fields.header }
     }
 
     struct RemoteContext: Sendable {
@@ -73,7 +84,7 @@ extension Trail {
         var trace = [UInt8](repeating: 0, count: 16)
         var span: UInt64 = 0
         guard trace.withUnsafeMutableBufferPointer({ currentSpan($0.baseAddress!, &span) }) else { return nil }
-        return format(trace, span, remoteContext?.sampled ?? true)
+        return TraceParent(traceID: trace, spanID: span, sampled: remoteContext?.sampled ?? true).header
     }
 
     /// The trace and span that a log line, an outgoing header or a child process names here: the innermost traced
@@ -124,42 +135,8 @@ extension Trail {
         return (context, handle)
     }
 
-    /// W3C `traceparent`: version 00 exactly, a later version's first four fields; lower-case hex, no zero ids,
-    /// not version ff.
+    /// W3C `traceparent`, by TrailFormat's one parser (its rules in `TrailFormat.TraceParent`).
     static func parse(_ header: String) -> (traceID: [UInt8], spanID: UInt64, sampled: Bool)? {
-        let text = Array(header.utf8.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed())
-        func hex(_ range: Range<Int>) -> [UInt8]? {
-            var bytes: [UInt8] = []
-            for index in stride(from: range.lowerBound, to: range.upperBound, by: 2) {
-                guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
-                bytes.append(high << 4 | low)
-            }
-            return bytes
-        }
-        func nibble(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case 48 ... 57: byte - 48
-            case 97 ... 102: byte - 87
-            default: nil
-            }
-        }
-        guard text.count >= 55, text[2] == 45, text[35] == 45, text[52] == 45, let version = hex(0 ..< 2)?.first,
-            version != 0xff,
-            version != 0 || text.count == 55, text.count == 55 || text[55] == 45,
-            let trace = hex(3 ..< 35), trace.contains(where: { $0 != 0 }), let span = hex(36 ..< 52),
-            let flags = hex(53 ..< 55)
-        else { return nil }
-        let spanID = span.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return spanID == 0 ? nil : (trace, spanID, flags[0] & 1 != 0)
-    }
-
-    static func format(_ traceID: [UInt8], _ spanID: UInt64, _ sampled: Bool) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = Array("00-".utf8)
-        for byte in traceID { out += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-        out.append(45)
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(digits[Int(spanID >> UInt64(shift) & 15)]) }
-        out += Array((sampled ? "-01" : "-00").utf8)
-        return String(decoding: out, as: UTF8.self)
+        TrailFormat.TraceParent(header).map { ($0.traceID, $0.spanID, $0.sampled) }
     }
 }

@@ -56,10 +56,14 @@ public struct ShadowPackage {
     public func sync(trail: String) throws(SourceError) -> Changes {
         try FileIO.makeParents(of: copy + "/x")
         var changes = Changes()
-        var kept: Set<String> = ["Package.swift"]
+        var kept = Set(["Package.swift"] + Self.versionedManifests(in: original))
         let previous = readFilesState()
         var current: [String: String] = [:]
-        try mirror(relative: "", kept: &kept, previous: previous, current: &current, copied: &changes.copied)
+        let progress = Progress(total: 0, label: "trail: copying ") { FileHandle.standardError.write(Data($0.utf8)) }
+        try mirror(
+            relative: "", kept: &kept, previous: previous, current: &current, copied: &changes.copied,
+            progress: progress)
+        progress?.finish()
         try removeStale(relative: "", kept: kept)
         changes.state = current
         changes.manifest = try prepareManifest(trail: trail)
@@ -116,7 +120,7 @@ public struct ShadowPackage {
         try settings.declared[0].write(to: cache)
         guard !files.isEmpty else { return BatchReport() }
         return Batch.run(
-            files, .instrument(settings), BatchOptions(destination: .inPlace), standardOutput: { _ in },
+            files, .instrument(settings), BatchOptions(destination: .inPlace, progress: true), standardOutput: { _ in },
             standardError: { text in FileHandle.standardError.write(Data(text.utf8)) })
     }
 
@@ -161,7 +165,7 @@ public struct ShadowPackage {
 
     private func mirror(
         relative: String, kept: inout Set<String>, previous: [String: String], current: inout [String: String],
-        copied: inout [String]
+        copied: inout [String], progress: Progress?
     ) throws(SourceError) {
         let source = original + relative
         let destination = copy + relative
@@ -172,7 +176,7 @@ public struct ShadowPackage {
         for name in names.sorted() where !Self.skipped.contains(name) {
             if relative == "/.swiftpm", name != "configuration" { continue }
             let path = relative + "/" + name
-            if relative.isEmpty, name == "Package.swift" { continue }
+            if relative.isEmpty, name == "Package.swift" || Self.isVersionedManifest(name) { continue }
             var info = stat()
             guard lstat(source + "/" + name, &info) == 0 else { continue }  // gone since the listing
             kept.insert(String(path.dropFirst()))
@@ -183,9 +187,12 @@ public struct ShadowPackage {
                         path: destination + "/" + name,
                         message: "cannot create folder: \(String(cString: strerror(errno)))")
                 }
-                try mirror(relative: path, kept: &kept, previous: previous, current: &current, copied: &copied)
+                try mirror(
+                    relative: path, kept: &kept, previous: previous, current: &current, copied: &copied,
+                    progress: progress)
             case S_IFREG:
                 let key = String(path.dropFirst())
+                progress?.advance(key)
                 let stamp = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
                 current[key] = stamp
                 if previous[key] == stamp, access(destination + "/" + name, F_OK) == 0, key != "Package.resolved" {
@@ -233,123 +240,6 @@ public struct ShadowPackage {
         }
     }
 
-    // MARK: manifest
-
-    /// Rewrites the copy's manifest only when the original's changed (or the copy has none), so SwiftPM does not
-    /// resolve again on every run. When it did, the state for `commit` to record.
-    private func prepareManifest(trail: String) throws(SourceError) -> [UInt8]? {
-        let source = try FileIO.read(original + "/Package.swift")
-        // A package that names swift-trail itself (for its plugins, say) gets the whole checkout; others get the
-        // runtime alone, which SwiftPM plans faster.
-        let dependency: String
-        if try Self.namesTrail(source, path: original + "/Package.swift") {
-            dependency = trail
-        } else {
-            dependency = root + "/swift-trail"
-            try RuntimePackage.make(in: dependency, trail: trail)
-        }
-        let state = Array(("\(dependency)\n".utf8)) + source
-        if let previous = try? FileIO.read(root + "/" + Self.manifestState), previous == state,
-            FileManager.default.fileExists(atPath: copy + "/Package.swift")
-        {
-            return nil
-        }
-        let path = copy + "/Package.swift"
-        let withDependency = try Self.withTrailDependency(
-            source, path: path, packageFolder: original, trail: dependency)
-        try FileIO.writeIfChanged(try Self.withTrailProduct(withDependency, path: path), to: path)
-        return state
-    }
-
-    /// The Trail product added to the dependencies of every target with Swift sources (tests included).
-    static func withTrailProduct(_ bytes: [UInt8], path: String) throws(SourceError) -> [UInt8] {
-        let manifest = try Manifest(bytes, path: path, undo: true)
-        let product = ".product(name: \"Trail\", package: \"swift-trail\")"
-        var edits: [Edit] = []
-        for target in manifest.targets
-        where ["target", "executableTarget", "testTarget"].contains(target.kind)
-            && target.name != "Trail" && Manifest.hasSwift(target.folder)
-        {
-            if let dependencies = target.argument("dependencies") {
-                if let array = dependencies.expression.as(ArrayExprSyntax.self),
-                    array.elements.contains(where: Manifest.isTrailProduct)
-                {
-                    continue
-                }
-                // Any array expression: `(deps) + [Trail]` keeps what it was, however it is written.
-                edits.append(
-                    Edit(offset: dependencies.expression.positionAfterSkippingLeadingTrivia.utf8Offset, text: "("))
-                edits.append(
-                    Edit(
-                        offset: dependencies.expression.endPositionBeforeTrailingTrivia.utf8Offset,
-                        text: ") + [\(product)]"))
-            } else if let name = target.argument("name") {
-                edits.append(
-                    Edit(
-                        offset: name.expression.endPositionBeforeTrailingTrivia.utf8Offset,
-                        text: ", dependencies: [\(product)]"))
-            }
-        }
-        return Edit.apply(edits, to: bytes)
-    }
-
-    /// The manifest with relative `path:` dependencies made absolute (the copy lives elsewhere) and, unless it
-    /// has one, `.package(name: "swift-trail", path: trail)` among its dependencies.
-    static func withTrailDependency(_ bytes: [UInt8], path: String, packageFolder: String, trail: String)
-        throws(SourceError) -> [UInt8]
-    {
-        let tree = Parser.parse(source: String(decoding: bytes, as: UTF8.self))
-        guard !tree.hasError else { throw SourceError(path: path, message: "Package.swift does not parse") }
-        let finder = PackageCallFinder(viewMode: .sourceAccurate)
-        finder.walk(tree)
-        var edits: [Edit] = []
-        var hasTrail = false
-        for call in finder.dependencies {
-            if isTrail(call) {
-                hasTrail = true
-                // The copy builds against the swift-trail this trail belongs to.
-                if let first = call.arguments.first, let last = call.arguments.last {
-                    let start = first.positionAfterSkippingLeadingTrivia.utf8Offset
-                    let end = last.endPositionBeforeTrailingTrivia.utf8Offset
-                    edits.append(
-                        Edit(
-                            offset: start, length: end - start,
-                            text: "name: \"swift-trail\", path: \(String(reflecting: trail))"))
-                }
-                continue
-            }
-            if let argument = call.argument("path"), let relative = Manifest.literal(argument.expression),
-                !relative.hasPrefix("/")
-            {
-                let absolute = ((packageFolder + "/" + relative) as NSString).standardizingPath
-                let start = argument.expression.positionAfterSkippingLeadingTrivia.utf8Offset
-                let end = argument.expression.endPositionBeforeTrailingTrivia.utf8Offset
-                edits.append(Edit(offset: start, length: end - start, text: String(reflecting: absolute)))
-            }
-        }
-        if !hasTrail {
-            let element = ".package(name: \"swift-trail\", path: \(String(reflecting: trail)))"
-            guard let package = finder.package else {
-                throw SourceError(path: path, message: "no `let package = Package(...)` to add swift-trail to")
-            }
-            if let dependencies = package.argument("dependencies") {
-                guard let array = dependencies.expression.as(ArrayExprSyntax.self) else {
-                    throw SourceError(
-                        path: path, message: "`dependencies:` is not an array literal; add swift-trail to it by hand")
-                }
-                let offset = array.leftSquare.endPositionBeforeTrailingTrivia.utf8Offset
-                edits.append(Edit(offset: offset, text: element + (array.elements.isEmpty ? "" : ", ")))
-            } else if let targets = package.argument("targets") {
-                edits.append(
-                    Edit(
-                        offset: targets.positionAfterSkippingLeadingTrivia.utf8Offset,
-                        text: "dependencies: [\(element)], "))
-            } else {
-                throw SourceError(path: path, message: "Package(...) has no `targets:`")
-            }
-        }
-        return Edit.apply(edits, to: bytes)
-    }
 }
 
 extension ShadowPackage {
@@ -363,7 +253,7 @@ extension ShadowPackage {
     }
 
     /// A `.package(...)` call that names swift-trail, by name or by the last component of its URL or path.
-    fileprivate static func isTrail(_ call: FunctionCallExprSyntax) -> Bool {
+    static func isTrail(_ call: FunctionCallExprSyntax) -> Bool {
         let name = call.argument("name").flatMap { Manifest.literal($0.expression) }
         let location = (call.argument("url") ?? call.argument("path")).flatMap { Manifest.literal($0.expression) }
         var last =
@@ -374,7 +264,7 @@ extension ShadowPackage {
 }
 
 /// The `Package(...)` call and every `.package(...)` dependency in a manifest.
-private final class PackageCallFinder: SyntaxVisitor {
+final class PackageCallFinder: SyntaxVisitor {
     var package: FunctionCallExprSyntax?
     var dependencies: [FunctionCallExprSyntax] = []
 

@@ -29,13 +29,4 @@ public enum SpanIDMath {
         }
         return hash
     }
-
-    /// The span id of a `00-<32 hex>-<16 hex>-<2 hex>` value as the INFO chunk keeps it; nil when malformed.
-    public static func traceparentSpan(_ text: String) -> UInt64? {
-        let fields = text.split(separator: "-")
-        guard fields.count >= 4, fields[1].utf8.count == 32, fields[2].utf8.count == 16,
-            let span = UInt64(fields[2], radix: 16), span != 0
-        else { return nil }
-        return span
-    }
 }

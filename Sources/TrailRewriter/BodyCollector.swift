@@ -1,4 +1,5 @@
 import SwiftSyntax
+import TrailFormat
 
 /// Walks a parsed file once and records, for every function-like body, the text to insert and where.
 /// Nothing is rebuilt: the edits are spliced into the original bytes afterwards.

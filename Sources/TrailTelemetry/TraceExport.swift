@@ -70,13 +70,13 @@ public struct TraceExport {
         public var inheritedParent: SpanID?
 
         public init(_ file: TraceFile) {
-            let host = file.info["host"] ?? ""
+            let host = file.info(.host) ?? ""
             traceID = .process(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: host)
             salt = SpanID.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: host)
             // Started under a TRACEPARENT (a traced parent process, or any tool): that trace, that span.
-            if let parent = file.info["traceparent"].flatMap(TraceExport.traceparent) {
-                traceID = parent.trace
-                inheritedParent = parent.span
+            if let parent = file.info(.traceparent).flatMap(TraceParent.init) {
+                traceID = TraceID(bytes: parent.traceID)
+                inheritedParent = SpanID(parent.spanID)
             }
         }
     }
@@ -84,8 +84,9 @@ public struct TraceExport {
     /// The OTLP resource of a trace's process.
     public func resource(of file: TraceFile) -> ProcessResource {
         var resource = ProcessResource(
-            serviceName: serviceName ?? file.info["app"] ?? file.executableName, serviceVersion: file.info["version"],
-            pid: Int(file.pid), executablePath: file.info["exe"], hostName: file.info["host"])
+            serviceName: serviceName ?? file.info(.app) ?? file.executableName,
+            serviceVersion: file.info(.version), pid: Int(file.pid),
+            executablePath: file.info(.executable), hostName: file.info(.host))
         resource.extra = resourceAttributes
         return resource
     }
@@ -162,14 +163,6 @@ public struct TraceExport {
                     : nil
             } ?? []
         return span
-    }
-
-    /// `00-<trace>-<span>-<flags>` as the INFO chunk keeps it.
-    public static func traceparent(_ text: String) -> (trace: TraceID, span: SpanID)? {
-        let fields = text.split(separator: "-")
-        guard fields.count >= 4, let trace = TraceID(hex: String(fields[1])), let span = SpanID(hex: String(fields[2]))
-        else { return nil }
-        return (trace, span)
     }
 
     static func attribute(_ attribute: SpanDetails.Attribute) -> Attribute {

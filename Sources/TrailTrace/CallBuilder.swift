@@ -1,6 +1,7 @@
 import TrailFormat
 
-/// The state of one process while its records stream by.
+/// The state of one process while its records stream by: it takes records, watermarks, threads and tracer spans
+/// (`take`) from its `TraceReader`, and hands the visitor calls.
 struct CallBuilder {
     let process: TraceProcess
     let file: TraceFile
@@ -90,42 +91,29 @@ struct CallBuilder {
         file = process.file
     }
 
-    mutating func run<V: CallVisitor>(_ visitor: inout V) {
-        visitor.beginProcess(process)
-        // The cursor's mapping holds the pending records: it lives until they are all handed on.
-        let chunks = file.chunks()
-        withExtendedLifetime(chunks) {
-            while let chunk = chunks.next() {
-                switch TraceLayout.Chunk(rawValue: chunk.type) {
-                case .records:
-                    addRecords(chunk.payload, block: chunk.block, &visitor)
-                    if chunk.block < chunks.firstBlockInUse { chunks.firstBlockInUse = chunk.block }
-                case .watermark:
-                    if let watermark = TraceChunks.watermark(chunk.payload) { release(upTo: watermark, &visitor) }
-                case .thread: noteThread(chunk.payload)
-                case .span: noteSpan(chunk.payload)
-                default: break
-                }
-                if chunks.firstBlockInUse != .max,
-                    (chunk.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit
-                {
-                    // A thread holds records from far back (a quiet thread, a clock that jumped): copy them.
-                    for state in threads { state.pending.adopt(before: chunk.block) }
-                    handedOn = true
-                }
-                if handedOn {
-                    handedOn = false
-                    chunks.firstBlockInUse = threads.lazy.compactMap { $0.pending.firstBlock }.min() ?? .max
-                }
-            }
-            release(upTo: .max, &visitor)
+    // MARK: chunks
+
+    /// What the process's threads did: records, watermarks, threads and tracer spans (metadata is
+    /// `TraceMetadata`'s). Records of block `block` are held where they lie; `RecordRun.owned` copies them, for
+    /// bytes that will not stay (a followed file's).
+    @inline(__always)
+    mutating func take<V: CallVisitor>(_ chunk: TraceChunk, block: Int, _ visitor: inout V) {
+        switch chunk {
+        case .records(let records, let base): addRecords(records, at: base, block: block, &visitor)
+        case .watermark(let watermark): release(upTo: watermark, &visitor)
+        case .thread(let thread): noteThread(thread)
+        case .span(let span): noteSpan(span)
+        case .info, .name, .clock, .end, .cut, .unknown: break
         }
+    }
+
+    /// The end of what will be read: every held record, then calls still open end at the last record.
+    mutating func finish<V: CallVisitor>(_ visitor: inout V) {
+        release(upTo: .max, &visitor)
         finishOpenCalls(&visitor)
         if file.endDropped > process.dropped { process.dropped = file.endDropped }
         visitor.endProcess(process)
     }
-
-    // MARK: chunks
 
     mutating func thread(slot: UInt32, tid: UInt32) -> Int32 {
         let key = UInt64(slot) << 32 | UInt64(tid)
@@ -137,27 +125,31 @@ struct CallBuilder {
         return index
     }
 
-    mutating func noteThread(_ payload: UnsafeRawBufferPointer) {
-        guard let chunk = TraceChunks.Thread(payload) else { return }
+    mutating func noteThread(_ chunk: TraceChunks.Thread) {
         let index = Int(thread(slot: chunk.slot, tid: chunk.tid))
         process.threads[index].name = chunk.name
         process.threads[index].dropped = max(process.threads[index].dropped, chunk.dropped)
     }
 
     /// A tracer span's details: a start's, or an end's merged over its start's.
-    mutating func noteSpan(_ payload: UnsafeRawBufferPointer) {
-        guard let chunk = TraceChunks.Span(payload) else { return }
+    mutating func noteSpan(_ chunk: TraceChunks.Span) {
         let details = SpanDetails(decoding: chunk.details)
         let id = 1 << 63 | chunk.token
         process.spanDetails[id] = process.spanDetails[id].map { $0.merged(with: details) } ?? details
     }
 
-    mutating func addRecords<V: CallVisitor>(_ payload: UnsafeRawBufferPointer, block: Int, _ visitor: inout V) {
-        guard let chunk = TraceChunks.Records(payload) else { return }
+    mutating func addRecords<V: CallVisitor>(
+        _ chunk: TraceChunks.Records, at base: UnsafeRawPointer, block: Int, _ visitor: inout V
+    ) {
         let state = threads[Int(thread(slot: chunk.slot, tid: chunk.tid))]
         if state.pending.isEmpty { state.position = chunk.position }
-        state.pending.append(
-            RecordRun(base: payload.baseAddress! + TraceLayout.recordsHeaderSize, count: chunk.count, block: block))
+        if block == RecordRun.owned, chunk.count > 0 {
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: chunk.count * TraceRecord.size, alignment: 16)
+            copy.copyMemory(from: base, byteCount: chunk.count * TraceRecord.size)
+            state.pending.append(RecordRun(base: UnsafeRawPointer(copy), count: chunk.count, block: RecordRun.owned))
+        } else {
+            state.pending.append(RecordRun(base: base, count: chunk.count, block: block))
+        }
         held += chunk.count
         if held > Self.heldLimit { release(upTo: .max, &visitor) }
     }

@@ -13,8 +13,8 @@ public struct CallStream {
     /// Reads `files` one after another (each is one process) into `visitor`.
     public func stream<V: CallVisitor>(_ files: [TraceFile], into visitor: inout V) {
         for file in files {
-            var builder = CallBuilder(process: TraceProcess(file: file, sites: sites))
-            builder.run(&visitor)
+            var reader = TraceReader(process: TraceProcess(file: file, sites: sites))
+            reader.read(&visitor)
         }
     }
 

@@ -30,7 +30,7 @@ public final class ChromeTrace: CallVisitor {
         origin = files.map(\.startWallNanoseconds).min() ?? 0
         var spawning: [UInt64: [UInt32]] = [:]
         for file in files {
-            if let span = file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan) {
+            if let span = file.info(.traceparent).flatMap(TraceParent.init)?.spanID {
                 spawning[span, default: []].append(file.pid)
             }
         }
@@ -49,7 +49,7 @@ public final class ChromeTrace: CallVisitor {
         offset = Double(process.file.startWallNanoseconds &- origin)
         if !spawningSpans.isEmpty {
             salt = ProcessTree.salt(of: process.file)
-            arrowIn = process.file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan).flatMap {
+            arrowIn = process.file.info(.traceparent).flatMap(TraceParent.init).map(\.spanID).flatMap {
                 arrowsBegun.contains($0) ? $0 : nil
             }
         }

@@ -10,7 +10,7 @@ public final class ProcessTree {
 
     public init(_ files: [TraceFile]) {
         for file in files {
-            guard let span = file.info["traceparent"].flatMap(SpanIDMath.traceparentSpan) else { continue }
+            guard let span = file.info(.traceparent).flatMap(TraceParent.init)?.spanID else { continue }
             children[span, default: []].append(file)
         }
     }
@@ -19,7 +19,8 @@ public final class ProcessTree {
 
     /// The salt that makes `file`'s calls' exported span ids.
     static func salt(of file: TraceFile) -> UInt64 {
-        SpanIDMath.salt(wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info["host"] ?? "")
+        SpanIDMath.salt(
+            wallClockStart: file.startWallNanoseconds, pid: file.pid, host: file.info(.host) ?? "")
     }
 
     /// The processes started under the call exported as `span` that nothing printed yet; they are printed now.

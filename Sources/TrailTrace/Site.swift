@@ -6,14 +6,10 @@ public struct Site: Sendable, Hashable {
     /// `Module/File.swift:12`, or empty when the site string has none.
     public var location: String
 
-    /// "Name @ File.swift:12" -> name and location; the split is at the last " @ ".
+    /// "Name @ File.swift:12" -> name and location (`SiteName.split`: at the last separator).
     public init(_ text: String) {
-        if let range = text.range(of: " @ ", options: .backwards) {
-            name = String(text[..<range.lowerBound])
-            location = String(text[range.upperBound...])
-        } else {
-            name = text
-            location = ""
-        }
+        let (name, location) = SiteName.split(text)
+        self.name = String(name)
+        self.location = String(location)
     }
 }

@@ -23,38 +23,40 @@ public final class TraceFile {
     }
 
     /// What the size limit cut (Docs/trace-format.md, CUT).
-    public struct Cut: Sendable {
-        public var policy: TraceLayout.Policy
-        public var records: UInt64
-        public var bytes: UInt64
-    }
+    public typealias Cut = TraceChunks.Cut
 
     public let path: String
     public let header: TraceHeader
     public var pid: UInt32 { header.pid }
     public var startWallNanoseconds: UInt64 { header.wallNanoseconds }
-    public private(set) var info: [String: String] = [:]
+    /// INFO, names, the clock rate, END and CUT: what opening found (the clock's last sample; every name, when
+    /// the file wrapped), then what the reading pass absorbs as it goes (`TraceReader`, the one place).
+    public internal(set) var metadata: TraceMetadata
+    public var info: [String: String] { metadata.info }
+    /// One INFO line's value.
+    public func info(_ key: TraceInfo.Key) -> String? { metadata.info[key.rawValue] }
     /// Site address -> "Module.Type.f(x:) @ File.swift:12"; complete after opening a wrapped file, else
     /// filled as the chunks are read (a name always comes before the records that use it).
-    public private(set) var names: [UInt64: String] = [:]
+    public var names: [UInt64: String] { metadata.names }
     /// True when the file wrapped (policy keep-last): its oldest blocks were overwritten (and `cut` is known
     /// from the start).
     public let wrapped: Bool
-    /// Nanoseconds per clock tick.
-    /// Set at open from the last CLOCK chunk; a followed file's is updated as its CLOCK chunks arrive.
-    public internal(set) var nanosecondsPerTick: Double
+    /// Nanoseconds per clock tick: from the last CLOCK chunk, read at open; a followed file's moves as its CLOCK
+    /// chunks arrive.
+    public var nanosecondsPerTick: Double { metadata.nanosecondsPerTick }
 
     // Learnt while reading.
-    public internal(set) var complete = false
-    public fileprivate(set) var truncated = false
-    public private(set) var cut: Cut?
-    public internal(set) var endDropped: UInt64 = 0
+    public var complete: Bool { metadata.complete }
+    /// The file ends inside a block or a chunk, or could not be read again.
+    public internal(set) var truncated = false
+    public var cut: Cut? { metadata.cut }
+    public var endDropped: UInt64 { metadata.endDropped }
     /// Whether any records were read (a test process that ran nothing records none).
-    public fileprivate(set) var hasRecords = false
+    public var hasRecords: Bool { metadata.hasRecords }
 
-    fileprivate let blocks: [Block]
-    fileprivate let fileSize: Int
-    fileprivate let identity: (device: UInt, inode: UInt)
+    let blocks: [Block]
+    let fileSize: Int
+    let identity: (device: UInt, inode: UInt)
     /// False to read the file into buffers, as where it cannot be mapped (for tests).
     var mapsFile = true
     /// How much of the file a reader may keep in memory for records that wait on a watermark; past it, they
@@ -109,6 +111,7 @@ public final class TraceFile {
                     "\(path): the header is damaged (block size \(header.blockSize), header size \(header.size))")
         }
         self.header = header
+        var metadata = TraceMetadata(header: header)
         self.fileSize = fileSize
         identity = (UInt(status.st_dev), UInt(status.st_ino))
 
@@ -145,35 +148,29 @@ public final class TraceFile {
         // directory of blocks each, no more.
         let memory = BlockMemory(descriptor: descriptor, fileSize: fileSize, sequential: false)
 
-        // The clock rate from the header's sample and the last CLOCK chunk.
-        var rate = 1.0
+        // The clock rate, from the last block that holds a CLOCK chunk.
         if header.clockKind == TraceLayout.Clock.cycles.rawValue {
-            var last: (ticks: UInt64, nanoseconds: UInt64)?
-            for block in blocks.reversed() where last == nil {
-                var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
-                while let (type, payload) = chunks.next() {
-                    if type == TraceLayout.Chunk.clock.rawValue, let clock = TraceChunks.Clock(payload) {
-                        last = (clock.ticks, clock.nanoseconds)
+            for block in blocks.reversed() {
+                var found = false
+                Self.walk(memory, block) { chunk in
+                    if case .clock = chunk {
+                        metadata.absorb(chunk)
+                        found = true
                     }
                 }
-                memory.release(at: block.offset, span: block.used)
-            }
-            if let last, last.ticks > header.ticks, last.nanoseconds > header.monotonicNanoseconds {
-                rate = Double(last.nanoseconds - header.monotonicNanoseconds) / Double(last.ticks - header.ticks)
+                if found { break }
             }
         }
-        nanosecondsPerTick = rate
 
-        // A wrapped file's names may sit after the records that use them: gather them all first.
         if wrapped {
+            // A wrapped file's names may sit after the records that use them: gather them all first.
             for block in blocks {
-                var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
-                while let (type, payload) = chunks.next() {
-                    if type == TraceLayout.Chunk.names.rawValue { addName(payload) }
-                    if type == TraceLayout.Chunk.info.rawValue { addInfo(payload) }
-                    if type == TraceLayout.Chunk.cut.rawValue { addCut(payload) }
+                Self.walk(memory, block) { chunk in
+                    switch chunk {
+                    case .name, .info, .cut: metadata.absorb(chunk)
+                    default: break
+                    }
                 }
-                memory.release(at: block.offset, span: block.used)
             }
         } else if let first = blocks.first {
             // INFO is the first chunk: its start is read, and the whole block only when INFO is larger.
@@ -182,17 +179,25 @@ public final class TraceFile {
                 var chunks = BlockChunks(memory.bytes(at: first.offset, count: prefix), used: first.used)
                 while !found, let (type, payload) = chunks.next() {
                     if type == TraceLayout.Chunk.info.rawValue {
-                        addInfo(payload)
+                        metadata.absorb(TraceChunk(type: type, payload: payload))
                         found = true
                     }
                 }
             }
         }
+        self.metadata = metadata
+    }
+
+    /// Every chunk of `block`, decoded, then the block's memory released.
+    private static func walk(_ memory: BlockMemory, _ block: Block, _ body: (TraceChunk) -> Void) {
+        var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
+        while let (type, payload) = chunks.next() { body(TraceChunk(type: type, payload: payload)) }
+        memory.release(at: block.offset, span: block.used)
     }
 
     /// The executable's file name, from the INFO chunk.
     public var executableName: String {
-        let exe = info["exe"] ?? info["app"] ?? "process"
+        let exe = info(.executable) ?? info(.app) ?? "process"
         return exe.split(separator: "/").last.map(String.init) ?? exe
     }
 
@@ -206,12 +211,11 @@ public final class TraceFile {
 
     /// Walks a trace's chunks in sequence order, a block at a time, from the mapped file. A chunk stays readable
     /// after the cursor moves on, until the reader says it holds nothing before a later block: a thread's
-    /// records are held where they lie until a watermark lets them go, never copied. NAMES, END and CUT are kept
-    /// in the file as they pass.
+    /// records are held where they lie until a watermark lets them go, never copied. It only reads: what the
+    /// chunks say is for its reader (`TraceReader`) to take.
     public final class ChunkCursor {
         public struct Chunk {
-            public var type: UInt32
-            public var payload: UnsafeRawBufferPointer
+            public var chunk: TraceChunk
             /// The ordinal of the block it is in, for `firstBlockInUse`.
             public var block: Int
         }
@@ -221,6 +225,10 @@ public final class TraceFile {
         private var block = -1
         private var walker = BlockChunks(UnsafeRawBufferPointer(start: nil, count: 0), used: 0)
         private var released = 0
+        /// The file ended inside a block or a chunk, or could not be opened again.
+        public private(set) var truncated = false
+        /// The most blocks held at once (for tests).
+        var mostBlocksHeld = 0
 
         /// The first block whose chunks the reader still reads (`Int.max`: none). Blocks before it and before
         /// the block being walked are released; the reader lowers it before the walk leaves a block it holds.
@@ -233,7 +241,7 @@ public final class TraceFile {
             let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 memory = nil
-                file.truncated = true
+                truncated = true
                 return
             }
             // Reading a mapped page past the end of a file that shrank is a SIGBUS, not a short read: a file
@@ -251,18 +259,9 @@ public final class TraceFile {
             guard let memory else { return nil }
             while true {
                 if let (type, payload) = walker.next() {
-                    switch TraceLayout.Chunk(rawValue: type) {
-                    case .names: file.addName(payload)
-                    case .end:
-                        file.complete = true
-                        if let end = TraceChunks.End(payload) { file.endDropped = end.dropped }
-                    case .cut: file.addCut(payload)
-                    case .records: if payload.count > TraceLayout.recordsHeaderSize { file.hasRecords = true }
-                    default: break
-                    }
-                    return Chunk(type: type, payload: payload, block: block)
+                    return Chunk(chunk: TraceChunk(type: type, payload: payload), block: block)
                 }
-                if block >= 0, !walker.whole { file.truncated = true }
+                if block >= 0, !walker.whole { truncated = true }
                 guard block + 1 < file.blocks.count else { return nil }
                 block += 1
                 release()
@@ -273,7 +272,7 @@ public final class TraceFile {
 
         private func release() {
             guard let memory else { return }
-            file.mostBlocksHeld = max(file.mostBlocksHeld, block - released + 1)
+            mostBlocksHeld = max(mostBlocksHeld, block - released + 1)
             while released < min(firstBlockInUse, block) {
                 let done = file.blocks[released]
                 memory.release(at: done.offset, span: file.header.blockSize - TraceLayout.blockHeaderSize)
@@ -282,65 +281,12 @@ public final class TraceFile {
         }
     }
 
-    func addName(_ payload: UnsafeRawBufferPointer) {
-        guard let name = TraceChunks.Name(payload), names[name.site] == nil else { return }
-        names[name.site] = name.text
-    }
-
-    /// The totals only grow: the largest CUT chunk is the last one written.
-    func addCut(_ payload: UnsafeRawBufferPointer) {
-        guard let chunk = TraceChunks.Cut(payload) else { return }
-        if chunk.records >= cut?.records ?? 0 {
-            cut = Cut(policy: chunk.policy, records: chunk.records, bytes: chunk.bytes)
+    /// Whether the file holds any record: its chunks are walked until the first.
+    public func holdsRecords() -> Bool {
+        let cursor = chunks()
+        while let next = cursor.next() {
+            if case .records(let records, _) = next.chunk, records.count > 0 { return true }
         }
-    }
-
-    func addInfo(_ payload: UnsafeRawBufferPointer) {
-        for line in String(decoding: payload, as: UTF8.self).split(separator: "\n") {
-            if let equals = line.firstIndex(of: "=") {
-                info[String(line[..<equals])] = String(line[line.index(after: equals)...])
-            }
-        }
-    }
-}
-
-/// The chunks of one block's bytes, in order. A block cut inside a chunk of records (a full disk, a killed
-/// process) gives its whole records; `whole` then turns false.
-struct BlockChunks {
-    private let bytes: UnsafeRawBufferPointer
-    private let used: Int
-    private var offset = 0
-    /// False once a chunk ran past the bytes, or when the bytes are fewer than the block's header says.
-    private(set) var whole: Bool
-
-    init(_ bytes: UnsafeRawBufferPointer, used: Int) {
-        self.bytes = bytes
-        self.used = used
-        whole = bytes.count == used
-    }
-
-    mutating func next() -> (UInt32, UnsafeRawBufferPointer)? {
-        let filled = bytes.count
-        guard offset + TraceLayout.chunkHeaderSize <= filled else {
-            if offset != filled { whole = false }
-            return nil
-        }
-        let (type, size) = TraceChunks.chunkHeader(bytes, at: offset)
-        let start = offset + TraceLayout.chunkHeaderSize
-        guard start + size <= filled else {
-            whole = false
-            offset = filled
-            let records = (filled - start - TraceLayout.recordsHeaderSize) / TraceRecord.size
-            guard type == TraceLayout.Chunk.records.rawValue, start + TraceLayout.recordsHeaderSize <= filled,
-                records > 0
-            else { return nil }
-            return (
-                type,
-                UnsafeRawBufferPointer(
-                    rebasing: bytes[start ..< start + TraceLayout.recordsHeaderSize + records * TraceRecord.size])
-            )
-        }
-        offset = start + size
-        return (type, UnsafeRawBufferPointer(rebasing: bytes[start ..< offset]))
+        return false
     }
 }

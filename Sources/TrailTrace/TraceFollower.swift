@@ -13,7 +13,7 @@ import Glibc
 public final class TraceFollower {
     public let file: TraceFile
     public let process: TraceProcess
-    private var builder: CallBuilder
+    private var reader: TraceReader
     private let descriptor: Int32
     private var slot = -1  // the block being read; -1 until one is found
     private var sequence: UInt64 = 0  // its sequence
@@ -25,7 +25,7 @@ public final class TraceFollower {
     public init(path: String, sites: SiteTable) throws {
         file = try TraceFile(path: path)
         process = TraceProcess(file: file, sites: sites)
-        builder = CallBuilder(process: process)
+        reader = TraceReader(process: process)
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw TraceFile.FormatError(
@@ -68,7 +68,9 @@ public final class TraceFollower {
                 guard got == bytes.count, blockHeader(slot)?.sequence == sequence else { continue }
                 bytes.withUnsafeBytes { raw in
                     var chunks = BlockChunks(raw, used: raw.count)
-                    while let (type, payload) = chunks.next() { builder.feed(type: type, payload: payload, &visitor) }
+                    while let (type, payload) = chunks.next() {
+                        reader.take(TraceChunk(type: type, payload: payload), block: RecordRun.owned, &visitor)
+                    }
                 }
                 consumed = head.used
                 total += bytes.count
@@ -88,7 +90,7 @@ public final class TraceFollower {
     public func finish<V: CallVisitor>(into visitor: inout V) {
         if !begun { visitor.beginProcess(process) }
         begun = true
-        builder.finishFollowing(&visitor)
+        reader.builder.finish(&visitor)
     }
 
     private func blockOffset(_ slot: Int) -> Int { file.header.size + slot * file.header.blockSize }
@@ -114,52 +116,5 @@ public final class TraceFollower {
             if best == nil || head.sequence < best!.sequence { best = (index, head.sequence) }
         }
         return best
-    }
-}
-
-extension CallBuilder {
-    /// One chunk of a followed file. Records are copied: the block they came in may be read again or reused.
-    mutating func feed<V: CallVisitor>(type: UInt32, payload: UnsafeRawBufferPointer, _ visitor: inout V) {
-        switch TraceLayout.Chunk(rawValue: type) {
-        case .records:
-            guard let chunk = TraceChunks.Records(payload), chunk.count > 0 else { return }
-            let count = chunk.count
-            let copy = UnsafeMutableRawPointer.allocate(byteCount: count * TraceRecord.size, alignment: 16)
-            copy.copyMemory(
-                from: payload.baseAddress! + TraceLayout.recordsHeaderSize, byteCount: count * TraceRecord.size)
-            let state = threads[Int(thread(slot: chunk.slot, tid: chunk.tid))]
-            if state.pending.isEmpty { state.position = chunk.position }
-            state.pending.append(RecordRun(base: UnsafeRawPointer(copy), count: count, block: RecordRun.owned))
-            held += count
-            if held > Self.heldLimit { release(upTo: .max, &visitor) }
-        case .watermark:
-            if let watermark = TraceChunks.watermark(payload) { release(upTo: watermark, &visitor) }
-        case .thread: noteThread(payload)
-        case .span: noteSpan(payload)
-        case .names: file.addName(payload)
-        case .info: file.addInfo(payload)
-        case .cut: file.addCut(payload)
-        case .clock:
-            // A cycle counter's rate, from the header's sample to this one.
-            let header = file.header
-            guard let clock = TraceChunks.Clock(payload), header.clockKind == TraceLayout.Clock.cycles.rawValue else {
-                return
-            }
-            if clock.ticks > header.ticks, clock.nanoseconds > header.monotonicNanoseconds {
-                file.nanosecondsPerTick =
-                    Double(clock.nanoseconds - header.monotonicNanoseconds) / Double(clock.ticks - header.ticks)
-            }
-        case .end:
-            file.complete = true
-            if let end = TraceChunks.End(payload) { file.endDropped = end.dropped }
-        case .none: break
-        }
-    }
-
-    mutating func finishFollowing<V: CallVisitor>(_ visitor: inout V) {
-        release(upTo: .max, &visitor)
-        finishOpenCalls(&visitor)
-        if file.endDropped > process.dropped { process.dropped = file.endDropped }
-        visitor.endProcess(process)
     }
 }

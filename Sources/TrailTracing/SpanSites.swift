@@ -1,6 +1,7 @@
 #if TrailTracing
 import Glibc
 import Synchronization
+import TrailFormat
 
 /// The site strings spans are recorded under ("name @ Module/File.swift:12"): the trace names a call by its
 /// site's address, read when the writer drains, so each is made once and kept for the process's life. A
@@ -13,7 +14,7 @@ enum SpanSites {
     private static let shared = UInt(bitPattern: strdup("span (too many span names) @ -"))
 
     static func site(name: String, file: String, line: UInt) -> UnsafePointer<CChar> {
-        let text = "\(name) @ \(file):\(line)"
+        let text = SiteName.format(name: name, file: file, line: line)
         let address = table.withLock { sites in
             if let site = sites[text] { return site }
             guard sites.count < limit, let site = strdup(text) else { return shared }

@@ -36,6 +36,7 @@ enum ShadowRun {
 
     /// The copy, brought up to date and instrumented, with a line saying what changed.
     static func prepare(package: String, verb: String) throws -> ShadowPackage {
+        Interruption.install()
         let trail = try trailPackage()
         return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
             let shadow = try ShadowPackage(package: package)
@@ -43,8 +44,10 @@ enum ShadowRun {
                 printError(
                     "trail \(verb): another trail test or trail run is using \(relative(shadow.root)); waiting for it")
             }
+            printError("trail \(verb): copying \(shadow.original) to \(relative(shadow.copy))")
             let changes = try shadow.sync(trail: trail)
             try shadow.seedResolution()
+            printError("trail \(verb): instrumenting the copy")
             let report = try shadow.instrument(changes)
             let copied = changes.copied.count
             printError(
@@ -60,30 +63,20 @@ enum ShadowRun {
         }
     }
 
-    /// Runs a program with this process's standard streams, and returns its exit status (128 + signal when
-    /// a signal ended it).
+    /// Runs a program (found on PATH) with its output passed on as it comes, the copy's paths mapped to the
+    /// package's, and returns its exit status (128 + signal when a signal ended it). The user's own `TRAIL_*`
+    /// settings reach it; `environment` overrides only what the run must own.
     static func run(
-        _ arguments: [String], environment extra: [String: String] = [:], clearTracing: Bool = true,
-        outputToStandardError: Bool = false
+        _ arguments: [String], _ shadow: ShadowPackage, environment: [String: String] = [:],
+        outputToStandardError: Bool = false, interactive: Bool = false, onLine: ((String) -> Void)? = nil
     ) throws -> Int32 {
-        let process = Process()
-        if outputToStandardError { process.standardOutput = FileHandle.standardError }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        if clearTracing {
-            for key in environment.keys where key.hasPrefix("TRAIL_") && key != "TRAIL_PACKAGE" {
-                environment[key] = nil
-            }
-        }
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        do { try process.run() } catch {
-            throw VerbFailure("cannot run \(arguments.first ?? "?"): \(error.localizedDescription)")
-        }
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal
-            ? 128 + process.terminationStatus : process.terminationStatus
+        var options = ChildProcess.Options()
+        options.environment = environment
+        options.mapping = (shadow.copy, shadow.original)
+        options.outputToStandardError = outputToStandardError
+        options.interactive = interactive
+        options.onLine = onLine
+        return try ChildProcess.run(arguments, options)
     }
 
     /// `swift build` of the instrumented copy. Its progress goes to standard error, so that standard output holds
@@ -91,7 +84,7 @@ enum ShadowRun {
     static func build(_ shadow: ShadowPackage, _ extra: [String]) throws -> Int32 {
         try run(
             ["swift", "build", "--package-path", shadow.copy, "--scratch-path", shadow.scratch]
-                + shadow.resolutionArguments + extra,
+                + shadow.resolutionArguments + extra, shadow,
             outputToStandardError: true)
     }
 
@@ -142,7 +135,7 @@ enum ShadowRun {
     }
 
     /// Runs a viewer and prints at most `lines` lines of what it writes, then a note of how many more there were.
-    static func show(_ arguments: [String], lines: Int, more: String) {
+    static func show(_ arguments: [String], lines: Int, more: String, mapping: (from: String, to: String)) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: viewer)
         process.arguments = arguments
@@ -161,7 +154,12 @@ enum ShadowRun {
                 let line = pending[pending.startIndex ... newline]
                 pending.removeSubrange(pending.startIndex ... newline)
                 if shown < lines {
-                    FileHandle.standardOutput.write(line)
+                    // The viewers print sites and crash frames as the copy's build recorded them.
+                    FileHandle.standardOutput.write(
+                        Data(
+                            String(decoding: line, as: UTF8.self).replacingOccurrences(
+                                of: mapping.from, with: mapping.to
+                            ).utf8))
                     shown += 1
                 } else {
                     hidden += 1

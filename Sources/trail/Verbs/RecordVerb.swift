@@ -92,7 +92,5 @@ private func runRecorded(_ command: [String], into folder: String) throws -> Int
 /// Whether a trace holds any call: its chunks are walked until the first records.
 private func holdsCalls(_ path: String) -> Bool {
     guard let file = try? TraceFile(path: path) else { return false }
-    let cursor = file.chunks()
-    while cursor.next() != nil { if file.hasRecords { return true } }
-    return file.hasRecords
+    return file.holdsRecords()
 }

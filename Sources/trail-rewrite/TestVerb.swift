@@ -5,24 +5,37 @@ import TrailDriver
 let testVerb = Verb(
     name: "test",
     summary: ForwardedVerbs.test.summary,
-    usage: "[--package DIR] [--filter X]... [-- swift test arguments]",
+    usage: "[--package DIR] [--filter X]... [--skip X]... [--parallel] [-c debug|release] [-- swift test arguments]",
     details: """
         Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package,
         the copy's manifest gets the swift-trail dependency and the Trail product on every Swift target, tests
         included, and the copy's sources are instrumented in place (a rerun copies and instruments only what
         changed). 'swift test' then builds the copy into .build/trail-shadow/build and runs it with
         TRAIL_TRACE=record: one trace per process in a fresh folder under .build/trail-shadow/traces, which
-        traces/latest links to (the five newest runs are kept). Then: the tests that passed and failed, where the
-        traces are, the top of 'trail report', and for each failing test the calls it made ('trail replay
-        --filter'). The exit status is the tests'.
+        traces/latest links to (the five newest runs are kept). Your own TRAIL_* settings apply (TRAIL_TRACE and
+        TRAIL_TRACE_FILE are trail test's). Then: the XCTest and Swift Testing tests that passed and failed, where
+        the traces are, the top of 'trail report', and for each failing test the calls it made ('trail replay
+        --filter'). Paths that name the copy are printed as your package's. The exit status is the tests'; Ctrl-C
+        stops the build or the tests at once, and the next run repairs the copy.
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
         .value(
             "--filter", placeholder: "X", help: "Run only the tests matching X, as 'swift test --filter' (repeatable).",
             repeatable: true),
+        .value(
+            "--skip", placeholder: "X", help: "Leave out the tests matching X, as 'swift test --skip' (repeatable).",
+            repeatable: true),
+        .flag(
+            "--parallel",
+            help:
+                "Run XCTest tests in parallel worker processes, as 'swift test --parallel'; each writes its own trace."),
+        .value(
+            "-c", "--configuration", placeholder: "NAME",
+            help: "Build the copy with configuration NAME (debug or release; default debug)."),
     ],
     run: { arguments in
+        let configuration = try buildConfiguration(arguments.value("configuration"))
         let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "test")
         let folder = try ShadowRun.traceFolder(shadow)
         // One `swift test` builds and runs: a `swift build` before it costs a second planning of the build, and
@@ -30,19 +43,32 @@ let testVerb = Verb(
         var command =
             [
                 "swift", "test", "--package-path", shadow.copy, "--scratch-path", shadow.scratch,
-                "--xunit-output", folder + "/results.xml",
+                "--configuration", configuration, "--xunit-output", folder + "/results.xml",
             ] + shadow.resolutionArguments
         for filter in arguments.all("filter") { command += ["--filter", filter] }
+        for skip in arguments.all("skip") { command += ["--skip", skip] }
+        if arguments.has("parallel") { command.append("--parallel") }
         command += arguments.positionals
-        let status = try ShadowRun.run(command, environment: ShadowRun.recording(shadow))
-        if status != 0, TestSummary.results(in: folder).isEmpty, ShadowRun.traces(in: folder).count == 0 {
+        let console = XCTestConsole()
+        let status = try ShadowRun.run(command, shadow, environment: ShadowRun.recording(shadow), onLine: console.read)
+        let cases = TestSummary.results(in: folder, console: console.cases)
+        if status != 0, cases.isEmpty, ShadowRun.traces(in: folder).count == 0 {
             throw VerbFailure(
                 "the traced build or test run of \(shadow.original) failed (status \(status)); see above",
                 status: status)
         }
-        TestSummary.print(folder: folder, status: status)
+        TestSummary.print(cases, folder: folder, status: status, shadow: shadow)
         return status
     })
+
+/// `debug` or `release`, as SwiftPM's `--configuration` takes it.
+func buildConfiguration(_ given: String?) throws -> String {
+    guard let given else { return "debug" }
+    guard given == "debug" || given == "release" else {
+        throw UsageError(description: "--configuration takes debug or release, not '\(given)'")
+    }
+    return given
+}
 
 /// The summary after a traced test run, from the xUnit files `swift test` wrote and the traces.
 enum TestSummary {
@@ -52,8 +78,8 @@ enum TestSummary {
         var failed: Bool
     }
 
-    static func print(folder: String, status: Int32) {
-        let cases = results(in: folder)
+    static func print(_ cases: [Case], folder: String, status: Int32, shadow: ShadowPackage) {
+        let mapping = (shadow.copy, shadow.original)
         let failed = cases.filter(\.failed)
         let traces = ShadowRun.traces(in: folder)
         printOut(
@@ -67,7 +93,8 @@ enum TestSummary {
             return
         }
         printOut("== the busiest functions (trail report \(ShadowRun.relative(folder)))\n")
-        ShadowRun.show(["report", folder], lines: 16, more: "trail report \(ShadowRun.relative(folder))")
+        ShadowRun.show(
+            ["report", folder], lines: 16, more: "trail report \(ShadowRun.relative(folder))", mapping: mapping)
         for test in failed.prefix(3) {
             let pattern =
                 "*" + (test.suite.split(separator: ".").last.map { $0 + "." } ?? "") + test.name.prefix { $0 != "(" }
@@ -75,13 +102,14 @@ enum TestSummary {
             printOut("\n== \(test.suite).\(test.name) failed; its calls (trail replay --filter '\(pattern)')\n")
             ShadowRun.show(
                 ["replay", "--filter", pattern, folder], lines: 40,
-                more: "trail replay --filter '\(pattern)' \(ShadowRun.relative(folder))")
+                more: "trail replay --filter '\(pattern)' \(ShadowRun.relative(folder))", mapping: mapping)
         }
     }
 
-    /// Every test case in the xUnit files of `folder` (XCTest's and Swift Testing's).
-    static func results(in folder: String) -> [Case] {
-        var cases: [Case] = []
+    /// Every test case: Swift Testing's from its xUnit file, XCTest's from its xUnit file where SwiftPM wrote one
+    /// (a parallel run), else from what XCTest printed (`console`).
+    static func results(in folder: String, console: [Case]) -> [Case] {
+        var cases: [Case] = FileManager.default.fileExists(atPath: folder + "/results.xml") ? [] : console
         for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         where name.hasSuffix(".xml") {
             guard let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8) else { continue }
