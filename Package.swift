@@ -119,6 +119,8 @@ let package = Package(
         .target(name: "TrailTracing", dependencies: ["Trail", "CTrailShim", "TrailFormat",
                                                     .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["TrailTracing"]))]),
         .target(name: "TrailTrace", dependencies: ["TrailFormat"], swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"]), quickStart]),
+        // What the viewers beyond replay and report compute: info, graph, report --diff, the tui's model.
+        .target(name: "TrailViews", dependencies: ["TrailTrace", "TrailFormat"], swiftSettings: [quickStart]),
         // OTLP/JSON encoding, streaming request writers, the OTLP/HTTP client, span and trace ids.
         .target(name: "TrailTelemetry", dependencies: ["TrailFormat", "TrailTrace", "CZlib"], swiftSettings: [quickStart]),
         // zlib (gzip request bodies), which libdw already links.
@@ -144,7 +146,7 @@ let package = Package(
         // viewer's run on a small trace: no SwiftSyntax, and a static executable with Foundation linked in, so the
         // dynamic loader has nothing to load or bind.
         .executableTarget(name: "trail", dependencies: ["TrailCommandLine", "TrailSymbolizeVerb", "TrailTrace", "TrailSymbolizer",
-                                                      "TrailFormat", "TrailTelemetry"],
+                                                      "TrailFormat", "TrailTelemetry", "TrailViews"],
                           swiftSettings: [quickStart], linkerSettings: staticFoundationExecutable),
         // The verbs that parse Swift: instrument, strip, scan and setup. The plugins run this binary.
         .executableTarget(name: "trail-rewrite", dependencies: ["TrailCommandLine", "TrailDriver", "TrailRewriter", "TrailFormat"],
@@ -185,6 +187,7 @@ let package = Package(
         .testTarget(name: "TrailTelemetryTests", dependencies: ["TrailTelemetry", "TrailTestSupport"]),
         .testTarget(name: "TrailFormatTests", dependencies: ["TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailTraceTests", dependencies: ["TrailTrace", "TrailFormat", "TrailTestSupport"]),
+        .testTarget(name: "TrailViewsTests", dependencies: ["TrailViews", "TrailTrace", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailResourcesTests", dependencies: ["TrailResources", "TrailTestSupport"]),
         .testTarget(name: "TrailSymbolizerTests", dependencies: ["TrailSymbolizer", "TrailFormat", "TrailTestSupport"]),
         .testTarget(name: "TrailDriverTests", dependencies: ["TrailDriver", "TrailTestSupport"],

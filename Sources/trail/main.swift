@@ -8,7 +8,9 @@ import Glibc
 /// `trail <verb> ...`: each verb parses its arguments and calls a library. The viewers live here, in a static
 /// binary that starts in a millisecond or two; the verbs that parse Swift or XML are handed to `trail-rewrite`
 /// and `trail-resources` beside it.
-let verbs: [Verb] = [recordVerb, replayVerb, reportVerb, exportVerb, flamegraphVerb, symbolizeVerb]
+let verbs: [Verb] = [
+    recordVerb, replayVerb, reportVerb, graphVerb, infoVerb, tuiVerb, exportVerb, flamegraphVerb, symbolizeVerb,
+]
 let forwarded = ForwardedVerbs.all
 let listed = (forwarded.map { ($0.name, $0.summary) } + verbs.map { ($0.name, $0.summary) })
 

@@ -5,9 +5,12 @@ let reportVerb = Verb(
     name: "report",
     summary: "Rank the functions of one or more traces by time, or report the last crash.",
     usage:
-        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --diff OLD [--threshold TIME|N%] NEW\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
     details: traceDetails + """
          Several processes are added up by function, or shown apart with --by-process (a PID column).
+
+        With --diff OLD NEW (each a trace or a folder of them): per function, total time, self time and calls in
+        each and the change, the largest regression first.
 
         With --crash, or given a log file or a folder with no traces in it: a Markdown (or --json) report of the last crash, for a
         user to attach: the symbolized stack, the breadcrumbs, the last 200 log lines before the crash, the app,
@@ -23,6 +26,10 @@ let reportVerb = Verb(
         .value(
             "--exclude", "-N", placeholder: "GLOB", help: "Leave out the functions matching GLOB (comma-separated)."),
         .flag("--by-process", help: "One row per function and process, with a PID column."),
+        .value("--diff", placeholder: "OLD", help: "Compare OLD (a trace or folder) with the traces given."),
+        .value(
+            "--threshold", placeholder: "TIME|N%",
+            help: "With --diff: only functions whose total time changed by TIME (10us) or N% (10%) or more."),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
         .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
@@ -33,7 +40,10 @@ let reportVerb = Verb(
             "--output", "-o", placeholder: "FILE",
             help: "Write the crash report to FILE (atomically) instead of standard output."),
     ] + terminalOptions,
+    conflicts: [["diff", "crash"], ["diff", "by-process"]],
+    needs: ["threshold": ["diff"]],
     run: { arguments in
+        if arguments.value("diff") != nil { return try diffReport(arguments) }
         if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
             return try crashReport(arguments)
         }
