@@ -48,6 +48,7 @@ enum { RING_FREE = 0, RING_LIVE = 1, RING_RETIRED = 2 };
 
 #define FRAME_RECORDED (UINT64_C(1) << 63)  // frame word flags: an exit event is due
 #define FRAME_MATCHED (UINT64_C(1) << 62)   // the call opened an include-filter scope
+#define FRAME_VALUES (UINT64_C(1) << 61)    // the call records its arguments and result (values.c)
 
 /// An open synchronous call: its site (bits 0-47) and flags; its start time in log mode, its ENTER record's
 /// ring position in record mode (span ids).

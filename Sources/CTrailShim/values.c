@@ -1,0 +1,167 @@
+// Values (issue 41): a traced call's arguments and result as VALUE records in its thread's ring, right after its
+// ENTER and right before its EXIT (layout in trail_format.h). Only a build with values calls these, and only
+// inside the hooks' branch on the mode; a call whose function TRAIL_VALUES_FILTER does not choose records none.
+#include "internal.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <sched.h>
+#include <string.h>
+
+static const char default_redactions[] = "password,secret,token,key,credential,authorization,cookie";
+
+// MARK: decisions per static string (a site's filter, a descriptor's redaction), computed once, cached by address.
+
+#define CHOICE_SLOTS 8192
+enum { CHOSEN = 1, REFUSED = 2 };
+
+struct choice_cache {
+    struct { uintptr_t key; int choice; } slots[CHOICE_SLOTS];
+    int lock;
+};
+
+static struct choice_cache filter_choices, redaction_choices;
+
+static int cached_choice(struct choice_cache *cache, const char *key, int (*decide)(const char *)) {
+    size_t start = ((uintptr_t)key >> 3) % CHOICE_SLOTS;
+    for (size_t probe = 0; probe < 32; probe++) {
+        size_t slot = (start + probe) % CHOICE_SLOTS;
+        uintptr_t cached = __atomic_load_n(&cache->slots[slot].key, __ATOMIC_ACQUIRE);
+        if (cached == (uintptr_t)key) return cache->slots[slot].choice == CHOSEN;
+        if (cached == 0) break;
+    }
+    int choice = decide(key) ? CHOSEN : REFUSED;
+    while (__atomic_exchange_n(&cache->lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    for (size_t probe = 0; probe < 32; probe++) {
+        size_t slot = (start + probe) % CHOICE_SLOTS;
+        if (cache->slots[slot].key == 0) {
+            cache->slots[slot].choice = choice;
+            __atomic_store_n(&cache->slots[slot].key, (uintptr_t)key, __ATOMIC_RELEASE);
+            break;
+        }
+        if (cache->slots[slot].key == (uintptr_t)key) break;
+    }
+    __atomic_store_n(&cache->lock, 0, __ATOMIC_RELEASE);
+    return choice == CHOSEN;
+}
+
+/// TRAIL_VALUES_FILTER's globs against the site's name; unset, every function.
+static int filter_chooses(const char *site) {
+    const char *patterns = trail_settings.values_filter;
+    char name[1024], pattern[512];
+    trail_site_name(site, name, sizeof name);
+    for (const char *start = patterns; start && *start;) {
+        const char *comma = strchr(start, ',');
+        size_t length = comma ? (size_t)(comma - start) : strlen(start);
+        if (length > 0 && length < sizeof pattern) {
+            memcpy(pattern, start, length);
+            pattern[length] = 0;
+            if (fnmatch(pattern, name, 0) == 0) return 1;
+        }
+        if (!comma) break;
+        start = comma + 1;
+    }
+    return 0;
+}
+
+/// Whether `word` (its case ignored) is in `text[0 ..< length]`.
+static int holds_word(const char *text, size_t length, const char *word, size_t word_length) {
+    if (word_length == 0 || word_length > length) return 0;
+    for (size_t at = 0; at + word_length <= length; at++) {
+        if (strncasecmp(text + at, word, word_length) == 0) return 1;
+    }
+    return 0;
+}
+
+/// A descriptor "label name: Type" whose label or name holds a word of TRAIL_VALUES_REDACT (or the default list).
+int trail_values_redacts(const char *descriptor) {
+    const char *colon = strchr(descriptor, ':');
+    size_t names = colon ? (size_t)(colon - descriptor) : strlen(descriptor);
+    const char *list = trail_settings.values_redact ? trail_settings.values_redact : default_redactions;
+    for (const char *start = list; *start;) {
+        const char *comma = strchr(start, ',');
+        size_t length = comma ? (size_t)(comma - start) : strlen(start);
+        while (length && isspace((unsigned char)*start)) start++, length--;
+        while (length && isspace((unsigned char)start[length - 1])) length--;
+        if (holds_word(descriptor, names, start, length)) return 1;
+        if (!comma) break;
+        start = comma + 1;
+    }
+    return 0;
+}
+
+// MARK: recording
+
+int trail_values_enter(const char *site) {
+    trail_enter_sync(site);
+    struct trail_thread *thread = &trail_thread_state;
+    uint32_t depth = thread->depth;
+    if (depth == 0 || depth - 1 >= thread->capacity || trail_mode_value != TRAIL_MODE_RECORD || !thread->ring) return 0;
+    struct trail_frame *frame = &thread->frames[depth - 1];
+    if (!(frame->word & FRAME_RECORDED)) return 0;
+    if (trail_settings.values_filter && !cached_choice(&filter_choices, site, filter_chooses)) return 0;
+    frame->word |= FRAME_VALUES;
+    return 1;
+}
+
+/// The ring a value of the innermost open call goes to, when that call records values.
+static struct trail_ring *value_ring(void) {
+    struct trail_thread *thread = &trail_thread_state;
+    uint32_t depth = thread->depth;
+    if (depth == 0 || depth - 1 >= thread->capacity || !(thread->frames[depth - 1].word & FRAME_VALUES)) return NULL;
+    if (trail_mode_value != TRAIL_MODE_RECORD) return NULL;
+    return thread->ring;
+}
+
+static uint64_t value_word(const char *descriptor, uint32_t tag, uint32_t role, uint32_t data) {
+    return ((uintptr_t)descriptor & WORD_ADDRESS_MASK) | ((uint64_t)(tag & VALUE_TAG_MASK) << VALUE_TAG_SHIFT)
+           | ((uint64_t)(role & VALUE_ROLE_MASK) << VALUE_ROLE_SHIFT) | ((uint64_t)data << VALUE_DATA_SHIFT)
+           | ((uint64_t)KIND_AUX << WORD_KIND_SHIFT);
+}
+
+/// An argument whose label or name is on the redaction list.
+static int redacted(const char *descriptor, uint32_t role) {
+    return role == VALUE_ROLE_ARGUMENT && cached_choice(&redaction_choices, descriptor, trail_values_redacts);
+}
+
+void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits) {
+    struct trail_ring *ring = value_ring();
+    if (!ring) return;
+    if (redacted(descriptor, role)) tag = VALUE_REDACTED, bits = 0;
+    trail_ring_put(ring, bits, value_word(descriptor, tag, role, 0));
+}
+
+void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, const uint8_t *bytes, size_t length) {
+    struct trail_ring *ring = value_ring();
+    if (!ring) return;
+    if (redacted(descriptor, role)) {
+        trail_ring_put(ring, 0, value_word(descriptor, VALUE_REDACTED, role, 0));
+        return;
+    }
+    size_t kept = length < trail_settings.values_string_max ? length : trail_settings.values_string_max;
+    // Cut at a character's start, so a capped string stays valid UTF-8 where it was.
+    while (kept < length && kept > 0 && (bytes[kept] & 0xC0) == 0x80) kept--;
+    uint32_t data = (uint32_t)((kept + VALUE_DATA_BYTES - 1) / VALUE_DATA_BYTES);
+    uint64_t whole = length > UINT32_MAX ? UINT32_MAX : length;
+    trail_ring_put(ring, (uint64_t)kept | whole << 32, value_word(descriptor, tag, role, data));
+    for (size_t at = 0; at < kept; at += VALUE_DATA_BYTES) {
+        uint8_t chunk[VALUE_DATA_BYTES] = { 0 };
+        memcpy(chunk, bytes + at, kept - at < VALUE_DATA_BYTES ? kept - at : VALUE_DATA_BYTES);
+        uint64_t time = 0, word = 0;
+        memcpy(&time, chunk, 8);  // little-endian, as every supported target is
+        memcpy(&word, chunk + 8, 6);
+        trail_ring_put(ring, time, word | ((uint64_t)KIND_AUX << WORD_KIND_SHIFT));
+    }
+}
+
+/// The result of the innermost call, recorded when it records values, then its exit.
+void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
+    struct trail_ring *ring = value_ring();
+    if (ring) trail_ring_put(ring, bits, value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
+    trail_exit_sync();
+}
+
+void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
+    trail_value_string(descriptor, tag, VALUE_ROLE_RESULT, bytes, length);
+    trail_exit_sync();
+}

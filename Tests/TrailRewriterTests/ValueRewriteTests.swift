@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import TrailDriver
+
+@testable import TrailRewriter
+
+/// What `--values` inserts (issue 41): the arguments after the entry, inside the branch taken only when the call
+/// records values, and the result with a one-value body's exit.
+@Suite struct ValueRewriteTests {
+    func withValues(_ source: String, lineDirectiveFile: String? = nil) throws -> String {
+        var settings = InstrumentSettings()
+        settings.values = true
+        switch try settings.instrument(
+            Array(source.utf8), path: "/tmp/F.swift", module: "M", lineDirectiveFile: lineDirectiveFile)
+        {
+        case .changed(let bytes, _): return String(decoding: bytes, as: UTF8.self)
+        case .unchanged: return source
+        case .skipped(let reason): return "skipped: \(reason)"
+        }
+    }
+
+    @Test func argumentsAndResultsExactText() throws {
+        let source = """
+            func fib(n: Int) -> Int { n < 2 ? n : fib(n: n - 1) + fib(n: n - 2) }
+            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {
+                return []
+            }
+            func tick() -> Bool { true }
+            struct S {
+                init(name: String?) {}
+                subscript(index: Int) -> Int { index }
+            }
+
+            """
+        let expected = """
+            func fib(n: Int) -> Int {/*<trail*/if Trail.enterValues("M.fib(n:) @ M/F.swift:1") { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
+            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2") { Trail.value("from path: String", path); Trail.value("_ count: Int", count) }; defer { Trail.exit() };/*trail>*/
+                return []
+            }
+            func tick() -> Bool {/*<trail*/Trail.enter("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
+            struct S {
+                init(name: String?) {/*<trail*/if Trail.enterValues("M.S.init(name:) @ M/F.swift:7") { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
+                subscript(index: Int) -> Int {/*<trail*/if Trail.enterValues("M.S.subscript(_:).get @ M/F.swift:8") { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(result == expected)
+        #expect(try stripped(result) == source)
+    }
+
+    /// Closures, autoclosures, parameter packs and unnamed parameters are not passed; async bodies record no values
+    /// (their entry is unchanged), nor does a result type the exit cannot name.
+    @Test func whatIsLeftOut() throws {
+        let source = """
+            func f(_ body: () -> Int, _ lazy: @autoclosure () -> Int, _ x: Int) {
+                _ = x
+            }
+            func g<each T>(_ values: repeat each T) {
+                _ = 1
+            }
+            func h(n: Int) async -> Int {
+                n
+            }
+            func o(n: Int) -> some Equatable { n }
+
+            """
+        let result = try withValues(source)
+        #expect(result.contains(#"if Trail.enterValues("M.f(_:_:_:) @ M/F.swift:1") { Trail.value("_ x: Int", x) }"#))
+        #expect(result.contains(#"func g<each T>(_ values: repeat each T) {/*<trail*/Trail.enter("#))
+        #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7")"#))
+        #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10") { Trail.value("n: Int", n) };"#))
+        #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
+    }
+
+    /// Without `values`, nothing of this is inserted: the output is today's.
+    @Test func offByDefault() throws {
+        let result = try instrumented("func fib(n: Int) -> Int { n }\n")
+        #expect(!result.contains("Value") && !result.contains("value("))
+        #expect(result.contains(#"Trail.enter("M.fib(n:) @ M/F.swift:1");"#))
+    }
+}
