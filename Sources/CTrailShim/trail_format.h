@@ -201,8 +201,14 @@ enum value_role {
 
 /// What the payload (the VALUE record's time field) holds.
 enum value_tag {
-    VALUE_INT8 = 1, VALUE_INT16 = 2, VALUE_INT32 = 3, VALUE_INT64 = 4,        // two's complement, sign-extended
-    VALUE_UINT8 = 5, VALUE_UINT16 = 6, VALUE_UINT32 = 7, VALUE_UINT64 = 8,
+    VALUE_INT8 = 1,         // integers: two's complement, sign-extended to 64 bits
+    VALUE_INT16 = 2,
+    VALUE_INT32 = 3,
+    VALUE_INT64 = 4,
+    VALUE_UINT8 = 5,
+    VALUE_UINT16 = 6,
+    VALUE_UINT32 = 7,
+    VALUE_UINT64 = 8,
     VALUE_FLOAT32 = 9,      // the bits in the low 32
     VALUE_FLOAT64 = 10,
     VALUE_BOOL = 11,        // 0 or 1

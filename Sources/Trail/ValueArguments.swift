@@ -5,7 +5,9 @@
 //
 // Each argument picks its recorder by overload at compile time: the cheap types are recorded raw, an optional of
 // one as it or nil, and anything else (the generic fallback) by the written type in its descriptor alone, so no
-// user code runs and nothing is copied: the fallback borrows, whatever the type.
+// user code runs and nothing is copied: the fallback borrows, whatever the type. No overload takes a raw pointer
+// (OpaquePointer only): an array or a string would be converted to one, with a warning, rather than take the
+// fallback; the zoo's variadic `String...` is such an argument.
 public import CTrailHooks
 internal import CTrailShim
 
@@ -76,14 +78,6 @@ extension Trail {
     }
     public static func value(_ descriptor: StaticString, _ v: Bool) { ValueRecorder.bits(descriptor, .bool, .argument, v ? 1 : 0) }
     public static func value(_ descriptor: StaticString, _ v: Bool?) {
-        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
-    }
-    public static func value(_ descriptor: StaticString, _ v: UnsafeRawPointer) { ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v))) }
-    public static func value(_ descriptor: StaticString, _ v: UnsafeRawPointer?) {
-        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
-    }
-    public static func value(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) { ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v))) }
-    public static func value(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
     public static func value(_ descriptor: StaticString, _ v: OpaquePointer) { ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v))) }
