@@ -28,71 +28,105 @@ extension Trail {
         ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
     }
 
-    public static func value(_ descriptor: StaticString, _ v: Int) { ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: Int64(v))) }
+    public static func value(_ descriptor: StaticString, _ v: Int) {
+        ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: Int64(v)))
+    }
     public static func value(_ descriptor: StaticString, _ v: Int?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Int8) { ValueRecorder.bits(descriptor, .int8, .argument, UInt64(bitPattern: Int64(v))) }
+    public static func value(_ descriptor: StaticString, _ v: Int8) {
+        ValueRecorder.bits(descriptor, .int8, .argument, UInt64(bitPattern: Int64(v)))
+    }
     public static func value(_ descriptor: StaticString, _ v: Int8?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Int16) { ValueRecorder.bits(descriptor, .int16, .argument, UInt64(bitPattern: Int64(v))) }
+    public static func value(_ descriptor: StaticString, _ v: Int16) {
+        ValueRecorder.bits(descriptor, .int16, .argument, UInt64(bitPattern: Int64(v)))
+    }
     public static func value(_ descriptor: StaticString, _ v: Int16?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Int32) { ValueRecorder.bits(descriptor, .int32, .argument, UInt64(bitPattern: Int64(v))) }
+    public static func value(_ descriptor: StaticString, _ v: Int32) {
+        ValueRecorder.bits(descriptor, .int32, .argument, UInt64(bitPattern: Int64(v)))
+    }
     public static func value(_ descriptor: StaticString, _ v: Int32?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Int64) { ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: v)) }
+    public static func value(_ descriptor: StaticString, _ v: Int64) {
+        ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: v))
+    }
     public static func value(_ descriptor: StaticString, _ v: Int64?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: UInt) { ValueRecorder.bits(descriptor, .uint64, .argument, UInt64(v)) }
+    public static func value(_ descriptor: StaticString, _ v: UInt) {
+        ValueRecorder.bits(descriptor, .uint64, .argument, UInt64(v))
+    }
     public static func value(_ descriptor: StaticString, _ v: UInt?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: UInt8) { ValueRecorder.bits(descriptor, .uint8, .argument, UInt64(v)) }
+    public static func value(_ descriptor: StaticString, _ v: UInt8) {
+        ValueRecorder.bits(descriptor, .uint8, .argument, UInt64(v))
+    }
     public static func value(_ descriptor: StaticString, _ v: UInt8?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: UInt16) { ValueRecorder.bits(descriptor, .uint16, .argument, UInt64(v)) }
+    public static func value(_ descriptor: StaticString, _ v: UInt16) {
+        ValueRecorder.bits(descriptor, .uint16, .argument, UInt64(v))
+    }
     public static func value(_ descriptor: StaticString, _ v: UInt16?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: UInt32) { ValueRecorder.bits(descriptor, .uint32, .argument, UInt64(v)) }
+    public static func value(_ descriptor: StaticString, _ v: UInt32) {
+        ValueRecorder.bits(descriptor, .uint32, .argument, UInt64(v))
+    }
     public static func value(_ descriptor: StaticString, _ v: UInt32?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: UInt64) { ValueRecorder.bits(descriptor, .uint64, .argument, v) }
+    public static func value(_ descriptor: StaticString, _ v: UInt64) {
+        ValueRecorder.bits(descriptor, .uint64, .argument, v)
+    }
     public static func value(_ descriptor: StaticString, _ v: UInt64?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Float) { ValueRecorder.bits(descriptor, .float32, .argument, UInt64(v.bitPattern)) }
+    public static func value(_ descriptor: StaticString, _ v: Float) {
+        ValueRecorder.bits(descriptor, .float32, .argument, UInt64(v.bitPattern))
+    }
     public static func value(_ descriptor: StaticString, _ v: Float?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Double) { ValueRecorder.bits(descriptor, .float64, .argument, v.bitPattern) }
+    public static func value(_ descriptor: StaticString, _ v: Double) {
+        ValueRecorder.bits(descriptor, .float64, .argument, v.bitPattern)
+    }
     public static func value(_ descriptor: StaticString, _ v: Double?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Bool) { ValueRecorder.bits(descriptor, .bool, .argument, v ? 1 : 0) }
+    public static func value(_ descriptor: StaticString, _ v: Bool) {
+        ValueRecorder.bits(descriptor, .bool, .argument, v ? 1 : 0)
+    }
     public static func value(_ descriptor: StaticString, _ v: Bool?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: OpaquePointer) { ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v))) }
+    public static func value(_ descriptor: StaticString, _ v: OpaquePointer) {
+        ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v)))
+    }
     public static func value(_ descriptor: StaticString, _ v: OpaquePointer?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: String) { ValueRecorder.string(descriptor, .string, .argument, v) }
+    public static func value(_ descriptor: StaticString, _ v: String) {
+        ValueRecorder.string(descriptor, .string, .argument, v)
+    }
     public static func value(_ descriptor: StaticString, _ v: String?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Substring) { ValueRecorder.string(descriptor, .substring, .argument, v) }
+    public static func value(_ descriptor: StaticString, _ v: Substring) {
+        ValueRecorder.string(descriptor, .substring, .argument, v)
+    }
     public static func value(_ descriptor: StaticString, _ v: Substring?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
-    public static func value(_ descriptor: StaticString, _ v: Character) { ValueRecorder.string(descriptor, .character, .argument, String(v)) }
+    public static func value(_ descriptor: StaticString, _ v: Character) {
+        ValueRecorder.string(descriptor, .character, .argument, String(v))
+    }
     public static func value(_ descriptor: StaticString, _ v: Character?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }

@@ -9,7 +9,9 @@ enum ValueRecorder {
     }
 
     static func string(_ descriptor: StaticString, _ tag: ValueTag, _ role: ValueRole, _ text: some StringProtocol) {
-        withUTF8(text) { trail_value_string(descriptor.utf8Start, tag.rawValue, role.rawValue, $0.baseAddress, $0.count) }
+        withUTF8(text) {
+            trail_value_string(descriptor.utf8Start, tag.rawValue, role.rawValue, $0.baseAddress, $0.count)
+        }
     }
 
     /// The result, then the exit.

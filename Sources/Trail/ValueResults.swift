@@ -26,7 +26,9 @@ extension Trail {
         ValueRecorder.exit(descriptor, .typeOnly, bits: 0)
     }
 
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int) { ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: Int64(v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int) {
+        ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -36,7 +38,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int8) { ValueRecorder.exit(descriptor, .int8, bits: UInt64(bitPattern: Int64(v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int8) {
+        ValueRecorder.exit(descriptor, .int8, bits: UInt64(bitPattern: Int64(v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int8?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -46,7 +50,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int8?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int16) { ValueRecorder.exit(descriptor, .int16, bits: UInt64(bitPattern: Int64(v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int16) {
+        ValueRecorder.exit(descriptor, .int16, bits: UInt64(bitPattern: Int64(v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int16?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -56,7 +62,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int16?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int32) { ValueRecorder.exit(descriptor, .int32, bits: UInt64(bitPattern: Int64(v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int32) {
+        ValueRecorder.exit(descriptor, .int32, bits: UInt64(bitPattern: Int64(v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int32?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -66,7 +74,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int32?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int64) { ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: v)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int64) {
+        ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: v))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int64?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -76,7 +86,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int64?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt) { ValueRecorder.exit(descriptor, .uint64, bits: UInt64(v)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt) {
+        ValueRecorder.exit(descriptor, .uint64, bits: UInt64(v))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -86,7 +98,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt8) { ValueRecorder.exit(descriptor, .uint8, bits: UInt64(v)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt8) {
+        ValueRecorder.exit(descriptor, .uint8, bits: UInt64(v))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt8?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -96,7 +110,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt8?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt16) { ValueRecorder.exit(descriptor, .uint16, bits: UInt64(v)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt16) {
+        ValueRecorder.exit(descriptor, .uint16, bits: UInt64(v))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt16?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -106,7 +122,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt16?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt32) { ValueRecorder.exit(descriptor, .uint32, bits: UInt64(v)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt32) {
+        ValueRecorder.exit(descriptor, .uint32, bits: UInt64(v))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt32?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -116,7 +134,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt32?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt64) { ValueRecorder.exit(descriptor, .uint64, bits: v) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt64) {
+        ValueRecorder.exit(descriptor, .uint64, bits: v)
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt64?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -126,7 +146,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt64?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float) { ValueRecorder.exit(descriptor, .float32, bits: UInt64(v.bitPattern)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float) {
+        ValueRecorder.exit(descriptor, .float32, bits: UInt64(v.bitPattern))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -136,7 +158,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Float?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Double) { ValueRecorder.exit(descriptor, .float64, bits: v.bitPattern) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Double) {
+        ValueRecorder.exit(descriptor, .float64, bits: v.bitPattern)
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Double?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -146,7 +170,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Double?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Bool) { ValueRecorder.exit(descriptor, .bool, bits: v ? 1 : 0) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Bool) {
+        ValueRecorder.exit(descriptor, .bool, bits: v ? 1 : 0)
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Bool?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -156,7 +182,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Bool?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeRawPointer) { ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeRawPointer) {
+        ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeRawPointer?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -166,7 +194,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeRawPointer?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) { ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) {
+        ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -176,7 +206,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeMutableRawPointer?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: OpaquePointer) { ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v))) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: OpaquePointer) {
+        ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: OpaquePointer?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -186,7 +218,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: OpaquePointer?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: String) { ValueRecorder.exit(descriptor, .string, v) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: String) {
+        ValueRecorder.exit(descriptor, .string, v)
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: String?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -196,7 +230,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: String?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Substring) { ValueRecorder.exit(descriptor, .substring, v) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Substring) {
+        ValueRecorder.exit(descriptor, .substring, v)
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Substring?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
@@ -206,7 +242,9 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Substring?) {
         if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
     }
-    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Character) { ValueRecorder.exit(descriptor, .character, String(v)) }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Character) {
+        ValueRecorder.exit(descriptor, .character, String(v))
+    }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Character?) {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }

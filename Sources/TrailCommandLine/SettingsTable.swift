@@ -56,7 +56,8 @@ public enum SettingsTable {
                     effect: "in a build with values (--values), the functions whose arguments and results are recorded"),
                 Setting(
                     name: "TRAIL_VALUES_REDACT",
-                    values: "words, comma-separated (default password,secret,token,key,credential,authorization,cookie)",
+                    values:
+                        "words, comma-separated (default password,secret,token,key,credential,authorization,cookie)",
                     effect: "an argument whose label or name holds one is recorded as <redacted>"),
                 Setting(
                     name: "TRAIL_VALUES_STRING_MAX", values: "0 to 434 (default 64)",

@@ -143,22 +143,30 @@ public func ~>| <Value: ~Copyable & ~Escapable>(value: consuming Value, exit: Tr
     return value
 }
 
-@_transparent public func ~>| (value: UnsafeRawPointer, exit: Trail.TypedValueExit<UnsafeRawPointer>) -> UnsafeRawPointer {
+@_transparent public func ~>| (value: UnsafeRawPointer, exit: Trail.TypedValueExit<UnsafeRawPointer>)
+    -> UnsafeRawPointer
+{
     Trail.exit(exit.descriptor, returning: value)
     return value
 }
 
-@_transparent public func ~>| (value: UnsafeRawPointer?, exit: Trail.TypedValueExit<UnsafeRawPointer?>) -> UnsafeRawPointer? {
+@_transparent public func ~>| (value: UnsafeRawPointer?, exit: Trail.TypedValueExit<UnsafeRawPointer?>)
+    -> UnsafeRawPointer?
+{
     Trail.exit(exit.descriptor, returning: value)
     return value
 }
 
-@_transparent public func ~>| (value: UnsafeMutableRawPointer, exit: Trail.TypedValueExit<UnsafeMutableRawPointer>) -> UnsafeMutableRawPointer {
+@_transparent public func ~>| (value: UnsafeMutableRawPointer, exit: Trail.TypedValueExit<UnsafeMutableRawPointer>)
+    -> UnsafeMutableRawPointer
+{
     Trail.exit(exit.descriptor, returning: value)
     return value
 }
 
-@_transparent public func ~>| (value: UnsafeMutableRawPointer?, exit: Trail.TypedValueExit<UnsafeMutableRawPointer?>) -> UnsafeMutableRawPointer? {
+@_transparent public func ~>| (value: UnsafeMutableRawPointer?, exit: Trail.TypedValueExit<UnsafeMutableRawPointer?>)
+    -> UnsafeMutableRawPointer?
+{
     Trail.exit(exit.descriptor, returning: value)
     return value
 }

@@ -86,8 +86,10 @@ public enum ValueRole: UInt32, Sendable {
 
 /// What a VALUE record's payload holds.
 public enum ValueTag: UInt32, Sendable {
-    case int8 = 1, int16, int32, int64
-    case uint8 = 5, uint16, uint32, uint64
+    case int8 = 1
+    case int16, int32, int64
+    case uint8 = 5
+    case uint16, uint32, uint64
     /// The bits in the low 32.
     case float32 = 9
     case float64 = 10

@@ -55,7 +55,9 @@ public enum ValueText {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "\r": out += "\\r"
-            default: out += width == 1 && bytes[index] < 0x20 || bytes[index] == 0x7F ? "\\x" + hex(bytes[index]) : scalarText
+            default:
+                out +=
+                    width == 1 && bytes[index] < 0x20 || bytes[index] == 0x7F ? "\\x" + hex(bytes[index]) : scalarText
             }
             index += width
         }
@@ -79,7 +81,7 @@ public enum ValueText {
         default: return 0
         }
         guard index + width <= bytes.count else { return 0 }
-        if let _ = String(validating: bytes[index ..< index + width], as: UTF8.self) { return width }
+        if String(validating: bytes[index ..< index + width], as: UTF8.self) != nil { return width }
         return 0
     }
 }

@@ -352,9 +352,9 @@ final class BodyCollector: SyntaxVisitor {
             : !arguments.isEmpty
                 ? ValueCapture.entry(site: site, arguments: arguments)
                     + (folded != nil ? "" : Marker.exitCode(mayBeEmpty: mayBeEmpty))
-            : folded != nil
-                ? Marker.foldedEntryCode(site: site)
-                : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
+                : folded != nil
+                    ? Marker.foldedEntryCode(site: site)
+                    : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
             for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }

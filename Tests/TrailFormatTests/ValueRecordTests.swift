@@ -64,8 +64,12 @@ extension CWriterTests {
         #expect(ValueText.format(double, type: "Double") == "2.5")
         #expect(ValueText.format(.init(descriptor: 0, role: .argument, tag: .int8, payload: 0xFF), type: "") == "-1")
         #expect(ValueText.format(.init(descriptor: 0, role: .argument, tag: .bool, payload: 1), type: "") == "true")
-        #expect(ValueText.format(.init(descriptor: 0, role: .argument, tag: .typeOnly, payload: 0), type: "[Int]") == "<[Int]>")
-        #expect(ValueText.format(.init(descriptor: 0, role: .argument, tag: .redacted, payload: 0), type: "") == "<redacted>")
+        #expect(
+            ValueText.format(.init(descriptor: 0, role: .argument, tag: .typeOnly, payload: 0), type: "[Int]")
+                == "<[Int]>")
+        #expect(
+            ValueText.format(.init(descriptor: 0, role: .argument, tag: .redacted, payload: 0), type: "")
+                == "<redacted>")
         #expect(ValueRecord.isValue(Self.head(.nilValue, payload: 0)))
         #expect(!ValueRecord.isValue(TraceRecord(time: 7, word: 0x55 | Self.aux)))  // a call's AUX
     }
@@ -93,15 +97,23 @@ extension CWriterTests {
         let text = Array("twenty-eight bytes of string".utf8)
         // The ring wrapped or the trace was cut after the first DATA record.
         let cut = [Self.head(.string, data: 2, payload: 28 | 28 << 32)] + Self.data(text).prefix(1)
-        #expect(ValueRecord.decode(Array(cut), at: 0) == .malformed("a string value cut short (1 of 2 data records)", records: 2))
+        #expect(
+            ValueRecord.decode(Array(cut), at: 0)
+                == .malformed("a string value cut short (1 of 2 data records)", records: 2))
         // Another record where DATA should be: a call's ENTER, or a VALUE record.
         let interrupted = [Self.head(.string, data: 2, payload: 28 | 28 << 32), Self.head(.int64, payload: 1)]
-        #expect(ValueRecord.decode(interrupted, at: 0) == .malformed("a string value cut short (0 of 2 data records)", records: 1))
+        #expect(
+            ValueRecord.decode(interrupted, at: 0)
+                == .malformed("a string value cut short (0 of 2 data records)", records: 1))
         let lying = [Self.head(.string, data: 1, payload: 28 | 28 << 32)] + Self.data(text)
-        #expect(ValueRecord.decode(lying, at: 0) == .malformed("a string value whose length and data disagree", records: 1))
+        #expect(
+            ValueRecord.decode(lying, at: 0) == .malformed("a string value whose length and data disagree", records: 1))
         let unknown = TraceRecord(time: 0, word: 0x1234 | 31 << ValueRecord.tagShift | Self.aux)
-        #expect(ValueRecord.decode([unknown], at: 0) == .malformed("a value record of an unknown tag or role", records: 1))
-        #expect(ValueRecord.decode([Self.head(.int64, data: 1, payload: 1)], at: 0) == .malformed("a value record with stray data", records: 1))
+        #expect(
+            ValueRecord.decode([unknown], at: 0) == .malformed("a value record of an unknown tag or role", records: 1))
+        #expect(
+            ValueRecord.decode([Self.head(.int64, data: 1, payload: 1)], at: 0)
+                == .malformed("a value record with stray data", records: 1))
     }
 
     @Test func descriptorsGiveLabelAndType() {
