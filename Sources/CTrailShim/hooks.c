@@ -247,6 +247,12 @@ void trail_enter_sync(const char *site) {
     if (!(flags & FRAME_RECORDED)) return;
     if (trail_mode_value == TRAIL_MODE_LOG) {
         frame->start = trail_log_unique_ns();  // its start, and its span id
+        if (UNLIKELY(thread->values_deferring)) {  // the line waits for the call's values (values.c)
+            thread->value_site = site;
+            thread->value_depth = depth + task_depth(current_task(), 0);
+            thread->value_start = frame->start;
+            return;
+        }
         trail_log_event(site, 1, depth + task_depth(current_task(), 0), 0, 0, frame->start);
         return;
     }
@@ -276,8 +282,10 @@ void trail_exit_sync(void) {
         trail_ring_put(thread->ring, trail_ticks(), record_word(word, depth, KIND_EXIT));
     } else if (word & FRAME_RECORDED && trail_mode_value == TRAIL_MODE_LOG) {
         uint64_t start = thread->frames[depth].start;
-        trail_log_event((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0, depth + task_depth(current_task(), 0),
-                        trail_monotonic_ns() - start, 0, start);
+        if (UNLIKELY(thread->value_site != NULL)) trail_values_flush_entry(thread);
+        trail_log_event_values((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0,
+                               depth + task_depth(current_task(), 0), trail_monotonic_ns() - start, 0, start,
+                               thread->value_result);
     }
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
 }

@@ -65,7 +65,18 @@ struct trail_thread {
     struct trail_ring *ring;
     struct trail_frame *frames;    // frames[0 ..< depth] are the open synchronous calls
     uint32_t capacity;
+    // Log mode with values (values.c): an entry line waits for its call's values, and an exit line takes its result.
+    int values_deferring;          // set around trail_enter_sync: keep the entry line in `value_site`
+    uint32_t values_left;          // values still to come before the entry line is written
+    const char *value_site;        // the waiting entry line's site (NULL: none)
+    uint32_t value_depth;
+    uint64_t value_start;
+    const char *value_result;      // set around trail_exit_sync: the exit line's " = result"
+    char *value_text;              // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
+    size_t value_length;
 };
+
+#define VALUE_LINE_MAX 768
 
 extern __thread struct trail_thread trail_thread_state __attribute__((tls_model("initial-exec")));
 extern int trail_mode_value;
@@ -288,6 +299,15 @@ void trail_emit_log_line(const char *line, size_t length, size_t message_length,
 uint64_t trail_log_unique_ns(void);
 /// The line for one event of the call that started at `start` (trail_log_unique_ns).
 void trail_log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async, uint64_t start);
+/// The same with values: on entry, the arguments in place of the name's labels (`App.fib(n: 30)`); on exit, the
+/// result after the name (`App.fib(n:) = 832040`). NULL: as trail_log_event.
+void trail_log_event_values(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async,
+                            uint64_t start, const char *values);
+/// A recorded value as the viewers show it, into `out` (NUL-terminated, cut to `size`); the full length (value_text.c).
+size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,
+                          size_t whole, const char *descriptor);
+/// Writes a call's entry line that waited for its values (values.c).
+void trail_values_flush_entry(struct trail_thread *thread);
 /// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`; its length.
 size_t trail_site_name(const char *site, char *name, size_t size);
 

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <fnmatch.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char default_redactions[] = "password,secret,token,key,credential,authorization,cookie";
@@ -92,25 +93,58 @@ int trail_values_redacts(const char *descriptor) {
 
 // MARK: recording
 
-int trail_values_enter(const char *site) {
-    trail_enter_sync(site);
-    struct trail_thread *thread = &trail_thread_state;
-    uint32_t depth = thread->depth;
-    if (depth == 0 || depth - 1 >= thread->capacity || trail_mode_value != TRAIL_MODE_RECORD || !thread->ring) return 0;
-    struct trail_frame *frame = &thread->frames[depth - 1];
-    if (!(frame->word & FRAME_RECORDED)) return 0;
-    if (trail_settings.values_filter && !cached_choice(&filter_choices, site, filter_chooses)) return 0;
-    frame->word |= FRAME_VALUES;
-    return 1;
-}
-
-/// The ring a value of the innermost open call goes to, when that call records values.
-static struct trail_ring *value_ring(void) {
-    struct trail_thread *thread = &trail_thread_state;
+/// The innermost open call, when it records values.
+static struct trail_frame *valued_frame(struct trail_thread *thread) {
     uint32_t depth = thread->depth;
     if (depth == 0 || depth - 1 >= thread->capacity || !(thread->frames[depth - 1].word & FRAME_VALUES)) return NULL;
-    if (trail_mode_value != TRAIL_MODE_RECORD) return NULL;
-    return thread->ring;
+    return &thread->frames[depth - 1];
+}
+
+int trail_values_enter(const char *site, uint32_t count) {
+    struct trail_thread *thread = &trail_thread_state;
+    int logging = trail_mode_value == TRAIL_MODE_LOG;
+    thread->values_deferring = logging;  // log mode: the entry line waits for the values
+    trail_enter_sync(site);
+    thread->values_deferring = 0;
+    uint32_t depth = thread->depth;
+    int chosen = depth != 0 && depth - 1 < thread->capacity && (thread->frames[depth - 1].word & FRAME_RECORDED)
+                 && (logging || (trail_mode_value == TRAIL_MODE_RECORD && thread->ring != NULL))
+                 && (!trail_settings.values_filter || cached_choice(&filter_choices, site, filter_chooses));
+    if (chosen) thread->frames[depth - 1].word |= FRAME_VALUES;
+    if (thread->value_site) {
+        thread->value_length = 0;
+        thread->values_left = count;
+        if (!thread->value_text) thread->value_text = malloc(VALUE_LINE_MAX);
+        if (!chosen || count == 0 || !thread->value_text) trail_values_flush_entry(thread);
+    }
+    return chosen;
+}
+
+void trail_values_flush_entry(struct trail_thread *thread) {
+    const char *site = thread->value_site;
+    thread->value_site = NULL;
+    const char *values = thread->value_text && thread->value_length ? thread->value_text : NULL;
+    trail_log_event_values(site, 1, thread->value_depth, 0, 0, thread->value_start, values);
+    thread->value_length = 0;
+}
+
+/// Log mode: `label: text` (or `text` for `_`) joins the waiting entry line's values; the last one writes it.
+static void log_argument(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint64_t bits,
+                         const uint8_t *bytes, size_t kept, size_t whole) {
+    if (!thread->value_site || !thread->value_text) return;
+    char *text = thread->value_text;
+    size_t used = thread->value_length, room = VALUE_LINE_MAX;
+    size_t label = strcspn(descriptor, " :");
+    if (used && used + 2 < room) memcpy(text + used, ", ", 2), used += 2;
+    if (!(label == 1 && descriptor[0] == '_') && used + label + 2 < room) {
+        memcpy(text + used, descriptor, label);
+        memcpy(text + used + label, ": ", 2);
+        used += label + 2;
+    }
+    if (used < room) used += trail_value_format(text + used, room - used, tag, bits, bytes, kept, whole, descriptor);
+    thread->value_length = used < room ? used : room - 1;
+    if (thread->values_left) thread->values_left--;
+    if (thread->values_left == 0) trail_values_flush_entry(thread);
 }
 
 static uint64_t value_word(const char *descriptor, uint32_t tag, uint32_t role, uint32_t data) {
@@ -124,23 +158,38 @@ static int redacted(const char *descriptor, uint32_t role) {
     return role == VALUE_ROLE_ARGUMENT && cached_choice(&redaction_choices, descriptor, trail_values_redacts);
 }
 
+/// The bytes of a string kept under TRAIL_VALUES_STRING_MAX, cut at a character's start.
+static size_t kept_bytes(const uint8_t *bytes, size_t length) {
+    size_t kept = length < trail_settings.values_string_max ? length : trail_settings.values_string_max;
+    while (kept < length && kept > 0 && (bytes[kept] & 0xC0) == 0x80) kept--;
+    return kept;
+}
+
 void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits) {
-    struct trail_ring *ring = value_ring();
-    if (!ring) return;
+    struct trail_thread *thread = &trail_thread_state;
+    if (!valued_frame(thread)) return;
     if (redacted(descriptor, role)) tag = VALUE_REDACTED, bits = 0;
-    trail_ring_put(ring, bits, value_word(descriptor, tag, role, 0));
+    if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
+        trail_ring_put(thread->ring, bits, value_word(descriptor, tag, role, 0));
+    } else if (trail_mode_value == TRAIL_MODE_LOG) {
+        log_argument(thread, descriptor, tag, bits, NULL, 0, 0);
+    }
 }
 
 void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, const uint8_t *bytes, size_t length) {
-    struct trail_ring *ring = value_ring();
-    if (!ring) return;
+    struct trail_thread *thread = &trail_thread_state;
+    if (!valued_frame(thread)) return;
     if (redacted(descriptor, role)) {
-        trail_ring_put(ring, 0, value_word(descriptor, VALUE_REDACTED, role, 0));
+        trail_value_bits(descriptor, VALUE_REDACTED, role, 0);
         return;
     }
-    size_t kept = length < trail_settings.values_string_max ? length : trail_settings.values_string_max;
-    // Cut at a character's start, so a capped string stays valid UTF-8 where it was.
-    while (kept < length && kept > 0 && (bytes[kept] & 0xC0) == 0x80) kept--;
+    size_t kept = kept_bytes(bytes, length);
+    if (trail_mode_value == TRAIL_MODE_LOG) {
+        log_argument(thread, descriptor, tag, kept | (uint64_t)length << 32, bytes, kept, length);
+        return;
+    }
+    struct trail_ring *ring = thread->ring;
+    if (trail_mode_value != TRAIL_MODE_RECORD || !ring) return;
     uint32_t data = (uint32_t)((kept + VALUE_DATA_BYTES - 1) / VALUE_DATA_BYTES);
     uint64_t whole = length > UINT32_MAX ? UINT32_MAX : length;
     trail_ring_put(ring, (uint64_t)kept | whole << 32, value_word(descriptor, tag, role, data));
@@ -154,14 +203,32 @@ void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, con
     }
 }
 
+/// Log mode: the exit line of a call that records values says its result.
+static void log_exit(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    char text[VALUE_LINE_MAX];
+    size_t kept = bytes ? kept_bytes(bytes, length) : 0;
+    trail_value_format(text, sizeof text, tag, bits, bytes, kept, length, descriptor);
+    thread->value_result = text;
+    trail_exit_sync();
+    thread->value_result = NULL;
+}
+
 /// The result of the innermost call, recorded when it records values, then its exit.
 void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
-    struct trail_ring *ring = value_ring();
-    if (ring) trail_ring_put(ring, bits, value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
+    struct trail_thread *thread = &trail_thread_state;
+    if (valued_frame(thread)) {
+        if (trail_mode_value == TRAIL_MODE_LOG) return log_exit(descriptor, tag, bits, NULL, 0);
+        if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
+            trail_ring_put(thread->ring, bits, value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
+        }
+    }
     trail_exit_sync();
 }
 
 void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG) return log_exit(descriptor, tag, 0, bytes, length);
     trail_value_string(descriptor, tag, VALUE_ROLE_RESULT, bytes, length);
     trail_exit_sync();
 }

@@ -1,7 +1,7 @@
 // Values (issue 41): what a build with values (`trail instrument --values`) inserts records a call's arguments.
 // The entry asks the runtime whether this call records values, and only then are the arguments passed:
 //
-//     if Trail.enterValues("App.fib(n:) @ App/Fib.swift:3") { Trail.value("n: Int", n) }; defer { Trail.exit() };
+//     if Trail.enterValues("App.fib(n:) @ App/Fib.swift:3", 1) { Trail.value("n: Int", n) }; defer { Trail.exit() };
 //
 // Each argument picks its recorder by overload at compile time: the cheap types are recorded raw, an optional of
 // one as it or nil, and anything else (the generic fallback) by the written type in its descriptor alone, so no
@@ -12,15 +12,18 @@ public import CTrailHooks
 internal import CTrailShim
 
 extension Trail {
-    /// `enter(site)`, then whether this call records its values: with tracing off, the same one branch.
+    /// `enter(site)`, then whether this call records its values, `count` of them: with tracing off, the same one
+    /// branch.
     @_transparent
-    public static func enterValues(_ site: StaticString) -> Bool {
-        if _slowPath(trail_mode_address.pointee != 0) { return enterRecordingValues(site) }
+    public static func enterValues(_ site: StaticString, _ count: UInt32) -> Bool {
+        if _slowPath(trail_mode_address.pointee != 0) { return enterRecordingValues(site, count) }
         return false
     }
 
     @usableFromInline
-    static func enterRecordingValues(_ site: StaticString) -> Bool { trail_values_enter(site.utf8Start) != 0 }
+    static func enterRecordingValues(_ site: StaticString, _ count: UInt32) -> Bool {
+        trail_values_enter(site.utf8Start, count) != 0
+    }
 
     /// Any other argument: its descriptor's written type is what is shown. `borrowing` and the suppressed
     /// constraints keep a noncopyable or nonescapable value where it is.

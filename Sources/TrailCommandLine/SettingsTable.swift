@@ -115,6 +115,9 @@ public enum SettingsTable {
                     effect: "in a manifest set up by 'trail setup': build with the plugin, traced"),
                 Setting(name: "TRAIL_RELEASE", values: "1", effect: "the plugin traces release builds too"),
                 Setting(
+                    name: "TRAIL_VALUES", values: "1",
+                    effect: "the plugin's copies record arguments and results too (trail instrument --values)"),
+                Setting(
                     name: "TRAIL_EXPERIMENTAL_FEATURES", values: "names, comma-separated",
                     effect: "experimental syntax to parse, by the compiler's feature names"),
                 Setting(

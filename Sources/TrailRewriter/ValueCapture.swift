@@ -60,10 +60,11 @@ enum ValueCapture {
         return text
     }
 
-    /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site) { … };`.
+    /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`.
     static func entry(site: String, arguments: [Argument]) -> String {
         let values = arguments.map { "Trail.value(\(Marker.literal($0.descriptor)), \($0.name))" }
-        return "if Trail.enterValues(\(Marker.literal(site))) { \(values.joined(separator: "; ")) };"
+        return
+            "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(values.joined(separator: "; ")) };"
     }
 
     /// A folded body's exit that records its result, typed as `resultType`.

@@ -27,7 +27,7 @@ import TrailTestSupport
         #expect(source.contains(#"Trail.value("_ value: Int", value); Trail.value("by step: Int", step)"#))
         #expect(
             source.contains(
-                #"if Trail.enterValues("Zoo.Arguments.lazy(_:_:) @ Zoo/Arguments.swift:41") { Trail.value("_ flag: Bool", flag) }"#
+                #"@ Zoo/Arguments.swift:43", 1) { Trail.value("_ flag: Bool", flag) }"#
             ))
         #expect(source.contains(#"~>| Trail.TypedValueExit<Double>("-> Double")"#))
     }
@@ -45,10 +45,12 @@ import TrailTestSupport
         }
     }
 
-    /// Values add nothing to log mode's lines yet: the zoo's transcript is the one without values.
-    @Test func logModeTranscriptIsUnchanged() throws {
+    /// Log mode's lines with values: arguments in place of the labels, results after the name
+    /// (expected-values-trace.txt; the same calls as expected-trace.txt).
+    @Test func logModeTranscriptCarriesTheValues() throws {
         let traced = try run(Self.built.traced6, [], environment: ["TRAIL_TRACE": "1"], check: true)
-        let expected = Transcript.read(ZooTests.zoo + "/expected-trace.txt")
+        let expected = Transcript.read(ZooTests.zoo + "/expected-values-trace.txt")
         #expect(Transcript.firstDifference(Transcript.maskTrace(traced.stderr), expected) == nil)
+        #expect(expected.contains("[trail T] -> Zoo.Shelf.init(name: \"zoo\")  (Zoo/Shelf.swift:15)"))
     }
 }

@@ -33,14 +33,14 @@ import TrailDriver
 
             """
         let expected = """
-            func fib(n: Int) -> Int {/*<trail*/if Trail.enterValues("M.fib(n:) @ M/F.swift:1") { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
-            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2") { Trail.value("from path: String", path); Trail.value("_ count: Int", count) }; defer { Trail.exit() };/*trail>*/
+            func fib(n: Int) -> Int {/*<trail*/if Trail.enterValues("M.fib(n:) @ M/F.swift:1", 1) { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
+            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2", 2) { Trail.value("from path: String", path); Trail.value("_ count: Int", count) }; defer { Trail.exit() };/*trail>*/
                 return []
             }
             func tick() -> Bool {/*<trail*/Trail.enter("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
             struct S {
-                init(name: String?) {/*<trail*/if Trail.enterValues("M.S.init(name:) @ M/F.swift:7") { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
-                subscript(index: Int) -> Int {/*<trail*/if Trail.enterValues("M.S.subscript(_:).get @ M/F.swift:8") { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
+                init(name: String?) {/*<trail*/if Trail.enterValues("M.S.init(name:) @ M/F.swift:7", 1) { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
+                subscript(index: Int) -> Int {/*<trail*/if Trail.enterValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
             }
 
             """
@@ -66,10 +66,11 @@ import TrailDriver
 
             """
         let result = try withValues(source)
-        #expect(result.contains(#"if Trail.enterValues("M.f(_:_:_:) @ M/F.swift:1") { Trail.value("_ x: Int", x) }"#))
+        #expect(
+            result.contains(#"if Trail.enterValues("M.f(_:_:_:) @ M/F.swift:1", 1) { Trail.value("_ x: Int", x) }"#))
         #expect(result.contains(#"func g<each T>(_ values: repeat each T) {/*<trail*/Trail.enter("#))
         #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7")"#))
-        #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10") { Trail.value("n: Int", n) };"#))
+        #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10", 1) { Trail.value("n: Int", n) };"#))
         #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
     }
 

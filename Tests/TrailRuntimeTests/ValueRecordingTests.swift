@@ -116,8 +116,31 @@ import TrailTestSupport
         #expect(cut.contains { $0.contains("note: \"caf\"…") })
     }
 
-    @Test func tracingOffRecordsNothingAndLogModeRunsTheSame() throws {
+    @Test func tracingOffRunsTheSame() throws {
         #expect(try run(Self.binary, [], check: true).stdout == "3 0.5 1 true 8\n")
-        #expect(try run(Self.binary, [], environment: ["TRAIL_TRACE": "1"], check: true).stdout == "3 0.5 1 true 8\n")
+    }
+
+    /// Log mode's lines: the entry with the arguments in place of the labels, the exit with the result.
+    @Test func logModeLinesCarryTheValues() throws {
+        let output = try run(Self.binary, [], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(output.stdout == "3 0.5 1 true 8\n")
+        // "[trail TID]   -> App.fib(n: 4)  (App/main.swift:6)  trace_id=..." -> "-> App.fib(n: 4)"
+        let lines = output.stderr.split(separator: "\n").map { line in
+            String(line.split(separator: "]", maxSplits: 1).last!.drop { $0 == " " }).components(separatedBy: "  ")[0]
+        }
+        let note = "\"café " + String(repeating: "x", count: 58) + "\"…"
+        let expected = [
+            "-> App.bump(10, by: -2)", "<- App.bump(_:by:)", "-> App.fib(n: 4)", "-> App.fib(n: 3)",
+            "<- App.fib(n:) = 2", "-> App.describe(0.5, flag: nil, note: \(note), list: <[Int]>)",
+            "<- App.describe(_:flag:note:list:) = \"0.5 1\"", "-> App.Account.init(name: \"ann\")",
+            "-> App.Account.login(user: \"ann\", password: <redacted>, attempts: 1)",
+            "<- App.Account.login(user:password:attempts:) = true",
+        ]
+        for line in expected { #expect(lines.contains(line), "\(line) in \(lines)") }
+        // A function TRAIL_VALUES_FILTER leaves out logs as without values.
+        let filtered = try run(
+            Self.binary, [], environment: ["TRAIL_TRACE": "1", "TRAIL_VALUES_FILTER": "App.bump*"], check: true)
+        #expect(filtered.stderr.contains("-> App.fib(n:)  ("))
+        #expect(filtered.stderr.contains("-> App.bump(10, by: -2)  ("))
     }
 }

@@ -103,8 +103,9 @@ int trail_current_span(uint8_t trace_id[_Nonnull 16], uint64_t *span_id);
 // MARK: values (values.c): with values built in, the entry that also says whether to record them, and the
 // recorders of the innermost call's arguments and result (tags and roles in trail_format.h).
 
-/// trail_enter_sync, then 1 when this call records values (recording, and TRAIL_VALUES_FILTER chooses it).
-int trail_values_enter(const char *site);
+/// trail_enter_sync, then 1 when this call records values (TRAIL_VALUES_FILTER chooses it); `count` values follow
+/// then (log mode writes the entry line with the last).
+int trail_values_enter(const char *site, uint32_t count);
 void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits);
 void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, const uint8_t *_Nullable bytes,
                         size_t length);
