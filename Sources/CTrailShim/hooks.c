@@ -229,8 +229,8 @@ static struct trail_ring *ring_of(struct trail_thread *thread) {
     return LIKELY(thread->ring != NULL) ? thread->ring : trail_ring_attach(thread);
 }
 
-void trail_enter_sync(const char *site) {
-    struct trail_thread *thread = &trail_thread_state;
+/// The entry hook's body, inlined into trail_enter_sync and trail_values_enter.
+__attribute__((always_inline)) static inline void enter_sync(struct trail_thread *thread, const char *site) {
     uint32_t depth = thread->depth++;
     if (UNLIKELY(!reserve_frame(thread, depth))) return;
     struct trail_frame *frame = &thread->frames[depth];
@@ -272,8 +272,23 @@ void trail_enter_sync(const char *site) {
     frame->start = trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
 }
 
-void trail_exit_sync(void) {
+void trail_enter_sync(const char *site) { enter_sync(&trail_thread_state, site); }
+
+/// With values built in (values.c has the rest): the entry, then whether the call records its `count` values.
+int trail_values_enter(const char *site, uint32_t count) {
     struct trail_thread *thread = &trail_thread_state;
+    if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG)) return trail_values_enter_logging(site, count);
+    enter_sync(thread, site);
+    uint32_t depth = thread->depth;
+    if (UNLIKELY(depth == 0 || depth - 1 >= thread->capacity) || !thread->ring) return 0;
+    struct trail_frame *frame = &thread->frames[depth - 1];
+    if (!(frame->word & FRAME_RECORDED) || (UNLIKELY(trail_settings.values_filter) && !trail_values_chosen(site))) return 0;
+    frame->word |= FRAME_VALUES;
+    return 1;
+}
+
+/// The exit hook's body, inlined into trail_exit_sync and trail_value_exit_bits.
+__attribute__((always_inline)) static inline void exit_sync(struct trail_thread *thread) {
     if (UNLIKELY(thread->depth == 0)) return;
     uint32_t depth = --thread->depth;
     if (UNLIKELY(depth >= thread->capacity)) return;
@@ -288,6 +303,21 @@ void trail_exit_sync(void) {
                                thread->value_result);
     }
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
+}
+
+void trail_exit_sync(void) { exit_sync(&trail_thread_state); }
+
+/// The result of the innermost call, recorded right before its EXIT when it records values, then its exit.
+void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
+    struct trail_thread *thread = &trail_thread_state;
+    uint32_t depth = thread->depth;
+    if (LIKELY(depth != 0 && depth - 1 < thread->capacity) && (thread->frames[depth - 1].word & FRAME_VALUES)) {
+        if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG)) return trail_values_exit_logging(descriptor, tag, bits, NULL, 0);
+        if (LIKELY(thread->ring != NULL)) {
+            trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
+        }
+    }
+    exit_sync(thread);
 }
 
 /// An async call (`span` 0), or a tracer span: 1, one that may end in another task or out of order, so it pushes no

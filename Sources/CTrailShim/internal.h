@@ -303,6 +303,16 @@ void trail_log_event(const char *site, int entering, uint32_t depth, uint64_t du
 /// result after the name (`App.fib(n:) = 832040`). NULL: as trail_log_event.
 void trail_log_event_values(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async,
                             uint64_t start, const char *values);
+/// A VALUE record's word (trail_format.h).
+static inline uint64_t trail_value_word(const char *descriptor, uint32_t tag, uint32_t role, uint32_t data) {
+    return ((uintptr_t)descriptor & WORD_ADDRESS_MASK) | ((uint64_t)(tag & VALUE_TAG_MASK) << VALUE_TAG_SHIFT)
+           | ((uint64_t)(role & VALUE_ROLE_MASK) << VALUE_ROLE_SHIFT) | ((uint64_t)data << VALUE_DATA_SHIFT)
+           | ((uint64_t)KIND_AUX << WORD_KIND_SHIFT);
+}
+/// values.c: TRAIL_VALUES_FILTER's choice for a site; log mode's entry (its line waits for the values) and exit.
+int trail_values_chosen(const char *site);
+int trail_values_enter_logging(const char *site, uint32_t count);
+void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length);
 /// A recorded value as the viewers show it, into `out` (NUL-terminated, cut to `size`); the full length (value_text.c).
 size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,
                           size_t whole, const char *descriptor);

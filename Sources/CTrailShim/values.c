@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char default_redactions[] = "password,secret,token,key,credential,authorization,cookie";
-
 // MARK: decisions per static string (a site's filter, a descriptor's redaction), computed once, cached by address.
 
 #define CHOICE_SLOTS 8192
@@ -74,11 +72,12 @@ static int holds_word(const char *text, size_t length, const char *word, size_t 
     return 0;
 }
 
-/// A descriptor "label name: Type" whose label or name holds a word of TRAIL_VALUES_REDACT (or the default list).
+/// A descriptor "label name: Type" whose label or name holds a word of TRAIL_VALUES_REDACT. The default list is the
+/// rewriter's (ValueCapture): such an argument is never passed.
 int trail_values_redacts(const char *descriptor) {
     const char *colon = strchr(descriptor, ':');
     size_t names = colon ? (size_t)(colon - descriptor) : strlen(descriptor);
-    const char *list = trail_settings.values_redact ? trail_settings.values_redact : default_redactions;
+    const char *list = trail_settings.values_redact ? trail_settings.values_redact : "";
     for (const char *start = list; *start;) {
         const char *comma = strchr(start, ',');
         size_t length = comma ? (size_t)(comma - start) : strlen(start);
@@ -100,16 +99,17 @@ static struct trail_frame *valued_frame(struct trail_thread *thread) {
     return &thread->frames[depth - 1];
 }
 
-int trail_values_enter(const char *site, uint32_t count) {
+int trail_values_chosen(const char *site) { return cached_choice(&filter_choices, site, filter_chooses); }
+
+/// Log mode's trail_values_enter: the entry line waits for the call's `count` values (log_argument writes it).
+int trail_values_enter_logging(const char *site, uint32_t count) {
     struct trail_thread *thread = &trail_thread_state;
-    int logging = trail_mode_value == TRAIL_MODE_LOG;
-    thread->values_deferring = logging;  // log mode: the entry line waits for the values
+    thread->values_deferring = 1;
     trail_enter_sync(site);
     thread->values_deferring = 0;
     uint32_t depth = thread->depth;
     int chosen = depth != 0 && depth - 1 < thread->capacity && (thread->frames[depth - 1].word & FRAME_RECORDED)
-                 && (logging || (trail_mode_value == TRAIL_MODE_RECORD && thread->ring != NULL))
-                 && (!trail_settings.values_filter || cached_choice(&filter_choices, site, filter_chooses));
+                 && (!trail_settings.values_filter || trail_values_chosen(site));
     if (chosen) thread->frames[depth - 1].word |= FRAME_VALUES;
     if (thread->value_site) {
         thread->value_length = 0;
@@ -147,15 +147,10 @@ static void log_argument(struct trail_thread *thread, const char *descriptor, ui
     if (thread->values_left == 0) trail_values_flush_entry(thread);
 }
 
-static uint64_t value_word(const char *descriptor, uint32_t tag, uint32_t role, uint32_t data) {
-    return ((uintptr_t)descriptor & WORD_ADDRESS_MASK) | ((uint64_t)(tag & VALUE_TAG_MASK) << VALUE_TAG_SHIFT)
-           | ((uint64_t)(role & VALUE_ROLE_MASK) << VALUE_ROLE_SHIFT) | ((uint64_t)data << VALUE_DATA_SHIFT)
-           | ((uint64_t)KIND_AUX << WORD_KIND_SHIFT);
-}
-
-/// An argument whose label or name is on the redaction list.
+/// An argument whose label or name is on TRAIL_VALUES_REDACT's list.
 static int redacted(const char *descriptor, uint32_t role) {
-    return role == VALUE_ROLE_ARGUMENT && cached_choice(&redaction_choices, descriptor, trail_values_redacts);
+    return UNLIKELY(trail_settings.values_redact != NULL) && role == VALUE_ROLE_ARGUMENT
+           && cached_choice(&redaction_choices, descriptor, trail_values_redacts);
 }
 
 /// The bytes of a string kept under TRAIL_VALUES_STRING_MAX, cut at a character's start.
@@ -170,7 +165,7 @@ void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint6
     if (!valued_frame(thread)) return;
     if (redacted(descriptor, role)) tag = VALUE_REDACTED, bits = 0;
     if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
-        trail_ring_put(thread->ring, bits, value_word(descriptor, tag, role, 0));
+        trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, role, 0));
     } else if (trail_mode_value == TRAIL_MODE_LOG) {
         log_argument(thread, descriptor, tag, bits, NULL, 0, 0);
     }
@@ -192,7 +187,7 @@ void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, con
     if (trail_mode_value != TRAIL_MODE_RECORD || !ring) return;
     uint32_t data = (uint32_t)((kept + VALUE_DATA_BYTES - 1) / VALUE_DATA_BYTES);
     uint64_t whole = length > UINT32_MAX ? UINT32_MAX : length;
-    trail_ring_put(ring, (uint64_t)kept | whole << 32, value_word(descriptor, tag, role, data));
+    trail_ring_put(ring, (uint64_t)kept | whole << 32, trail_value_word(descriptor, tag, role, data));
     for (size_t at = 0; at < kept; at += VALUE_DATA_BYTES) {
         uint8_t chunk[VALUE_DATA_BYTES] = { 0 };
         memcpy(chunk, bytes + at, kept - at < VALUE_DATA_BYTES ? kept - at : VALUE_DATA_BYTES);
@@ -204,7 +199,8 @@ void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, con
 }
 
 /// Log mode: the exit line of a call that records values says its result.
-static void log_exit(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length) {
+void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes,
+                               size_t length) {
     struct trail_thread *thread = &trail_thread_state;
     char text[VALUE_LINE_MAX];
     size_t kept = bytes ? kept_bytes(bytes, length) : 0;
@@ -214,21 +210,9 @@ static void log_exit(const char *descriptor, uint32_t tag, uint64_t bits, const 
     thread->value_result = NULL;
 }
 
-/// The result of the innermost call, recorded when it records values, then its exit.
-void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
-    struct trail_thread *thread = &trail_thread_state;
-    if (valued_frame(thread)) {
-        if (trail_mode_value == TRAIL_MODE_LOG) return log_exit(descriptor, tag, bits, NULL, 0);
-        if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
-            trail_ring_put(thread->ring, bits, value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
-        }
-    }
-    trail_exit_sync();
-}
-
 void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
     struct trail_thread *thread = &trail_thread_state;
-    if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG) return log_exit(descriptor, tag, 0, bytes, length);
+    if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG) return trail_values_exit_logging(descriptor, tag, 0, bytes, length);
     trail_value_string(descriptor, tag, VALUE_ROLE_RESULT, bytes, length);
     trail_exit_sync();
 }

@@ -25,6 +25,11 @@ extension Trail {
         trail_values_enter(site.utf8Start, count) != 0
     }
 
+    /// An argument whose label or name is on the rewriter's redaction list: its value is never passed.
+    public static func redacted(_ descriptor: StaticString) {
+        ValueRecorder.bits(descriptor, .redacted, .argument, 0)
+    }
+
     /// Any other argument: its descriptor's written type is what is shown. `borrowing` and the suppressed
     /// constraints keep a noncopyable or nonescapable value where it is.
     public static func value<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, _ v: borrowing Value) {

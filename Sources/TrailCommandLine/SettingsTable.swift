@@ -55,10 +55,9 @@ public enum SettingsTable {
                     name: "TRAIL_VALUES_FILTER", values: "globs, comma-separated (default: all)",
                     effect: "in a build with values (--values), the functions whose arguments and results are recorded"),
                 Setting(
-                    name: "TRAIL_VALUES_REDACT",
-                    values:
-                        "words, comma-separated (default password,secret,token,key,credential,authorization,cookie)",
-                    effect: "an argument whose label or name holds one is recorded as <redacted>"),
+                    name: "TRAIL_VALUES_REDACT", values: "words, comma-separated",
+                    effect:
+                        "an argument whose label or name holds one is recorded as <redacted>, besides the build's list"),
                 Setting(
                     name: "TRAIL_VALUES_STRING_MAX", values: "0 to 434 (default 64)",
                     effect: "the bytes of a string argument or result recorded"),

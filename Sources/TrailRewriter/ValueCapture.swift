@@ -60,9 +60,23 @@ enum ValueCapture {
         return text
     }
 
+    /// Labels and names whose arguments are never passed: recorded as `<redacted>` (`Trail.redacted`). A word
+    /// matches anywhere in the label or name, in any case (`apiKey`, `sessionToken`); `TRAIL_VALUES_REDACT` adds
+    /// words at run time.
+    static let redactedWords = ["password", "secret", "token", "key", "credential", "authorization", "cookie"]
+
+    static func isRedacted(_ argument: Argument) -> Bool {
+        let names = argument.descriptor.prefix { $0 != ":" }.lowercased()
+        return redactedWords.contains { names.contains($0) }
+    }
+
     /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`.
     static func entry(site: String, arguments: [Argument]) -> String {
-        let values = arguments.map { "Trail.value(\(Marker.literal($0.descriptor)), \($0.name))" }
+        let values = arguments.map {
+            isRedacted($0)
+                ? "Trail.redacted(\(Marker.literal($0.descriptor)))"
+                : "Trail.value(\(Marker.literal($0.descriptor)), \($0.name))"
+        }
         return
             "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(values.joined(separator: "; ")) };"
     }

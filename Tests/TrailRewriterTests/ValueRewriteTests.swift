@@ -74,6 +74,15 @@ import TrailDriver
         #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
     }
 
+    /// An argument named like a secret is never passed: the build records it as `<redacted>`.
+    @Test func secretsAreNotPassed() throws {
+        let result = try withValues("func login(user: String, password: String, apiKey k: String) {\n    _ = 1\n}\n")
+        #expect(
+            result.contains(
+                #"{ Trail.value("user: String", user); Trail.redacted("password: String"); Trail.redacted("apiKey k: String") }"#
+            ))
+    }
+
     /// Without `values`, nothing of this is inserted: the output is today's.
     @Test func offByDefault() throws {
         let result = try instrumented("func fib(n: Int) -> Int { n }\n")
