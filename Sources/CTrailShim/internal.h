@@ -314,8 +314,13 @@ int trail_values_chosen(const char *site);
 int trail_values_enter_logging(const char *site, uint32_t count);
 void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length);
 /// A recorded value as the viewers show it, into `out` (NUL-terminated, cut to `size`); the full length (value_text.c).
+/// `signal_safe`: floating point by its bits, so that a crash handler may call it.
 size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,
-                          size_t whole, const char *descriptor);
+                          size_t whole, const char *descriptor, int signal_safe);
+/// A breadcrumb's site with its values (crash_values.c): the ENTER or EXIT record at ring position `index`, the
+/// result's VALUE record at `result` (0: none) for an EXIT; 0 when the record has none, or they are not whole.
+size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, uint64_t result, char *out,
+                        size_t size);
 /// Writes a call's entry line that waited for its values (values.c).
 void trail_values_flush_entry(struct trail_thread *thread);
 /// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`; its length.

@@ -1,6 +1,7 @@
-// A recorded value as text, for log mode's lines: as ValueText (TrailFormat) shows it in the viewers. Numbers as
-// Swift prints them, strings quoted with bytes that are not UTF-8 as \xHH and a capped one followed by "…", nil,
-// <redacted>, <Type> for a value recorded by its written type only (the descriptor's).
+// A recorded value as text, for log mode's lines and crash breadcrumbs: as ValueText (TrailFormat) shows it in the
+// viewers. Numbers as Swift prints them, strings quoted with bytes that are not UTF-8 as \xHH and a capped one
+// followed by "…", nil, <redacted>, <Type> for a value recorded by its written type only (the descriptor's).
+// Async-signal-safe but for floating point, which a crash block shows by its bits instead.
 #include "internal.h"
 
 #include <stdio.h>
@@ -62,18 +63,38 @@ static size_t put_float(char *out, size_t size, double value, int is_float) {
     return put_text(out, size, 0, text, strlen(text));
 }
 
+/// Decimal digits of `magnitude`, after a '-' when `negative`, into `text` (24 bytes).
+static void decimal(char *text, uint64_t magnitude, int negative) {
+    char digits[24];
+    size_t count = trail_decimal(magnitude, digits), at = 0;
+    if (negative) text[at++] = '-';
+    memcpy(text + at, digits, count);
+    text[at + count] = 0;
+}
+
+static void signed_decimal(char *text, int64_t value) {
+    decimal(text, value < 0 ? (uint64_t)(-(value + 1)) + 1 : (uint64_t)value, value < 0);
+}
+
 size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,
-                          size_t whole, const char *descriptor) {
-    char text[32];
+                          size_t whole, const char *descriptor, int signal_safe) {
+    char text[40];
     if (size) out[0] = 0;
+    if (signal_safe && (tag == VALUE_FLOAT32 || tag == VALUE_FLOAT64)) {
+        static const char digits[] = "0123456789abcdef";
+        size_t at = 0;
+        memcpy(text, tag == VALUE_FLOAT32 ? "<Float bits 0x" : "<Double bits 0x", tag == VALUE_FLOAT32 ? 14 : 15);
+        at = tag == VALUE_FLOAT32 ? 14 : 15;
+        for (int shift = tag == VALUE_FLOAT32 ? 28 : 60; shift >= 0; shift -= 4) text[at++] = digits[(bits >> shift) & 15];
+        text[at++] = '>';
+        return put_text(out, size, 0, text, at);
+    }
     switch (tag) {
-    case VALUE_INT8: snprintf(text, sizeof text, "%d", (int)(int8_t)bits); break;
-    case VALUE_INT16: snprintf(text, sizeof text, "%d", (int)(int16_t)bits); break;
-    case VALUE_INT32: snprintf(text, sizeof text, "%d", (int)(int32_t)bits); break;
-    case VALUE_INT64: snprintf(text, sizeof text, "%lld", (long long)bits); break;
-    case VALUE_UINT8: case VALUE_UINT16: case VALUE_UINT32: case VALUE_UINT64:
-        snprintf(text, sizeof text, "%llu", (unsigned long long)bits);
-        break;
+    case VALUE_INT8: signed_decimal(text, (int8_t)bits); break;
+    case VALUE_INT16: signed_decimal(text, (int16_t)bits); break;
+    case VALUE_INT32: signed_decimal(text, (int32_t)bits); break;
+    case VALUE_INT64: signed_decimal(text, (int64_t)bits); break;
+    case VALUE_UINT8: case VALUE_UINT16: case VALUE_UINT32: case VALUE_UINT64: decimal(text, bits, 0); break;
     case VALUE_FLOAT32: {
         uint32_t low = (uint32_t)bits;
         float value;
@@ -85,12 +106,16 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
         memcpy(&value, &bits, sizeof value);
         return put_float(out, size, value, 0);
     }
-    case VALUE_BOOL: snprintf(text, sizeof text, "%s", bits ? "true" : "false"); break;
-    case VALUE_POINTER: snprintf(text, sizeof text, "0x%llx", (unsigned long long)bits); break;
+    case VALUE_BOOL: strcpy(text, bits ? "true" : "false"); break;
+    case VALUE_POINTER: {
+        memcpy(text, "0x", 2);
+        text[2 + trail_format_hex(bits, text + 2)] = 0;
+        break;
+    }
     case VALUE_STRING: case VALUE_SUBSTRING: return put_quoted(out, size, bytes, kept, whole, '"');
     case VALUE_CHARACTER: return put_quoted(out, size, bytes, kept, whole, '\'');
-    case VALUE_NIL: snprintf(text, sizeof text, "nil"); break;
-    case VALUE_REDACTED: snprintf(text, sizeof text, "<redacted>"); break;
+    case VALUE_NIL: strcpy(text, "nil"); break;
+    case VALUE_REDACTED: strcpy(text, "<redacted>"); break;
     default: {
         // <Type>: the descriptor after "name: " or "-> ".
         const char *type = strncmp(descriptor, "-> ", 3) == 0 ? descriptor + 3 : strchr(descriptor, ':');

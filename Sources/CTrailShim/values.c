@@ -141,7 +141,7 @@ static void log_argument(struct trail_thread *thread, const char *descriptor, ui
         memcpy(text + used + label, ": ", 2);
         used += label + 2;
     }
-    if (used < room) used += trail_value_format(text + used, room - used, tag, bits, bytes, kept, whole, descriptor);
+    if (used < room) used += trail_value_format(text + used, room - used, tag, bits, bytes, kept, whole, descriptor, 0);
     thread->value_length = used < room ? used : room - 1;
     if (thread->values_left) thread->values_left--;
     if (thread->values_left == 0) trail_values_flush_entry(thread);
@@ -204,7 +204,7 @@ void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bi
     struct trail_thread *thread = &trail_thread_state;
     char text[VALUE_LINE_MAX];
     size_t kept = bytes ? kept_bytes(bytes, length) : 0;
-    trail_value_format(text, sizeof text, tag, bits, bytes, kept, length, descriptor);
+    trail_value_format(text, sizeof text, tag, bits, bytes, kept, length, descriptor, 0);
     thread->value_result = text;
     trail_exit_sync();
     thread->value_result = NULL;
