@@ -294,13 +294,16 @@ __attribute__((always_inline)) static inline void exit_sync(struct trail_thread 
     if (UNLIKELY(depth >= thread->capacity)) return;
     uint64_t word = thread->frames[depth].word;
     if (LIKELY(word & FRAME_RECORDED) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && LIKELY(thread->ring != NULL)) {
+        if (UNLIKELY(word & FRAME_VALUES)) trail_values_put_result(thread, depth);
         trail_ring_put(thread->ring, trail_ticks(), record_word(word, depth, KIND_EXIT));
     } else if (word & FRAME_RECORDED && trail_mode_value == TRAIL_MODE_LOG) {
         uint64_t start = thread->frames[depth].start;
         if (UNLIKELY(thread->value_site != NULL)) trail_values_flush_entry(thread);
+        char kept[VALUE_LINE_MAX];
+        const char *result = thread->value_result || !(word & FRAME_VALUES) ? thread->value_result
+                                                                           : trail_values_result_text(thread, depth, kept, sizeof kept);
         trail_log_event_values((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0,
-                               depth + task_depth(current_task(), 0), trail_monotonic_ns() - start, 0, start,
-                               thread->value_result);
+                               depth + task_depth(current_task(), 0), trail_monotonic_ns() - start, 0, start, result);
     }
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
 }

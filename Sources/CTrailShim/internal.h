@@ -74,6 +74,12 @@ struct trail_thread {
     const char *value_result;      // set around trail_exit_sync: the exit line's " = result"
     char *value_text;              // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
     size_t value_length;
+    // A result returned where the exit is a `defer` (`~>>`), kept until that call's exit writes it.
+    uint32_t result_depth;         // the depth the call's body runs at (its frame index + 1); 0: none kept
+    uint32_t result_tag;
+    const char *result_descriptor;
+    uint64_t result_bits;
+    uint8_t *result_bytes;         // a string's bytes (VALUE_STRING_MAX, allocated on first use)
 };
 
 #define VALUE_LINE_MAX 768
@@ -313,6 +319,10 @@ static inline uint64_t trail_value_word(const char *descriptor, uint32_t tag, ui
 int trail_values_chosen(const char *site);
 int trail_values_enter_logging(const char *site, uint32_t count);
 void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length);
+/// At the exit of frame `depth` when it records values (hooks.c): the result kept for it, before its EXIT; in log
+/// mode its text, into `text`, or NULL.
+void trail_values_put_result(struct trail_thread *thread, uint32_t depth);
+const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth, char *text, size_t size);
 /// A recorded value as the viewers show it, into `out` (NUL-terminated, cut to `size`); the full length (value_text.c).
 /// `signal_safe`: floating point by its bits, so that a crash handler may call it.
 size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,

@@ -160,6 +160,9 @@ static size_t kept_bytes(const uint8_t *bytes, size_t length) {
     return kept;
 }
 
+static void put_string(struct trail_ring *ring, const char *descriptor, uint32_t tag, uint32_t role,
+                       const uint8_t *bytes, size_t kept, size_t length);
+
 void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits) {
     struct trail_thread *thread = &trail_thread_state;
     if (!valued_frame(thread)) return;
@@ -185,6 +188,12 @@ void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, con
     }
     struct trail_ring *ring = thread->ring;
     if (trail_mode_value != TRAIL_MODE_RECORD || !ring) return;
+    put_string(ring, descriptor, tag, role, bytes, kept, length);
+}
+
+/// A VALUE record of a string and its DATA records, `kept` of its `length` bytes.
+static void put_string(struct trail_ring *ring, const char *descriptor, uint32_t tag, uint32_t role,
+                       const uint8_t *bytes, size_t kept, size_t length) {
     uint32_t data = (uint32_t)((kept + VALUE_DATA_BYTES - 1) / VALUE_DATA_BYTES);
     uint64_t whole = length > UINT32_MAX ? UINT32_MAX : length;
     trail_ring_put(ring, (uint64_t)kept | whole << 32, trail_value_word(descriptor, tag, role, data));
@@ -215,4 +224,57 @@ void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t
     if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG) return trail_values_exit_logging(descriptor, tag, 0, bytes, length);
     trail_value_string(descriptor, tag, VALUE_ROLE_RESULT, bytes, length);
     trail_exit_sync();
+}
+
+// MARK: results kept for a `defer`'s exit (`~>>`)
+
+static void keep_result(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint64_t bits) {
+    thread->result_depth = thread->depth;
+    thread->result_descriptor = descriptor;
+    thread->result_tag = tag;
+    thread->result_bits = bits;
+}
+
+void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (valued_frame(thread)) keep_result(thread, descriptor, tag, bits);
+}
+
+void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (!valued_frame(thread)) return;
+    if (!thread->result_bytes && !(thread->result_bytes = malloc(VALUE_STRING_MAX))) return;
+    size_t kept = kept_bytes(bytes, length);
+    if (kept) memcpy(thread->result_bytes, bytes, kept);
+    keep_result(thread, descriptor, tag, (uint64_t)kept | (uint64_t)(length > UINT32_MAX ? UINT32_MAX : length) << 32);
+}
+
+static int takes_result(struct trail_thread *thread, uint32_t depth) {
+    if (thread->result_depth != depth + 1) return 0;
+    thread->result_depth = 0;
+    return 1;
+}
+
+static int is_string(uint32_t tag) { return tag == VALUE_STRING || tag == VALUE_CHARACTER || tag == VALUE_SUBSTRING; }
+
+void trail_values_put_result(struct trail_thread *thread, uint32_t depth) {
+    if (!takes_result(thread, depth)) return;
+    const char *descriptor = thread->result_descriptor;
+    uint64_t bits = thread->result_bits;
+    if (is_string(thread->result_tag)) {
+        put_string(thread->ring, descriptor, thread->result_tag, VALUE_ROLE_RESULT, thread->result_bytes,
+                   (size_t)(bits & 0xFFFFFFFFu), (size_t)(bits >> 32));
+    } else {
+        trail_ring_put(thread->ring, bits, trail_value_word(descriptor, thread->result_tag, VALUE_ROLE_RESULT, 0));
+    }
+}
+
+const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth, char *text, size_t size) {
+    if (!takes_result(thread, depth)) return NULL;
+    uint64_t bits = thread->result_bits;
+    int string = is_string(thread->result_tag);
+    trail_value_format(text, size, thread->result_tag, bits, string ? thread->result_bytes : NULL,
+                       string ? (size_t)(bits & 0xFFFFFFFFu) : 0, string ? (size_t)(bits >> 32) : 0,
+                       thread->result_descriptor, 0);
+    return text;
 }

@@ -355,6 +355,19 @@ final class BodyCollector: SyntaxVisitor {
                 : folded != nil
                     ? Marker.foldedEntryCode(site: site)
                     : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
+        // Values: the results a body with a `defer` returns (`ReturnedValues`).
+        if options.values, foldsExit, !async, folded == nil, let exitType {
+            let copies = options.lineDirectiveFile != nil
+            let lines = self.lines
+            let ends = ReturnedValues.ends(statements, implicitReturns: returnPoints) { value in
+                copies
+                    && lines.line(of: value.positionAfterSkippingLeadingTrivia.utf8Offset)
+                        != lines.line(of: value.endPositionBeforeTrailingTrivia.utf8Offset)
+            }
+            for end in ends {
+                edits.append(Edit(offset: end, text: Marker.wrap(ValueCapture.returnedValue(resultType: exitType))))
+            }
+        }
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
             for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }

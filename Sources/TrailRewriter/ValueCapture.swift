@@ -81,6 +81,11 @@ enum ValueCapture {
             "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(values.joined(separator: "; ")) };"
     }
 
+    /// What follows a returned value where the exit is a `defer` (`ReturnedValues`), typed as `resultType`.
+    static func returnedValue(resultType: String) -> String {
+        " ~>> Trail.TypedResult<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"
+    }
+
     /// A folded body's exit that records its result, typed as `resultType`.
     static func foldedExit(resultType: String) -> String {
         " ~>| Trail.TypedValueExit<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"

@@ -35,7 +35,7 @@ import TrailDriver
         let expected = """
             func fib(n: Int) -> Int {/*<trail*/if Trail.enterValues("M.fib(n:) @ M/F.swift:1", 1) { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
             func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2", 2) { Trail.value("from path: String", path); Trail.value("_ count: Int", count) }; defer { Trail.exit() };/*trail>*/
-                return []
+                return []/*<trail*/ ~>> Trail.TypedResult<[UInt8]>("-> [UInt8]")/*trail>*/
             }
             func tick() -> Bool {/*<trail*/Trail.enter("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
             struct S {
@@ -72,6 +72,33 @@ import TrailDriver
         #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7")"#))
         #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10", 1) { Trail.value("n: Int", n) };"#))
         #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
+    }
+
+    /// A body that keeps its `defer` records what each of its own `return`s returns (`~>>`), not what a closure in
+    /// it returns, nor an `if` expression.
+    @Test func resultsOfBodiesWithADefer() throws {
+        let source = """
+            func name(of id: Int) throws -> String {
+                if id == 0 { return "zero" }
+                let doubled = [id].map { x in return x * 2 }
+                return try label(doubled[0])
+            }
+            func choose(_ flag: Bool) -> Int {
+                _ = 0
+                return if flag { 1 } else { 2 }
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(
+            result.contains(
+                #"if id == 0 { return "zero"/*<trail*/ ~>> Trail.TypedResult<String>("-> String")/*trail>*/ }"#))
+        #expect(result.contains("{ x in return x * 2 }\n"))
+        #expect(
+            result.contains(
+                #"return try label(doubled[0])/*<trail*/ ~>> Trail.TypedResult<String>("-> String")/*trail>*/"#))
+        #expect(result.contains("return if flag { 1 } else { 2 }\n"))
+        #expect(try stripped(result) == source)
     }
 
     /// An argument named like a secret is never passed: the build records it as `<redacted>`.

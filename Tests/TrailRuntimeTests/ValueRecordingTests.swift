@@ -18,10 +18,14 @@ import TrailTestSupport
         func bump(_ value: inout Int, by step: Int8) {
             value += Int(step)
         }
+        func sign(of n: Int) -> String {
+            if n < 0 { return "minus" }
+            return "plus"
+        }
         var number = 10
         bump(&number, by: -2)
         print(fib(n: 4), describe(0.5, flag: nil, note: "caf\\u{e9} " + String(repeating: "x", count: 80), list: [1]),
-              Account(name: "ann").login(user: "ann", password: "hunter2", attempts: 1), number)
+              Account(name: "ann").login(user: "ann", password: "hunter2", attempts: 1), number, sign(of: -1))
 
         """
 
@@ -49,7 +53,7 @@ import TrailTestSupport
         let output = try run(
             binary, [], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace].merging(environment) { $1 },
             check: true)
-        #expect(output.stdout == "3 0.5 1 true 8\n")
+        #expect(output.stdout == "3 0.5 1 true 8 minus\n")
         let dump = try TraceDump(path: trace)
         #expect(dump.problems.isEmpty, "\(dump.problems.prefix(3))")
         var calls: [String] = []
@@ -99,6 +103,7 @@ import TrailTestSupport
                 "App.describe(_:flag:note:list:)(_ ratio: 0.5, flag: nil, note: \(note), list: <[Int]>) = \"0.5 1\"",
                 "App.Account.init(name:)(name: \"ann\")",
                 "App.Account.login(user:password:attempts:)(user: \"ann\", password: <redacted>, attempts: 1) = true",
+                "App.sign(of:)(of n: -1) = \"minus\"",
             ])
     }
 
@@ -110,20 +115,21 @@ import TrailTestSupport
         #expect(redacted.contains("App.Account.init(name:)(name: <redacted>)"))
         #expect(
             redacted.contains(
-                "App.Account.login(user:password:attempts:)(user: <redacted>, password: <redacted>, attempts: 1) = true"))
+                "App.Account.login(user:password:attempts:)(user: <redacted>, password: <redacted>, attempts: 1) = true"
+            ))
         // Never a character cut in two: "é" takes 2 bytes, so 4 bytes keep "caf".
         let cut = try Self.calls(["TRAIL_VALUES_STRING_MAX": "4"])
         #expect(cut.contains { $0.contains("note: \"caf\"…") })
     }
 
     @Test func tracingOffRunsTheSame() throws {
-        #expect(try run(Self.binary, [], check: true).stdout == "3 0.5 1 true 8\n")
+        #expect(try run(Self.binary, [], check: true).stdout == "3 0.5 1 true 8 minus\n")
     }
 
     /// Log mode's lines: the entry with the arguments in place of the labels, the exit with the result.
     @Test func logModeLinesCarryTheValues() throws {
         let output = try run(Self.binary, [], environment: ["TRAIL_TRACE": "1"], check: true)
-        #expect(output.stdout == "3 0.5 1 true 8\n")
+        #expect(output.stdout == "3 0.5 1 true 8 minus\n")
         // "[trail TID]   -> App.fib(n: 4)  (App/main.swift:6)  trace_id=..." -> "-> App.fib(n: 4)"
         let lines = output.stderr.split(separator: "\n").map { line in
             String(line.split(separator: "]", maxSplits: 1).last!.drop { $0 == " " }).components(separatedBy: "  ")[0]
@@ -134,7 +140,8 @@ import TrailTestSupport
             "<- App.fib(n:) = 2", "-> App.describe(0.5, flag: nil, note: \(note), list: <[Int]>)",
             "<- App.describe(_:flag:note:list:) = \"0.5 1\"", "-> App.Account.init(name: \"ann\")",
             "-> App.Account.login(user: \"ann\", password: <redacted>, attempts: 1)",
-            "<- App.Account.login(user:password:attempts:) = true",
+            "<- App.Account.login(user:password:attempts:) = true", "-> App.sign(of: -1)",
+            "<- App.sign(of:) = \"minus\"",
         ]
         for line in expected { #expect(lines.contains(line), "\(line) in \(lines)") }
         // A function TRAIL_VALUES_FILTER leaves out logs as without values.

@@ -112,6 +112,9 @@ void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, con
 /// The innermost call's result, recorded when it records values, then trail_exit_sync.
 void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits);
 void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *_Nullable bytes, size_t length);
+/// A result returned where the exit is a `defer`: kept until the innermost call's exit writes it (`~>>`).
+void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits);
+void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *_Nullable bytes, size_t length);
 /// Whether a descriptor's label or name is on the redaction list (tests).
 int trail_values_redacts(const char *descriptor);
 /// This process's trace id (record and log mode; returns 0 when tracing is off).
