@@ -192,6 +192,8 @@ static void release_frames(void *unused) {
     thread->frames = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     free(frames);
+    free(thread->value_text), free(thread->result_bytes);  // values' buffers (values.c), made with the frames
+    thread->value_text = NULL, thread->result_bytes = NULL;
 }
 
 static void make_frames_key(void) { pthread_key_create(&frames_key, release_frames); }
