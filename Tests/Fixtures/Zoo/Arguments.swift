@@ -72,6 +72,11 @@ enum Arguments {
     @MainActor static func isolated(_ ledger: Ledger) -> Int { ledger.entries.count }
     static func onActor(_ tally: isolated Tally, _ amount: Int) -> Int { tally.total + amount }
 
+    static func sent(_ ledger: sending Ledger, _ label: consuming String) -> Task<Int, Never> {
+        let count = label.count
+        return Task { ledger.entries.count + count }
+    }
+
     @MainActor static func run() async -> String {
         var number = 1
         bump(&number, by: 2)
@@ -88,6 +93,7 @@ enum Arguments {
             "\((try? throwing("12")) ?? 0) \((try? throwing("x")) ?? -1)",
             "\(bytes.withUnsafeBufferPointer { pointer($0.baseAddress!, UnsafeRawPointer($0.baseAddress!)) })",
             "\(isolated(ledger))", "\(await Tally().add(3, note: nil))", "\(span(bytes.span))", "\(consumed(ticket))",
+            "\(await sent(Ledger(), "ab").value)",
         ]
         return parts.joined(separator: " ")
     }
