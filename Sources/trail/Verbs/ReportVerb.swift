@@ -5,7 +5,7 @@ let reportVerb = Verb(
     name: "report",
     summary: "Rank the functions of one or more traces by time, or report the last crash.",
     usage:
-        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process | --by-value FUNC] \(traceArgument)\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
     details: traceDetails + """
          Several processes are added up by function, or shown apart with --by-process (a PID column).
 
@@ -23,6 +23,11 @@ let reportVerb = Verb(
         .value(
             "--exclude", "-N", placeholder: "GLOB", help: "Leave out the functions matching GLOB (comma-separated)."),
         .flag("--by-process", help: "One row per function and process, with a PID column."),
+        .value(
+            "--by-value", placeholder: "FUNC",
+            help:
+                "The calls of FUNC (a glob, with or without its labels) grouped by their recorded arguments (a build with --values), most total time first."
+        ),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
         .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
@@ -47,6 +52,13 @@ let reportVerb = Verb(
         }
         let files = try openTraces(arguments)
         startPager(arguments)
+        if let function = arguments.value("by-value") {
+            var groups = ValueGroups(NamePattern(function))
+            CallStream().stream(files, into: &groups)
+            reportGaps(files)
+            printOut(groups.render())
+            return 0
+        }
         var profile = Profile(byProcess: arguments.has("by-process"))
         CallStream().read(files, into: &profile)
         reportGaps(files)
