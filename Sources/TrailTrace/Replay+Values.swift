@@ -4,13 +4,13 @@ extension Replay {
     /// The call's name with its arguments in place of its labels.
     func shownName(_ call: CallEvent) -> String {
         let name = process!.name(call)
-        guard let values = process!.callValues[call.spanId] else { return name }
+        guard !process!.callValues.isEmpty, let values = process!.callValues[call.spanId] else { return name }
         return CallValue.callName(name, values)
     }
 
     /// ` = value` or ` throws error` when the call's result was recorded, else empty.
     func outcome(_ call: CallEvent) -> String {
-        guard let values = process!.callValues[call.spanId] else { return "" }
+        guard !process!.callValues.isEmpty, let values = process!.callValues[call.spanId] else { return "" }
         return CallValue.outcome(values)
     }
 }

@@ -96,7 +96,8 @@ public struct Replay: CallVisitor {
         } else {
             openAncestors(of: line.parent)
             prefix(duration: process.nanoseconds(duration: call.duration), thread: call.thread, indent: line.indent)
-            output.append(shownName(call) + outcome(call))
+            output.append(shownName(call))
+            output.append(outcome(call))
             output.append(byte: 0x3B)
             notes(call)
             spanSummary(call)

@@ -29,9 +29,7 @@ public struct ValueGroups: CallVisitor {
         let site = Int(call.site)
         if site >= matched.count { matched.append(contentsOf: repeatElement(nil, count: site + 1 - matched.count)) }
         let name = process.name(call)
-        if matched[site] == nil {
-            matched[site] = pattern.matches(name) || pattern.matches(String(name.prefix { $0 != "(" }))
-        }
+        if matched[site] == nil { matched[site] = Self.names(name).contains(where: pattern.matches) }
         guard matched[site] == true else { return }
         var key = process.callValues[call.spanId].map { CallValue.callName(name, $0) } ?? name
         if groups[key] == nil, groups.count >= Self.groupLimit { key = name + " (other values)" }
@@ -39,6 +37,18 @@ public struct ValueGroups: CallVisitor {
         groups[key, default: Group(call: key)].calls += 1
         groups[key]!.total += duration
         groups[key]!.maximum = max(groups[key]!.maximum, duration)
+    }
+
+    /// What FUNC may be written as: `App.Account.login(user:)`, or without its labels, module or types
+    /// (`App.Account.login`, `Account.login`, `login`).
+    static func names(_ name: String) -> [String] {
+        var rest = name.prefix { $0 != "(" }
+        var names = [name, String(rest)]
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            names.append(String(rest))
+        }
+        return names
     }
 
     /// The groups, most total time first (then by call, for a stable order).

@@ -90,7 +90,7 @@ import TrailTestSupport
     }
 
     @Test func reportByValueGroupsOneFunctionsCalls() throws {
-        let output = try run(Paths.trail, ["report", "--by-value", "App.fib", Self.trace], check: true)
+        let output = try run(Paths.trail, ["report", "--by-value", "fib", Self.trace], check: true)
         let rows = output.stdout.split(separator: "\n").map {
             $0.replacingOccurrences(of: #"\d+\.\d{3} (ns|us|ms| s)"#, with: "T", options: .regularExpression)
         }

@@ -26,7 +26,7 @@ let reportVerb = Verb(
         .value(
             "--by-value", placeholder: "FUNC",
             help:
-                "The calls of FUNC (a glob, with or without its labels) grouped by their recorded arguments (a build with --values), most total time first."
+                "The calls of FUNC (a glob; App.Type.name, Type.name or name) grouped by their recorded arguments (a build with --values), most total time first."
         ),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
@@ -38,6 +38,7 @@ let reportVerb = Verb(
             "--output", "-o", placeholder: "FILE",
             help: "Write the crash report to FILE (atomically) instead of standard output."),
     ] + terminalOptions,
+    conflicts: [["by-value", "by-process"], ["by-value", "crash"], ["by-value", "sort"]],
     run: { arguments in
         if arguments.has("crash") || (arguments.positionals.first.map(isCrashInput) ?? false) {
             return try crashReport(arguments)
