@@ -32,7 +32,12 @@ public struct CallValue: Sendable, Equatable {
             let names = descriptor.prefix { $0 != ":" }.split(separator: " ")
             name = names.last.map(String.init) ?? label
         }
-        self.init(role: value.role, label: label, name: name, type: type, text: ValueText.format(value, type: type))
+        // An error is shown as Swift prints it, `ParseError.badHeader`, not as a quoted string.
+        let text =
+            value.role == .thrown && value.tag.isString
+            ? ValueText.escaped(value.bytes) + (Int(value.payload >> 32) > value.bytes.count ? "…" : "")
+            : ValueText.format(value, type: type)
+        self.init(role: value.role, label: label, name: name, type: type, text: text)
     }
 
     /// The name of a call with these values in its parentheses, as it was written: `App.fib(n:)` and `n: 30` give

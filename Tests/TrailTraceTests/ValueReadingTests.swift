@@ -129,3 +129,32 @@ import TrailTrace
         #expect(file.skippedValues.records == 0)
     }
 }
+
+extension ValueReadingTests {
+    /// Role 2 (thrown) is reserved in the format and not yet written by the runtime: a reader that meets it shows
+    /// `} throws ...` in place of a result, so the viewers are ready when the runtime records throws.
+    @Test func aThrownValueShowsAsAThrow() throws {
+        var builder = TraceBuilder()
+        builder.info(exe: "/usr/bin/app")
+        builder.name(Self.load, "App.parse(_:) @ App/main.swift:3")
+        builder.name(Self.path, "_ path: String")
+        builder.name(Self.result, "-> ParseError")
+        builder.records(
+            slot: 0, tid: 7, position: 0,
+            [
+                (100, TraceBuilder.word(.enter, Self.load)),
+                Self.value(Self.path, .string, data: 1, 1 << 32 | 1), Self.data(Array("x".utf8)),
+                (200, TraceBuilder.word(.enter, Self.fib, depth: 1)),
+                (300, TraceBuilder.word(.exit, Self.fib, depth: 1)),
+                Self.value(Self.result, .string, role: .thrown, data: 2, 20 << 32 | 20),
+                Self.data(Array("ParseError.bad".utf8)), Self.data(Array("Header".utf8)),
+                (400, TraceBuilder.word(.exit, Self.load)),
+            ])
+        let path = Paths.temporaryDirectory("value-reading") + "/thrown.trace"
+        try builder.write(to: path)
+        let (text, file) = try Self.replay(path)
+        #expect(text.hasSuffix("[TID] | } throws ParseError.badHeader /* App.parse(_:) */\n"), "\(text)")
+        #expect(text.contains("[TID] | App.parse(\"x\") {"), "\(text)")
+        #expect(file.skippedValues.records == 0)
+    }
+}
