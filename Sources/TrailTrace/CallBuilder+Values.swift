@@ -35,6 +35,15 @@ extension CallBuilder {
         return isData
     }
 
+    /// The end of the records: a value still waiting for DATA records was cut with the trace.
+    mutating func finishValues() {
+        for state in threads where state.valueDataLeft > 0 {
+            state.valueDataLeft = 0
+            decodeValue(state.valueParts, state: state)
+            state.valueParts.removeAll()
+        }
+    }
+
     private mutating func decodeValue(_ records: [TraceRecord], state: ThreadState) {
         switch ValueRecord.decode(records, at: 0) {
         case .malformed(let reason, let count):

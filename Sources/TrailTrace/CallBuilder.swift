@@ -114,6 +114,7 @@ struct CallBuilder {
     /// The end of what will be read: every held record, then calls still open end at the last record.
     mutating func finish<V: CallVisitor>(_ visitor: inout V) {
         release(upTo: .max, &visitor)
+        finishValues()
         finishOpenCalls(&visitor)
         if file.endDropped > process.dropped { process.dropped = file.endDropped }
         visitor.endProcess(process)

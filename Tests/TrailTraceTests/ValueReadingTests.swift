@@ -158,3 +158,29 @@ extension ValueReadingTests {
         #expect(file.skippedValues.records == 0)
     }
 }
+
+extension ValueReadingTests {
+    /// A trace that ends inside a value (the process died while writing it): the value is skipped with a note, and
+    /// its call shows the arguments that were whole.
+    @Test func aValueCutByTheEndOfTheTraceIsSkipped() throws {
+        var builder = TraceBuilder()
+        builder.info(exe: "/usr/bin/app")
+        builder.name(Self.load, "App.load(_:password:note:) @ App/main.swift:3")
+        builder.name(Self.fib, "App.fib(n:) @ App/main.swift:1")
+        builder.name(Self.n, "n: Int")
+        builder.name(Self.note, "note: String")
+        builder.records(
+            slot: 0, tid: 7, position: 0,
+            [
+                (100, TraceBuilder.word(.enter, Self.load)),
+                (200, TraceBuilder.word(.enter, Self.fib, depth: 1)), Self.value(Self.n, .int64, 5),
+                Self.value(Self.note, .string, data: 2, 20 << 32 | 20), Self.data(Array("0123456789abcd".utf8)),
+            ])
+        let path = Paths.temporaryDirectory("value-reading") + "/cut.trace"
+        try builder.write(to: path)
+        let (text, file) = try Self.replay(path)
+        #expect(text.contains("[TID] |   App.fib(n: 5); (unfinished)"), "\(text)")
+        #expect(file.skippedValues.records == 2)
+        #expect(file.skippedValues.firstReason == "a string value cut short (1 of 2 data records)")
+    }
+}
