@@ -2,7 +2,7 @@
 """make bench: swift-trail's benchmarks, each run side by side with what it is compared to.
 
 Commands of one comparison run alternately, round after round, so that a noisy machine affects them alike;
-the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [resources] [package]
+the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [resources] [package] [values]
 [--rounds N] [--package PATH]
 """
 import argparse
@@ -876,8 +876,97 @@ def package(rounds):
     goal("trail test after one edit / swift build after one edit", again["trail test"] / again["swift build"], 1.5, higher_is_better=False)
 
 
+# MARK: values
+
+
+VALUES_MANIFEST = """// swift-tools-version:6.0
+import PackageDescription
+
+// bench.py's copy of Samples/Fib, instrumented in place by `trail instrument`: it always depends on Trail.
+let package = Package(
+    name: "Fib",
+    dependencies: [.package(name: "swift-trail", path: "%s")],
+    targets: [.executableTarget(name: "Fib", dependencies: [.product(name: "Trail", package: "swift-trail")])]
+)
+"""
+
+
+def build_fib_release(flags):
+    """Samples/Fib as a release build: plain, or a copy instrumented in place with `flags` (kept under .build, so a
+    rerun rebuilds only what changed)."""
+    sample = os.path.join(ROOT, "Samples", "Fib")
+    if flags is None:
+        scratch = os.path.join(sample, ".build", "plain-release")
+        run(["swift", "build", "-c", "release", "--package-path", sample, "--scratch-path", scratch])
+        return os.path.join(scratch, "release", "Fib")
+    name = "values" if "--values" in flags else "traced"
+    copy = os.path.join(ROOT, ".build", "bench-fib", name)
+    sources = os.path.join(copy, "Sources", "Fib")
+    os.makedirs(sources, exist_ok=True)
+    with open(os.path.join(copy, "Package.swift"), "w") as handle:
+        handle.write(VALUES_MANIFEST % ROOT)
+    for file in ("Recursion.swift", "main.swift"):
+        with open(os.path.join(sample, "Sources", "Fib", file)) as source, open(os.path.join(sources, file), "w") as target:
+            target.write(source.read())
+    trail = os.path.join(RELEASE, "trail")
+    if not os.path.exists(trail):
+        trail = os.path.join(ROOT, ".build", "debug", "trail")
+    run([trail, "instrument", "--in-place", "--module", "Fib"] + flags + [sources])
+    run(["swift", "build", "-c", "release", "--package-path", copy])
+    return os.path.join(copy, ".build", "release", "Fib")
+
+
+def values(rounds):
+    """Issue 41: recursive fib recording its argument and result, against recording without values, per call; and
+    a build with values compiled in but tracing off, against the untraced build. Release builds."""
+    plain = build_fib_release(None)
+    traced = build_fib_release([])
+    with_values = build_fib_release(["--values"])
+    trace_folder = os.path.join(WORK, "value-traces")
+
+    def fresh():
+        shutil.rmtree(trace_folder, ignore_errors=True)
+
+    def recording(name):
+        return {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": os.path.join(trace_folder, name + ".trace")}
+
+    # Recording at fib(30) (a trace of some 170 MB with values, written as it is made); tracing off at fib(35),
+    # where a run is long enough for a 10% difference to show.
+    n = 30
+    calls = 2 * fib(n + 1) - 1
+    log(f"## Values: recursive fib({n}), {calls} calls, each recording n and its result; release builds")
+    entries = {
+        "untraced (plain release build)": ([plain, str(n)], None, None),
+        "traced build, recording": ([traced, str(n)], recording("traced"), fresh),
+        "traced build with values, recording": ([with_values, str(n)], recording("values"), fresh),
+    }
+    medians = compare(entries, rounds)
+    for label, seconds in medians.items():
+        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
+    base = medians["untraced (plain release build)"]
+    without = (medians["traced build, recording"] - base) / calls * 1e9
+    recorded = (medians["traced build with values, recording"] - base) / calls * 1e9
+    log(f"  per call: recording {without:.1f} ns, recording with values {recorded:.1f} ns")
+    goal(f"fib({n}) recording with values / recording without, per call", recorded / without, 1.5, higher_is_better=False)
+    fresh()
+    n = 35
+    log(f"## Values compiled in, tracing off: recursive fib({n}), {2 * fib(n + 1) - 1} calls; release builds")
+    medians = compare({
+        "untraced (plain release build)": ([plain, str(n)], None, None),
+        "traced build, tracing off": ([traced, str(n)], None, None),
+        "traced build with values, tracing off": ([with_values, str(n)], None, None),
+    }, rounds)
+    for label, seconds in medians.items():
+        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
+    base = medians["untraced (plain release build)"]
+    goal(f"fib({n}) build with values (off) / untraced build", medians["traced build with values, tracing off"] / base, 1.1,
+         higher_is_better=False)
+    goal(f"fib({n}) traced build (off) / untraced build, for comparison", medians["traced build, tracing off"] / base, 1.1,
+         higher_is_better=False)
+
+
 SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "otlp": otlp, "follow": follow, "logger": logger, "symbolizer": symbolizer,
-            "resources": resources, "package": package}
+            "resources": resources, "package": package, "values": values}
 
 
 def main():

@@ -16,6 +16,8 @@ struct TrailPlugin: BuildToolPlugin {
         // Copies trace in debug builds only, unless TRAIL_RELEASE=1 asks for traced release builds too.
         let environment = ProcessInfo.processInfo.environment
         let guardFlag = environment["TRAIL_RELEASE"] == "1" ? [] : ["--debug-only"]
+        // TRAIL_VALUES=1: the copies record arguments and results too.
+        let valuesFlag = environment["TRAIL_VALUES"] == "1" ? ["--values"] : []
         // A plugin cannot see the target's swiftSettings: experimental syntax the target enables is named here.
         // Handed on as it is: trail-rewrite reads the list (InstrumentSettings), the one place that parses it.
         let features = environment["TRAIL_EXPERIMENTAL_FEATURES"].map { ["TRAIL_EXPERIMENTAL_FEATURES": $0] } ?? [:]
@@ -42,7 +44,7 @@ struct TrailPlugin: BuildToolPlugin {
                 return .buildCommand(
                     displayName: "Trail instrumenting \(relative)",
                     executable: trail,
-                    arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
+                    arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag + valuesFlag
                         + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
                     environment: features,
                     inputFiles: [file.url, declarations],

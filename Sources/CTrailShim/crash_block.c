@@ -225,9 +225,15 @@ static void put_breadcrumbs(void) {
         uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
         uint64_t first = head > (uint64_t)breadcrumb_count * 2 ? head - (uint64_t)breadcrumb_count * 2 : 0;
         if (head - first > ring->mask) first = head - ring->mask;
+        uint64_t result = 0;  // the last result's VALUE record, for the EXIT that follows it (values)
         for (uint64_t index = first; index < head; index++) {
             struct trail_record *record = &ring->records[index & ring->mask];
             uint32_t kind = (uint32_t)(record->word >> WORD_KIND_SHIFT);
+            if (kind == KIND_AUX && ((record->word >> VALUE_TAG_SHIFT) & WORD_DEPTH_MAX) != 0
+                && ((record->word >> VALUE_ROLE_SHIFT) & VALUE_ROLE_MASK) == VALUE_ROLE_RESULT) {
+                result = index;
+                continue;
+            }
             const char *label = kind == KIND_ENTER ? TRAIL_EVENT_ENTER : kind == KIND_EXIT ? TRAIL_EVENT_EXIT
                 : kind == KIND_ASYNC_ENTER ? TRAIL_EVENT_ASYNC_ENTER : kind == KIND_ASYNC_EXIT ? TRAIL_EVENT_ASYNC_EXIT : NULL;
             if (!label) continue;
@@ -236,8 +242,13 @@ static void put_breadcrumbs(void) {
             put(" ");
             put(label);
             put(" ");
-            put_site(record->word & WORD_ADDRESS_MASK);
+            char valued[1024];
+            size_t length = kind == KIND_ENTER || kind == KIND_EXIT
+                ? trail_crumb_site(ring, index, head, kind == KIND_EXIT ? result : 0, valued, sizeof valued) : 0;
+            if (length) put_bytes(valued, length < sizeof valued ? length : sizeof valued - 1);
+            else put_site(record->word & WORD_ADDRESS_MASK);
             put("\n");
+            if (kind != KIND_AUX) result = 0;
         }
     }
     // The calls still open on this thread, outermost first: the trace's own view of the stack.

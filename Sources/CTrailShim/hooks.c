@@ -194,6 +194,8 @@ static void release_frames(void *unused) {
     thread->frames = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     free(frames);
+    free(thread->value_text), free(thread->result_bytes);  // values' buffers (values.c), made with the frames
+    thread->value_text = NULL, thread->result_bytes = NULL;
 }
 
 static void make_frames_key(void) { pthread_key_create(&frames_key, release_frames); }
@@ -231,8 +233,8 @@ static struct trail_ring *ring_of(struct trail_thread *thread) {
     return LIKELY(thread->ring != NULL) ? thread->ring : trail_ring_attach(thread);
 }
 
-void trail_enter_sync(const char *site) {
-    struct trail_thread *thread = &trail_thread_state;
+/// The entry hook's body, inlined into trail_enter_sync and trail_values_enter.
+__attribute__((always_inline)) static inline void enter_sync(struct trail_thread *thread, const char *site) {
     uint32_t depth = thread->depth++;
     if (UNLIKELY(!reserve_frame(thread, depth))) return;
     struct trail_frame *frame = &thread->frames[depth];
@@ -249,6 +251,12 @@ void trail_enter_sync(const char *site) {
     if (!(flags & FRAME_RECORDED)) return;
     if (trail_mode_value == TRAIL_MODE_LOG) {
         frame->start = trail_log_unique_ns();  // its start, and its span id
+        if (UNLIKELY(thread->values_deferring)) {  // the line waits for the call's values (values.c)
+            thread->value_site = site;
+            thread->value_depth = depth + task_depth(current_task(), 0);
+            thread->value_start = frame->start;
+            return;
+        }
         trail_log_event(site, 1, depth + task_depth(current_task(), 0), 0, 0, frame->start);
         return;
     }
@@ -268,20 +276,55 @@ void trail_enter_sync(const char *site) {
     frame->start = trail_ring_put(ring, now, record_word(address, depth, KIND_ENTER));
 }
 
-void trail_exit_sync(void) {
+void trail_enter_sync(const char *site) { enter_sync(&trail_thread_state, site); }
+
+/// With values built in (values.c has the rest): the entry, then whether the call records its `count` values.
+int trail_values_enter(const char *site, uint32_t count) {
     struct trail_thread *thread = &trail_thread_state;
+    if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG)) return trail_values_enter_logging(site, count);
+    enter_sync(thread, site);
+    uint32_t depth = thread->depth;
+    if (UNLIKELY(depth == 0 || depth - 1 >= thread->capacity) || !thread->ring) return 0;
+    struct trail_frame *frame = &thread->frames[depth - 1];
+    if (!(frame->word & FRAME_RECORDED) || (UNLIKELY(trail_settings.values_filter) && !trail_values_chosen(site))) return 0;
+    frame->word |= FRAME_VALUES;
+    return 1;
+}
+
+/// The exit hook's body, inlined into trail_exit_sync and trail_value_exit_bits.
+__attribute__((always_inline)) static inline void exit_sync(struct trail_thread *thread) {
     if (UNLIKELY(thread->depth == 0)) return;
     uint32_t depth = --thread->depth;
     if (UNLIKELY(depth >= thread->capacity)) return;
     uint64_t word = thread->frames[depth].word;
     if (LIKELY(word & FRAME_RECORDED) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && LIKELY(thread->ring != NULL)) {
+        if (UNLIKELY(word & FRAME_VALUES)) trail_values_put_result(thread, depth);
         trail_ring_put(thread->ring, trail_ticks(), record_word(word, depth, KIND_EXIT));
     } else if (word & FRAME_RECORDED && trail_mode_value == TRAIL_MODE_LOG) {
         uint64_t start = thread->frames[depth].start;
-        trail_log_event((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0, depth + task_depth(current_task(), 0),
-                        trail_monotonic_ns() - start, 0, start);
+        if (UNLIKELY(thread->value_site != NULL)) trail_values_flush_entry(thread);
+        char kept[VALUE_LINE_MAX];
+        const char *result = thread->value_result || !(word & FRAME_VALUES) ? thread->value_result
+                                                                           : trail_values_result_text(thread, depth, kept, sizeof kept);
+        trail_log_event_values((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0,
+                               depth + task_depth(current_task(), 0), trail_monotonic_ns() - start, 0, start, result);
     }
     if (UNLIKELY(word & FRAME_MATCHED) && thread->matched) thread->matched--;
+}
+
+void trail_exit_sync(void) { exit_sync(&trail_thread_state); }
+
+/// The result of the innermost call, recorded right before its EXIT when it records values, then its exit.
+void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
+    struct trail_thread *thread = &trail_thread_state;
+    uint32_t depth = thread->depth;
+    if (LIKELY(depth != 0 && depth - 1 < thread->capacity) && (thread->frames[depth - 1].word & FRAME_VALUES)) {
+        if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG)) return trail_values_exit_logging(descriptor, tag, bits, NULL, 0);
+        if (LIKELY(thread->ring != NULL)) {
+            trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
+        }
+    }
+    exit_sync(thread);
 }
 
 /// An async call (`span` 0), or a tracer span: 1, one that may end in another task or out of order, so it pushes no

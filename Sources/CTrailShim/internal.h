@@ -74,6 +74,7 @@ enum { RING_FREE = 0, RING_LIVE = 1, RING_RETIRED = 2 };
 
 #define FRAME_RECORDED (UINT64_C(1) << 63)  // frame word flags: an exit event is due
 #define FRAME_MATCHED (UINT64_C(1) << 62)   // the call opened an include-filter scope
+#define FRAME_VALUES (UINT64_C(1) << 61)    // the call records its arguments and result (values.c)
 
 /// An open synchronous call: its site (bits 0-47) and flags; its start time in log mode, its ENTER record's
 /// ring position in record mode (span ids).
@@ -90,7 +91,24 @@ struct trail_thread {
     struct trail_ring *ring;
     struct trail_frame *frames;    // frames[0 ..< depth] are the open synchronous calls
     uint32_t capacity;
+    // Log mode with values (values.c): an entry line waits for its call's values, and an exit line takes its result.
+    int values_deferring;          // set around trail_enter_sync: keep the entry line in `value_site`
+    uint32_t values_left;          // values still to come before the entry line is written
+    const char *value_site;        // the waiting entry line's site (NULL: none)
+    uint32_t value_depth;
+    uint64_t value_start;
+    const char *value_result;      // set around trail_exit_sync: the exit line's " = result"
+    char *value_text;              // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
+    size_t value_length;
+    // A result returned where the exit is a `defer` (`~>>`), kept until that call's exit writes it.
+    uint32_t result_depth;         // the depth the call's body runs at (its frame index + 1); 0: none kept
+    uint32_t result_tag;
+    const char *result_descriptor;
+    uint64_t result_bits;
+    uint8_t *result_bytes;         // a string's bytes (VALUE_STRING_MAX, allocated on first use)
 };
+
+#define VALUE_LINE_MAX 768
 
 extern __thread struct trail_thread trail_thread_state __attribute__((tls_model("initial-exec")));
 extern int trail_mode_value;
@@ -313,6 +331,34 @@ void trail_emit_log_line(const char *line, size_t length, size_t message_length,
 uint64_t trail_log_unique_ns(void);
 /// The line for one event of the call that started at `start` (trail_log_unique_ns).
 void trail_log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async, uint64_t start);
+/// The same with values: on entry, the arguments in place of the name's labels (`App.fib(n: 30)`); on exit, the
+/// result after the name (`App.fib(n:) = 832040`). NULL: as trail_log_event.
+void trail_log_event_values(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async,
+                            uint64_t start, const char *values);
+/// A VALUE record's word (trail_format.h).
+static inline uint64_t trail_value_word(const char *descriptor, uint32_t tag, uint32_t role, uint32_t data) {
+    return ((uintptr_t)descriptor & WORD_ADDRESS_MASK) | ((uint64_t)(tag & VALUE_TAG_MASK) << VALUE_TAG_SHIFT)
+           | ((uint64_t)(role & VALUE_ROLE_MASK) << VALUE_ROLE_SHIFT) | ((uint64_t)data << VALUE_DATA_SHIFT)
+           | ((uint64_t)KIND_AUX << WORD_KIND_SHIFT);
+}
+/// values.c: TRAIL_VALUES_FILTER's choice for a site; log mode's entry (its line waits for the values) and exit.
+int trail_values_chosen(const char *site);
+int trail_values_enter_logging(const char *site, uint32_t count);
+void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length);
+/// At the exit of frame `depth` when it records values (hooks.c): the result kept for it, before its EXIT; in log
+/// mode its text, into `text`, or NULL.
+void trail_values_put_result(struct trail_thread *thread, uint32_t depth);
+const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth, char *text, size_t size);
+/// A recorded value as the viewers show it, into `out` (NUL-terminated, cut to `size`); the full length (value_text.c).
+/// `signal_safe`: floating point by its bits, so that a crash handler may call it.
+size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,
+                          size_t whole, const char *descriptor, int signal_safe);
+/// A breadcrumb's site with its values (crash_values.c): the ENTER or EXIT record at ring position `index`, the
+/// result's VALUE record at `result` (0: none) for an EXIT; 0 when the record has none, or they are not whole.
+size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, uint64_t result, char *out,
+                        size_t size);
+/// Writes a call's entry line that waited for its values (values.c).
+void trail_values_flush_entry(struct trail_thread *thread);
 /// The name part of a site, "Module.Type.f(x:) @ File.swift:3" -> "Module.Type.f(x:)", into `name`; its length.
 size_t trail_site_name(const char *site, char *name, size_t size);
 

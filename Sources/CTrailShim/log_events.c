@@ -40,9 +40,30 @@ static void put_ids(char *out, const uint8_t trace[16], uint64_t span) {
 }
 
 void trail_log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async, uint64_t start) {
-    char line[1200], name[1024];
-    size_t name_length = trail_site_name(site, name, sizeof name);
+    trail_log_event_values(site, entering, depth, duration_ns, async, start, NULL);
+}
+
+/// `name` with `values` between its parentheses, "App.fib(n:)" -> "App.fib(n: 30)", "S.subscript(_:).get" ->
+/// "S.subscript(3).get"; a name without them gets them.
+static void put_arguments(char *name, size_t size, const char *values) {
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", name);
+    char *open = strchr(copy, '('), *close = open ? strchr(open, ')') : NULL;
+    if (!open || !close) {
+        snprintf(name, size, "%s(%s)", copy, values);
+        return;
+    }
+    *open = 0;
+    snprintf(name, size, "%s(%s)%s", copy, values, close + 1);
+}
+
+void trail_log_event_values(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async,
+                            uint64_t start, const char *values) {
+    char line[2000], name[1800];
+    size_t name_length = trail_site_name(site, name, 1024);
     const char *location = site + name_length + (strlen(site) > name_length ? 3 : 0);
+    if (values && entering) put_arguments(name, sizeof name, values);
+    if (values && !entering) snprintf(name + name_length, sizeof name - name_length, " = %s", values);
     uint32_t indent = depth > 64 ? 64 : depth;
     size_t room = sizeof line - IDS_LENGTH - 1;  // the ids and the newline always fit
     int used = snprintf(line, room, "[trail %u] %*s%s %s", trail_current_tid(), (int)(indent * 2), "", entering ? "->" : "<-", name);

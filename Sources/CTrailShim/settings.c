@@ -257,6 +257,9 @@ static const struct setting settings[] = {
     { "TRAIL_TRACE_DEPTH", COUNT, TRACING, FIELD(trace_depth), 0, 1000000, 0, NULL, NULL },
     { "TRAIL_CRASH", SWITCH, ALWAYS, FIELD(crash), 0, 1, 1, NULL, NULL },
     { "TRAIL_CRASH_BREADCRUMBS", COUNT, ALWAYS, FIELD(crash_breadcrumbs), 0, 1024, 32, NULL, NULL },
+    { "TRAIL_VALUES_FILTER", TEXT, TRACING, FIELD(values_filter), 0, 0, 0, NULL, NULL },
+    { "TRAIL_VALUES_REDACT", TEXT, TRACING, FIELD(values_redact), 0, 0, 0, NULL, NULL },
+    { "TRAIL_VALUES_STRING_MAX", COUNT, TRACING, FIELD(values_string_max), 0, VALUE_STRING_MAX, 64, NULL, NULL },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 

@@ -24,6 +24,9 @@ struct trail_settings {
     uint64_t trace_depth;       // TRAIL_TRACE_DEPTH: 0 no limit
     uint64_t crash;             // TRAIL_CRASH: 1 or 0; see trail_crash_setting for who decides when unset
     uint64_t crash_breadcrumbs; // TRAIL_CRASH_BREADCRUMBS
+    const char *values_filter;  // TRAIL_VALUES_FILTER: functions whose values are recorded; NULL: all
+    const char *values_redact;  // TRAIL_VALUES_REDACT: labels and names recorded as <redacted>; NULL: the default list
+    uint64_t values_string_max; // TRAIL_VALUES_STRING_MAX: bytes of a string recorded
 };
 
 extern struct trail_settings trail_settings;

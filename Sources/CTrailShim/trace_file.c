@@ -299,7 +299,8 @@ static void put_name(uint64_t site) {
 
 static int names_site(uint64_t word) {
     uint32_t kind = (uint32_t)(word >> WORD_KIND_SHIFT);
-    return kind == KIND_ENTER || kind == KIND_EXIT || kind == KIND_ASYNC_ENTER || kind == KIND_ASYNC_EXIT;
+    int value = kind == KIND_AUX && (word >> VALUE_TAG_SHIFT & WORD_DEPTH_MAX) != 0;  // its descriptor
+    return kind == KIND_ENTER || kind == KIND_EXIT || kind == KIND_ASYNC_ENTER || kind == KIND_ASYNC_EXIT || value;
 }
 
 /// A new lap of a wrapping file: what readers need from older blocks, which are about to go, again.

@@ -189,4 +189,48 @@ static inline const char *trail_signal_name(int signal) {
 #define TRAIL_MARKER_PID "pid="
 #define TRAIL_MARKER_TIME "time="
 
+// MARK: value records (ValueRecord.swift). A call's arguments and result, with values built in (issue 41). A VALUE
+// record is an AUX record (kind 6) whose bits 48-59 are not 0: readers that predate values skip it as a stray AUX,
+// and its time field, a payload, is never taken for a time. Its address is a descriptor, a static string written
+// in NAMES like a site ("n: Int", "_ path: String", "-> Int"). Bits 48-52 the tag, 53-54 the role, 55-59 how many
+// DATA records follow: AUX records with bits 48-59 at 0, each carrying 14 bytes (time, then word bits 0-47).
+// Arguments follow their ENTER; a result comes right before its EXIT.
+
+#define VALUE_TAG_SHIFT 48
+#define VALUE_TAG_MASK 0x1Fu
+#define VALUE_ROLE_SHIFT 53
+#define VALUE_ROLE_MASK 0x3u
+#define VALUE_DATA_SHIFT 55
+#define VALUE_DATA_MAX 31u
+#define VALUE_DATA_BYTES 14
+#define VALUE_STRING_MAX (VALUE_DATA_MAX * VALUE_DATA_BYTES)
+
+enum value_role {
+    VALUE_ROLE_ARGUMENT = 0,
+    VALUE_ROLE_RESULT = 1,
+    VALUE_ROLE_THROWN = 2,
+};
+
+/// What the payload (the VALUE record's time field) holds.
+enum value_tag {
+    VALUE_INT8 = 1,         // integers: two's complement, sign-extended to 64 bits
+    VALUE_INT16 = 2,
+    VALUE_INT32 = 3,
+    VALUE_INT64 = 4,
+    VALUE_UINT8 = 5,
+    VALUE_UINT16 = 6,
+    VALUE_UINT32 = 7,
+    VALUE_UINT64 = 8,
+    VALUE_FLOAT32 = 9,      // the bits in the low 32
+    VALUE_FLOAT64 = 10,
+    VALUE_BOOL = 11,        // 0 or 1
+    VALUE_POINTER = 12,     // the address
+    VALUE_STRING = 13,      // u32 bytes recorded | u32 bytes the string had; the bytes in the DATA records
+    VALUE_CHARACTER = 14,   // as VALUE_STRING
+    VALUE_SUBSTRING = 15,   // as VALUE_STRING
+    VALUE_NIL = 16,         // an optional that held nil; payload 0
+    VALUE_TYPE_ONLY = 17,   // not recorded: the descriptor's written type is what is shown; payload 0
+    VALUE_REDACTED = 18,    // its label or name is on the redaction list; payload 0
+};
+
 #endif

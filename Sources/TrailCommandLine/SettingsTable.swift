@@ -52,6 +52,16 @@ public enum SettingsTable {
                 Setting(
                     name: "TRAIL_TRACE_DEPTH", values: "a count (default 0)",
                     effect: "trace only calls less deep than this"),
+                Setting(
+                    name: "TRAIL_VALUES_FILTER", values: "globs, comma-separated (default: all)",
+                    effect: "in a build with values (--values), the functions whose arguments and results are recorded"),
+                Setting(
+                    name: "TRAIL_VALUES_REDACT", values: "words, comma-separated",
+                    effect:
+                        "an argument whose label or name holds one is recorded as <redacted>, besides the build's list"),
+                Setting(
+                    name: "TRAIL_VALUES_STRING_MAX", values: "0 to 434 (default 64)",
+                    effect: "the bytes of a string argument or result recorded"),
             ]),
         Group(
             title: "Logging, after Trail.bootstrap",
@@ -104,6 +114,9 @@ public enum SettingsTable {
                     name: "TRAIL", values: "1",
                     effect: "in a manifest set up by 'trail setup': build with the plugin, traced"),
                 Setting(name: "TRAIL_RELEASE", values: "1", effect: "the plugin traces release builds too"),
+                Setting(
+                    name: "TRAIL_VALUES", values: "1",
+                    effect: "the plugin's copies record arguments and results too (trail instrument --values)"),
                 Setting(
                     name: "TRAIL_EXPERIMENTAL_FEATURES", values: "names, comma-separated",
                     effect: "experimental syntax to parse, by the compiler's feature names"),

@@ -6,6 +6,8 @@ import TrailRewriter
 public struct InstrumentSettings: Sendable {
     public var closures = false
     public var inlinable = false
+    /// Record arguments and results too (`InstrumentOptions.values`).
+    public var values = false
     /// Never functions and result builders declared outside the file being rewritten: named with `--never` and
     /// `--builder`, listed by `trail scan`, or found in the other files of a batch. They apply to every file.
     public var declared: [Declarations] = []
@@ -51,6 +53,7 @@ public struct InstrumentSettings: Sendable {
             module: module, declarations: Declarations(merging: declared + [text.declarations]),
             closures: closures, inlinable: inlinable, experimentalFeatures: experimentalFeatures)
         options.lineDirectiveFile = lineDirectiveFile
+        options.values = values
         return try Rewriter.instrument(text, options: options)
     }
 }

@@ -97,15 +97,24 @@ public struct ShadowPackage {
 
     /// Instruments the copy in place: every Swift source of the package's targets when the manifest changed or
     /// on the first run, else the files just copied, with what the modules declare kept between runs.
-    public func instrument(_ changes: Changes) throws(SourceError) -> BatchReport {
+    /// `values`: record arguments and results too (`--values`); a run that switches it instruments every file again.
+    public func instrument(_ changes: Changes, values: Bool = false) throws(SourceError) -> BatchReport {
         let all = try sources(changes)
         guard !all.isEmpty else {
             throw SourceError(path: original, message: "no Swift sources in the package's targets")
         }
         let cache = root + "/" + Self.declarationsFile
         var settings = InstrumentSettings()
+        settings.values = values
+        let valuesMark = root + "/values"
+        let switched = FileManager.default.fileExists(atPath: valuesMark) != values
+        if switched, values {
+            _ = FileManager.default.createFile(atPath: valuesMark, contents: nil)
+        } else if switched {
+            try? FileManager.default.removeItem(atPath: valuesMark)
+        }
         let files: [SourceFile]
-        if changes.manifestChanged || !FileManager.default.fileExists(atPath: cache) {
+        if changes.manifestChanged || switched || !FileManager.default.fileExists(atPath: cache) {
             files = all
             settings.declared = [Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs)]
         } else {

@@ -2,7 +2,7 @@
 // where `R` is the body's written result type. An operator, not a call around the value: the return expression
 // then starts where the value does, so an error in it is reported at the same line and column as in an
 // untraced build. Its module is imported whole by traced files (an operator cannot be imported by name), so it
-// declares nothing else.
+// declares nothing else: the exit operators, and with values theirs (ValueExits.swift, ValueReturns.swift).
 public import Trail
 
 /// Below assignment, the lowest standard precedence: the whole value is the left operand.

@@ -92,7 +92,7 @@ final class BodyCollector: SyntaxVisitor {
             after: body.leftBrace, body.statements, line: node.funcKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
             returns: returnType.map(ReturnKind.init) ?? .void, foldsExit: FoldedExit.allows(returnType),
-            resultType: returnType)
+            resultType: returnType, arguments: node.signature.parameterClause.parameters)
         return .visitChildren
     }
     override func visitPost(_ node: FunctionDeclSyntax) { pop() }
@@ -103,7 +103,8 @@ final class BodyCollector: SyntaxVisitor {
         guard let body = node.body, !isSkipped(node, node.attributes) else { return .skipChildren }
         instrument(
             after: body.leftBrace, body.statements, line: node.initKeyword,
-            async: node.signature.effectSpecifiers?.asyncSpecifier != nil, returns: .void)
+            async: node.signature.effectSpecifiers?.asyncSpecifier != nil, returns: .void,
+            arguments: node.signature.parameterClause.parameters)
         return .visitChildren
     }
     override func visitPost(_ node: InitializerDeclSyntax) { pop() }
@@ -157,7 +158,8 @@ final class BodyCollector: SyntaxVisitor {
             instrument(
                 after: block.leftBrace, statements, getter: true, line: node.subscriptKeyword,
                 async: false, returns: ReturnKind(node.returnClause.type),
-                foldsExit: FoldedExit.allows(node.returnClause.type), resultType: node.returnClause.type)
+                foldsExit: FoldedExit.allows(node.returnClause.type), resultType: node.returnClause.type,
+                arguments: node.parameterClause.parameters)
         }
         return .visitChildren
     }
@@ -317,7 +319,7 @@ final class BodyCollector: SyntaxVisitor {
     private func instrument(
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
         line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false,
-        resultType: TypeSyntax? = nil
+        resultType: TypeSyntax? = nil, arguments parameters: FunctionParameterListSyntax? = nil
     ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
         let site = SiteName.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
@@ -336,16 +338,37 @@ final class BodyCollector: SyntaxVisitor {
         {
             folded = nil
         }
-        let exitCode = Marker.foldedExitCode(resultType: ExitType.text(resultType))
+        let exitType = ExitType.text(resultType)
+        let exitCode =
+            options.values && exitType != nil
+            ? ValueCapture.foldedExit(resultType: exitType!) : Marker.foldedExitCode(resultType: exitType)
+        let arguments = options.values && !async ? parameters.map(ValueCapture.arguments) ?? [] : []
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
+        let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
         let code =
             statements.isEmpty
-            ? Marker.emptyBodyCode(site: site, async: async)
-            : folded != nil
-                ? Marker.foldedEntryCode(site: site)
-                : Marker.entryCode(
-                    site: site, async: async,
-                    mayBeEmpty: statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) })
+            ? arguments.isEmpty
+                ? Marker.emptyBodyCode(site: site, async: async)
+                : ValueCapture.entry(site: site, arguments: arguments) + " Trail.exit();"
+            : !arguments.isEmpty
+                ? ValueCapture.entry(site: site, arguments: arguments)
+                    + (folded != nil ? "" : Marker.exitCode(mayBeEmpty: mayBeEmpty))
+                : folded != nil
+                    ? Marker.foldedEntryCode(site: site)
+                    : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
+        // Values: the results a body with a `defer` returns (`ReturnedValues`).
+        if options.values, foldsExit, !async, folded == nil, let exitType {
+            let copies = options.lineDirectiveFile != nil
+            let lines = self.lines
+            let ends = ReturnedValues.ends(statements, implicitReturns: returnPoints) { value in
+                copies
+                    && lines.line(of: value.positionAfterSkippingLeadingTrivia.utf8Offset)
+                        != lines.line(of: value.endPositionBeforeTrailingTrivia.utf8Offset)
+            }
+            for end in ends {
+                edits.append(Edit(offset: end, text: Marker.wrap(ValueCapture.returnedValue(resultType: exitType))))
+            }
+        }
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
             for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }

@@ -24,6 +24,9 @@ public struct InstrumentOptions: Sendable {
     /// a body's brace on its line, the line is broken after the inserted text and `#sourceLocation` puts the
     /// rest back at its line and column. Without it (in place) no line moves, and columns on such lines shift.
     public var lineDirectiveFile: String?
+    /// Also record each synchronous call's arguments and a one-value body's result (`ValueCapture`). Off, the
+    /// output is what it was before values existed, byte for byte.
+    public var values = false
 
     public init(
         module: String, declarations: Declarations = Declarations(), closures: Bool = false, inlinable: Bool = false,

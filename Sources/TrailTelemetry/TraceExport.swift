@@ -115,6 +115,7 @@ public struct TraceExport {
             threadName: thread.name)
         if call.isAsync, !call.isSpan { attributes.append(Attribute("trail.async", .bool(true))) }
         if call.startsTask { attributes.append(Attribute("trail.task.start", .bool(true))) }
+        if let values = process.callValues[call.spanId] { attributes += Span.valueAttributes(values) }
         if selected.foldedCalls > 0 {
             attributes.append(Attribute("trail.folded.calls", selected.foldedCalls))
             attributes.append(

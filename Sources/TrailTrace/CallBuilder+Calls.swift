@@ -17,6 +17,7 @@ extension CallBuilder {
     mutating func handle<V: CallVisitor>(
         _ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V
     ) {
+        if state.valueDataLeft > 0, takeValueData(record, state: state) { return }
         switch state.awaiting {
         case .nothing: break
         case .taskParent:
@@ -63,7 +64,9 @@ extension CallBuilder {
             state.awaiting = .asyncExitToken
         case .dropped:
             process.dropped += record.address
-        case .aux, nil:
+        case .aux:
+            takeValue(record, state: state)
+        case nil:
             break
         }
     }
@@ -174,5 +177,6 @@ extension CallBuilder {
         call.end = end
         call.unfinished = unfinished
         visitor.exit(call, tag: frame.tag)
+        if !process.callValues.isEmpty { process.callValues[frame.spanId] = nil }
     }
 }

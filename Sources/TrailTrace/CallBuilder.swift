@@ -59,6 +59,10 @@ struct CallBuilder {
         var heldAux = TraceRecord(time: 0, word: 0)
         /// Tracer spans open on this thread's stack, innermost last.
         var spans: [ThreadSpan] = []
+        /// A VALUE record waiting for its DATA records (CallBuilder+Values), and whether values were seen.
+        var valueParts: [TraceRecord] = []
+        var valueDataLeft = 0
+        var valuesSeen = false
 
         init(slot: UInt32) { self.slot = slot }
         deinit { pending.freeCopies() }
@@ -110,6 +114,7 @@ struct CallBuilder {
     /// The end of what will be read: every held record, then calls still open end at the last record.
     mutating func finish<V: CallVisitor>(_ visitor: inout V) {
         release(upTo: .max, &visitor)
+        finishValues()
         finishOpenCalls(&visitor)
         if file.endDropped > process.dropped { process.dropped = file.endDropped }
         visitor.endProcess(process)

@@ -74,7 +74,7 @@ public final class ChromeTrace: CallVisitor {
         let summary = process.spanSummary(call)
         let details = summary.isEmpty ? "" : #","span":\#(JSONString.quote(summary))"#
         let args =
-            #"{"location":\#(JSONString.quote(site.location))\#(details)\#(call.unfinished ? #","unfinished":true"# : "")}"#
+            #"{"location":\#(JSONString.quote(site.location))\#(details)\#(valueArgs(call))\#(call.unfinished ? #","unfinished":true"# : "")}"#
         let creator = call.startsTask && call.parentSpanId != 0 ? String(call.parentSpanId, radix: 16) : nil
         if !spawningSpans.isEmpty { processArrows(call, pid: pid, tid: tid) }
         if call.isAsync {

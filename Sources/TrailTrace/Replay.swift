@@ -87,7 +87,7 @@ public struct Replay: CallVisitor {
             prefix(
                 duration: process.nanoseconds(duration: call.duration), thread: line.call.thread, indent: line.indent)
             if options.colors { output.append(Self.dim) }
-            output.append("} /* ")
+            output.append("}" + outcome(call) + " /* ")
             output.append(process.name(call))
             output.append(" */")
             if options.colors { output.append(Self.reset) }
@@ -96,7 +96,8 @@ public struct Replay: CallVisitor {
         } else {
             openAncestors(of: line.parent)
             prefix(duration: process.nanoseconds(duration: call.duration), thread: call.thread, indent: line.indent)
-            output.append(process.name(call))
+            output.append(shownName(call))
+            output.append(outcome(call))
             output.append(byte: 0x3B)
             notes(call)
             spanSummary(call)
@@ -137,7 +138,7 @@ public struct Replay: CallVisitor {
             lines[index].printed = true
             let line = lines[index]
             prefix(duration: nil, thread: line.call.thread, indent: line.indent)
-            output.append(process!.name(line.call))
+            output.append(shownName(line.call))
             output.append(" {")
             notes(line.call)
             output.append(byte: 0x0A)

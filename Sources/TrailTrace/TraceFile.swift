@@ -49,6 +49,8 @@ public final class TraceFile {
     public var complete: Bool { metadata.complete }
     /// The file ends inside a block or a chunk, or could not be read again.
     public internal(set) var truncated = false
+    /// Value records read so far that were cut or malformed (CallBuilder+Values).
+    public internal(set) var skippedValues = SkippedValues()
     public var cut: Cut? { metadata.cut }
     public var endDropped: UInt64 { metadata.endDropped }
     /// Whether any records were read (a test process that ran nothing records none).

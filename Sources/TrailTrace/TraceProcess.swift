@@ -19,6 +19,9 @@ public final class TraceProcess {
     /// The details of the tracer spans open now (start and end merged), by span id; a viewer reads them at a
     /// span's enter and exit.
     public internal(set) var spanDetails: [UInt64: SpanDetails] = [:]
+    /// The recorded values of the synchronous calls open now (CallBuilder+Values), by span id: a viewer reads them
+    /// up to a call's exit.
+    public internal(set) var callValues: [UInt64: [CallValue]] = [:]
 
     init(file: TraceFile, sites: SiteTable) {
         self.file = file

@@ -23,6 +23,9 @@ let instrumentVerb = Verb(
         .flag(
             "--closures",
             help: "Also trace closures (off by default; one-statement closures only with a full signature)."),
+        .flag(
+            "--values",
+            help: "Also record each call's arguments and results (synchronous bodies; Docs/trace-format.md, values)."),
         .flag("--inlinable", help: "Also trace @inlinable and @_alwaysEmitIntoClient bodies (needs a public import)."),
         .value(
             "--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."
@@ -57,6 +60,7 @@ let instrumentVerb = Verb(
             )
         }
         settings.experimentalFeatures = features.features
+        settings.values = arguments.has("values")
         if let path = arguments.value("declarations") {
             settings.declared.append(
                 try reportingInputErrors { () throws(SourceError) in try Declarations(listAt: path) })

@@ -16,6 +16,7 @@ let runVerb = Verb(
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
+        .flag("--values", help: "Also record each call's arguments and results (as 'trail instrument --values')."),
         .value("--product", placeholder: "NAME", help: "The executable product to run (default: the only one)."),
         .value(
             "-c", "--configuration", placeholder: "NAME",
@@ -23,7 +24,8 @@ let runVerb = Verb(
     ],
     run: { arguments in
         let configuration = try buildConfiguration(arguments.value("configuration"))
-        let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "run")
+        let shadow = try ShadowRun.prepare(
+            package: arguments.value("package") ?? ".", verb: "run", values: arguments.has("values"))
         let product = try arguments.value("product") ?? onlyExecutable(shadow)
         let built = try ShadowRun.build(shadow, ["--product", product, "--configuration", configuration])
         guard built == 0 else {

@@ -35,7 +35,7 @@ enum ShadowRun {
     }
 
     /// The copy, brought up to date and instrumented, with a line saying what changed.
-    static func prepare(package: String, verb: String) throws -> ShadowPackage {
+    static func prepare(package: String, verb: String, values: Bool = false) throws -> ShadowPackage {
         Interruption.install()
         let trail = try trailPackage()
         return try reportingInputErrors { () throws(SourceError) -> ShadowPackage in
@@ -48,7 +48,7 @@ enum ShadowRun {
             let changes = try shadow.sync(trail: trail)
             try shadow.seedResolution()
             printError("trail \(verb): instrumenting the copy")
-            let report = try shadow.instrument(changes)
+            let report = try shadow.instrument(changes, values: values)
             let copied = changes.copied.count
             printError(
                 "trail \(verb): \(copied == 0 ? "no file changed" : "\(copied) file\(copied == 1 ? "" : "s") copied"), "

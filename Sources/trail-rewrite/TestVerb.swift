@@ -20,6 +20,7 @@ let testVerb = Verb(
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
+        .flag("--values", help: "Also record each call's arguments and results (as 'trail instrument --values')."),
         .value(
             "--filter", placeholder: "X", help: "Run only the tests matching X, as 'swift test --filter' (repeatable).",
             repeatable: true),
@@ -36,7 +37,8 @@ let testVerb = Verb(
     ],
     run: { arguments in
         let configuration = try buildConfiguration(arguments.value("configuration"))
-        let shadow = try ShadowRun.prepare(package: arguments.value("package") ?? ".", verb: "test")
+        let shadow = try ShadowRun.prepare(
+            package: arguments.value("package") ?? ".", verb: "test", values: arguments.has("values"))
         let folder = try ShadowRun.traceFolder(shadow)
         // One `swift test` builds and runs: a `swift build` before it costs a second planning of the build, and
         // each makes the other plan again. The environment names the `latest` link, so it is the same every run.

@@ -101,7 +101,7 @@ import TrailTestSupport
         return twins
     }()
 
-    static var twins: [String: String] { trace.merging(crash) { $1 } }
+    static var twins: [String: String] { trace.merging(crash) { $1 }.merging(values) { $1 } }
 
     @Test func everyLiteralOfTheHeaderAgreesWithItsSwiftTwin() {
         let header = Self.header.filter { $0.key != "TRAIL_FORMAT_H" && !Self.derived.contains($0.key) }

@@ -95,6 +95,24 @@ void trail_trace_flush(void);
 /// and trace ids"): this thread's innermost synchronous call, else the current task's innermost async call.
 /// Fills both ids and returns 1, or returns 0 when there is none.
 int trail_current_span(uint8_t trace_id[_Nonnull 16], uint64_t *span_id);
+
+// MARK: values (values.c): with values built in, the entry that also says whether to record them, and the
+// recorders of the innermost call's arguments and result (tags and roles in trail_format.h).
+
+/// trail_enter_sync, then 1 when this call records values (TRAIL_VALUES_FILTER chooses it); `count` values follow
+/// then (log mode writes the entry line with the last).
+int trail_values_enter(const char *site, uint32_t count);
+void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits);
+void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, const uint8_t *_Nullable bytes,
+                        size_t length);
+/// The innermost call's result, recorded when it records values, then trail_exit_sync.
+void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits);
+void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *_Nullable bytes, size_t length);
+/// A result returned where the exit is a `defer`: kept until the innermost call's exit writes it (`~>>`).
+void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits);
+void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *_Nullable bytes, size_t length);
+/// Whether a descriptor's label or name is on the redaction list (tests).
+int trail_values_redacts(const char *descriptor);
 /// This process's trace id (record and log mode; returns 0 when tracing is off).
 int trail_process_trace_id(uint8_t trace_id[_Nonnull 16]);
 

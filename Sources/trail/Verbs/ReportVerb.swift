@@ -5,7 +5,7 @@ let reportVerb = Verb(
     name: "report",
     summary: "Rank the functions of one or more traces by time, or report the last crash.",
     usage:
-        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process] \(traceArgument)\n       trail report --diff OLD [--threshold TIME|N%] NEW\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
+        "[--sort KEY[,KEY]...] [--exclude GLOB] [--by-process | --by-value FUNC] \(traceArgument)\n       trail report --diff OLD [--threshold TIME|N%] NEW\n       trail report --crash [LOGDIR|LOG] [--json] [--no-sanitize] [--debug-dir DIR]... [-o FILE]",
     details: traceDetails + """
          Several processes are added up by function, or shown apart with --by-process (a PID column).
 
@@ -30,6 +30,11 @@ let reportVerb = Verb(
         .value(
             "--threshold", placeholder: "TIME|N%",
             help: "With --diff: only functions whose total time changed by TIME (10us) or N% (10%) or more."),
+        .value(
+            "--by-value", placeholder: "FUNC",
+            help:
+                "The calls of FUNC (a glob; App.Type.name, Type.name or name) grouped by their recorded arguments (a build with --values), most total time first."
+        ),
         .flag("--crash", help: "Report the last crash instead of a trace."),
         .flag("--json", help: "Crash report as JSON."),
         .flag("--no-sanitize", help: "Keep home folders and the user name in the crash report."),
@@ -40,7 +45,10 @@ let reportVerb = Verb(
             "--output", "-o", placeholder: "FILE",
             help: "Write the crash report to FILE (atomically) instead of standard output."),
     ] + terminalOptions,
-    conflicts: [["diff", "crash"], ["diff", "by-process"]],
+    conflicts: [
+        ["diff", "crash"], ["diff", "by-process"], ["by-value", "by-process"], ["by-value", "crash"],
+        ["by-value", "sort"], ["by-value", "diff"],
+    ],
     needs: ["threshold": ["diff"]],
     run: { arguments in
         if arguments.value("diff") != nil { return try diffReport(arguments) }
@@ -57,6 +65,13 @@ let reportVerb = Verb(
         }
         let files = try openTraces(arguments)
         startPager(arguments)
+        if let function = arguments.value("by-value") {
+            var groups = ValueGroups(NamePattern(function))
+            CallStream().stream(files, into: &groups)
+            reportGaps(files)
+            printOut(groups.render())
+            return 0
+        }
         var profile = Profile(byProcess: arguments.has("by-process"))
         CallStream().read(files, into: &profile)
         reportGaps(files)

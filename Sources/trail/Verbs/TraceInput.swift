@@ -89,6 +89,7 @@ func reportGaps(_ files: [TraceFile], before: Bool = false) {
                 "trail: \(file.path) has no end record: the process crashed, was killed, or is still running; showing what is there"
             )
         }
+        if let note = file.skippedValues.note { printError("trail: \(file.path): \(note)") }
         if file.endDropped > 0 {
             printError("trail: \(file.path): \(file.endDropped) records were dropped while recording (buffers full)")
         }

@@ -42,3 +42,4 @@ Conditional.note()
 print("values:", Values.run())
 print("operands:", Values.operands())
 print("contexts:", Contexts.run())
+if CommandLine.arguments.contains("arguments") { print("arguments:", await Arguments.run()) }

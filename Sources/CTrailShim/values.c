@@ -1,0 +1,280 @@
+// Values (issue 41): a traced call's arguments and result as VALUE records in its thread's ring, right after its
+// ENTER and right before its EXIT (layout in trail_format.h). Only a build with values calls these, and only
+// inside the hooks' branch on the mode; a call whose function TRAIL_VALUES_FILTER does not choose records none.
+#include "internal.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: decisions per static string (a site's filter, a descriptor's redaction), computed once, cached by address.
+
+#define CHOICE_SLOTS 8192
+enum { CHOSEN = 1, REFUSED = 2 };
+
+struct choice_cache {
+    struct { uintptr_t key; int choice; } slots[CHOICE_SLOTS];
+    int lock;
+};
+
+static struct choice_cache filter_choices, redaction_choices;
+
+static int cached_choice(struct choice_cache *cache, const char *key, int (*decide)(const char *)) {
+    size_t start = ((uintptr_t)key >> 3) % CHOICE_SLOTS;
+    for (size_t probe = 0; probe < 32; probe++) {
+        size_t slot = (start + probe) % CHOICE_SLOTS;
+        uintptr_t cached = __atomic_load_n(&cache->slots[slot].key, __ATOMIC_ACQUIRE);
+        if (cached == (uintptr_t)key) return cache->slots[slot].choice == CHOSEN;
+        if (cached == 0) break;
+    }
+    int choice = decide(key) ? CHOSEN : REFUSED;
+    while (__atomic_exchange_n(&cache->lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    for (size_t probe = 0; probe < 32; probe++) {
+        size_t slot = (start + probe) % CHOICE_SLOTS;
+        if (cache->slots[slot].key == 0) {
+            cache->slots[slot].choice = choice;
+            __atomic_store_n(&cache->slots[slot].key, (uintptr_t)key, __ATOMIC_RELEASE);
+            break;
+        }
+        if (cache->slots[slot].key == (uintptr_t)key) break;
+    }
+    __atomic_store_n(&cache->lock, 0, __ATOMIC_RELEASE);
+    return choice == CHOSEN;
+}
+
+/// TRAIL_VALUES_FILTER's globs against the site's name; unset, every function.
+static int filter_chooses(const char *site) {
+    const char *patterns = trail_settings.values_filter;
+    char name[1024], pattern[512];
+    trail_site_name(site, name, sizeof name);
+    for (const char *start = patterns; start && *start;) {
+        const char *comma = strchr(start, ',');
+        size_t length = comma ? (size_t)(comma - start) : strlen(start);
+        if (length > 0 && length < sizeof pattern) {
+            memcpy(pattern, start, length);
+            pattern[length] = 0;
+            if (fnmatch(pattern, name, 0) == 0) return 1;
+        }
+        if (!comma) break;
+        start = comma + 1;
+    }
+    return 0;
+}
+
+/// Whether `word` (its case ignored) is in `text[0 ..< length]`.
+static int holds_word(const char *text, size_t length, const char *word, size_t word_length) {
+    if (word_length == 0 || word_length > length) return 0;
+    for (size_t at = 0; at + word_length <= length; at++) {
+        if (strncasecmp(text + at, word, word_length) == 0) return 1;
+    }
+    return 0;
+}
+
+/// A descriptor "label name: Type" whose label or name holds a word of TRAIL_VALUES_REDACT. The default list is the
+/// rewriter's (ValueCapture): such an argument is never passed.
+int trail_values_redacts(const char *descriptor) {
+    const char *colon = strchr(descriptor, ':');
+    size_t names = colon ? (size_t)(colon - descriptor) : strlen(descriptor);
+    const char *list = trail_settings.values_redact ? trail_settings.values_redact : "";
+    for (const char *start = list; *start;) {
+        const char *comma = strchr(start, ',');
+        size_t length = comma ? (size_t)(comma - start) : strlen(start);
+        while (length && isspace((unsigned char)*start)) start++, length--;
+        while (length && isspace((unsigned char)start[length - 1])) length--;
+        if (holds_word(descriptor, names, start, length)) return 1;
+        if (!comma) break;
+        start = comma + 1;
+    }
+    return 0;
+}
+
+// MARK: recording
+
+/// The innermost open call, when it records values.
+static struct trail_frame *valued_frame(struct trail_thread *thread) {
+    uint32_t depth = thread->depth;
+    if (depth == 0 || depth - 1 >= thread->capacity || !(thread->frames[depth - 1].word & FRAME_VALUES)) return NULL;
+    return &thread->frames[depth - 1];
+}
+
+int trail_values_chosen(const char *site) { return cached_choice(&filter_choices, site, filter_chooses); }
+
+/// Log mode's trail_values_enter: the entry line waits for the call's `count` values (log_argument writes it).
+int trail_values_enter_logging(const char *site, uint32_t count) {
+    struct trail_thread *thread = &trail_thread_state;
+    thread->values_deferring = 1;
+    trail_enter_sync(site);
+    thread->values_deferring = 0;
+    uint32_t depth = thread->depth;
+    int chosen = depth != 0 && depth - 1 < thread->capacity && (thread->frames[depth - 1].word & FRAME_RECORDED)
+                 && (!trail_settings.values_filter || trail_values_chosen(site));
+    if (chosen) thread->frames[depth - 1].word |= FRAME_VALUES;
+    if (thread->value_site) {
+        thread->value_length = 0;
+        thread->values_left = count;
+        if (!thread->value_text) thread->value_text = malloc(VALUE_LINE_MAX);
+        if (!chosen || count == 0 || !thread->value_text) trail_values_flush_entry(thread);
+    }
+    return chosen;
+}
+
+void trail_values_flush_entry(struct trail_thread *thread) {
+    const char *site = thread->value_site;
+    thread->value_site = NULL;
+    const char *values = thread->value_text && thread->value_length ? thread->value_text : NULL;
+    trail_log_event_values(site, 1, thread->value_depth, 0, 0, thread->value_start, values);
+    thread->value_length = 0;
+}
+
+/// Log mode: `label: text` (or `text` for `_`) joins the waiting entry line's values; the last one writes it.
+static void log_argument(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint64_t bits,
+                         const uint8_t *bytes, size_t kept, size_t whole) {
+    if (!thread->value_site || !thread->value_text) return;
+    char *text = thread->value_text;
+    size_t used = thread->value_length, room = VALUE_LINE_MAX;
+    size_t label = strcspn(descriptor, " :");
+    if (used && used + 2 < room) memcpy(text + used, ", ", 2), used += 2;
+    if (!(label == 1 && descriptor[0] == '_') && used + label + 2 < room) {
+        memcpy(text + used, descriptor, label);
+        memcpy(text + used + label, ": ", 2);
+        used += label + 2;
+    }
+    if (used < room) used += trail_value_format(text + used, room - used, tag, bits, bytes, kept, whole, descriptor, 0);
+    thread->value_length = used < room ? used : room - 1;
+    if (thread->values_left) thread->values_left--;
+    if (thread->values_left == 0) trail_values_flush_entry(thread);
+}
+
+/// An argument whose label or name is on TRAIL_VALUES_REDACT's list.
+static int redacted(const char *descriptor, uint32_t role) {
+    return UNLIKELY(trail_settings.values_redact != NULL) && role == VALUE_ROLE_ARGUMENT
+           && cached_choice(&redaction_choices, descriptor, trail_values_redacts);
+}
+
+/// The bytes of a string kept under TRAIL_VALUES_STRING_MAX, cut at a character's start.
+static size_t kept_bytes(const uint8_t *bytes, size_t length) {
+    size_t kept = length < trail_settings.values_string_max ? length : trail_settings.values_string_max;
+    while (kept < length && kept > 0 && (bytes[kept] & 0xC0) == 0x80) kept--;
+    return kept;
+}
+
+static void put_string(struct trail_ring *ring, const char *descriptor, uint32_t tag, uint32_t role,
+                       const uint8_t *bytes, size_t kept, size_t length);
+
+void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (!valued_frame(thread)) return;
+    if (redacted(descriptor, role)) tag = VALUE_REDACTED, bits = 0;
+    if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
+        trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, role, 0));
+    } else if (trail_mode_value == TRAIL_MODE_LOG) {
+        log_argument(thread, descriptor, tag, bits, NULL, 0, 0);
+    }
+}
+
+void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (!valued_frame(thread)) return;
+    if (redacted(descriptor, role)) {
+        trail_value_bits(descriptor, VALUE_REDACTED, role, 0);
+        return;
+    }
+    size_t kept = kept_bytes(bytes, length);
+    if (trail_mode_value == TRAIL_MODE_LOG) {
+        log_argument(thread, descriptor, tag, kept | (uint64_t)length << 32, bytes, kept, length);
+        return;
+    }
+    struct trail_ring *ring = thread->ring;
+    if (trail_mode_value != TRAIL_MODE_RECORD || !ring) return;
+    put_string(ring, descriptor, tag, role, bytes, kept, length);
+}
+
+/// A VALUE record of a string and its DATA records, `kept` of its `length` bytes.
+static void put_string(struct trail_ring *ring, const char *descriptor, uint32_t tag, uint32_t role,
+                       const uint8_t *bytes, size_t kept, size_t length) {
+    uint32_t data = (uint32_t)((kept + VALUE_DATA_BYTES - 1) / VALUE_DATA_BYTES);
+    uint64_t whole = length > UINT32_MAX ? UINT32_MAX : length;
+    trail_ring_put(ring, (uint64_t)kept | whole << 32, trail_value_word(descriptor, tag, role, data));
+    for (size_t at = 0; at < kept; at += VALUE_DATA_BYTES) {
+        uint8_t chunk[VALUE_DATA_BYTES] = { 0 };
+        memcpy(chunk, bytes + at, kept - at < VALUE_DATA_BYTES ? kept - at : VALUE_DATA_BYTES);
+        uint64_t time = 0, word = 0;
+        memcpy(&time, chunk, 8);  // little-endian, as every supported target is
+        memcpy(&word, chunk + 8, 6);
+        trail_ring_put(ring, time, word | ((uint64_t)KIND_AUX << WORD_KIND_SHIFT));
+    }
+}
+
+/// Log mode: the exit line of a call that records values says its result.
+void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes,
+                               size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    char text[VALUE_LINE_MAX];
+    size_t kept = bytes ? kept_bytes(bytes, length) : 0;
+    trail_value_format(text, sizeof text, tag, bits, bytes, kept, length, descriptor, 0);
+    thread->value_result = text;
+    trail_exit_sync();
+    thread->value_result = NULL;
+}
+
+void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG) return trail_values_exit_logging(descriptor, tag, 0, bytes, length);
+    trail_value_string(descriptor, tag, VALUE_ROLE_RESULT, bytes, length);
+    trail_exit_sync();
+}
+
+// MARK: results kept for a `defer`'s exit (`~>>`)
+
+static void keep_result(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint64_t bits) {
+    thread->result_depth = thread->depth;
+    thread->result_descriptor = descriptor;
+    thread->result_tag = tag;
+    thread->result_bits = bits;
+}
+
+void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (valued_frame(thread)) keep_result(thread, descriptor, tag, bits);
+}
+
+void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (!valued_frame(thread)) return;
+    if (!thread->result_bytes && !(thread->result_bytes = malloc(VALUE_STRING_MAX))) return;
+    size_t kept = kept_bytes(bytes, length);
+    if (kept) memcpy(thread->result_bytes, bytes, kept);
+    keep_result(thread, descriptor, tag, (uint64_t)kept | (uint64_t)(length > UINT32_MAX ? UINT32_MAX : length) << 32);
+}
+
+static int takes_result(struct trail_thread *thread, uint32_t depth) {
+    if (thread->result_depth != depth + 1) return 0;
+    thread->result_depth = 0;
+    return 1;
+}
+
+static int is_string(uint32_t tag) { return tag == VALUE_STRING || tag == VALUE_CHARACTER || tag == VALUE_SUBSTRING; }
+
+void trail_values_put_result(struct trail_thread *thread, uint32_t depth) {
+    if (!takes_result(thread, depth)) return;
+    const char *descriptor = thread->result_descriptor;
+    uint64_t bits = thread->result_bits;
+    if (is_string(thread->result_tag)) {
+        put_string(thread->ring, descriptor, thread->result_tag, VALUE_ROLE_RESULT, thread->result_bytes,
+                   (size_t)(bits & 0xFFFFFFFFu), (size_t)(bits >> 32));
+    } else {
+        trail_ring_put(thread->ring, bits, trail_value_word(descriptor, thread->result_tag, VALUE_ROLE_RESULT, 0));
+    }
+}
+
+const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth, char *text, size_t size) {
+    if (!takes_result(thread, depth)) return NULL;
+    uint64_t bits = thread->result_bits;
+    int string = is_string(thread->result_tag);
+    trail_value_format(text, size, thread->result_tag, bits, string ? thread->result_bytes : NULL,
+                       string ? (size_t)(bits & 0xFFFFFFFFu) : 0, string ? (size_t)(bits >> 32) : 0,
+                       thread->result_descriptor, 0);
+    return text;
+}

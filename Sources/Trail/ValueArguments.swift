@@ -1,0 +1,141 @@
+// Values (issue 41): what a build with values (`trail instrument --values`) inserts records a call's arguments.
+// The entry asks the runtime whether this call records values, and only then are the arguments passed:
+//
+//     if Trail.enterValues("App.fib(n:) @ App/Fib.swift:3", 1) { Trail.value("n: Int", n) }; defer { Trail.exit() };
+//
+// Each argument picks its recorder by overload at compile time: the cheap types are recorded raw, an optional of
+// one as it or nil, and anything else (the generic fallback) by the written type in its descriptor alone, so no
+// user code runs and nothing is copied: the fallback borrows, whatever the type. No overload takes a raw pointer
+// (OpaquePointer only): an array or a string would be converted to one, with a warning, rather than take the
+// fallback; the zoo's variadic `String...` is such an argument.
+public import CTrailHooks
+internal import CTrailShim
+
+extension Trail {
+    /// `enter(site)`, then whether this call records its values, `count` of them: with tracing off, the same one
+    /// branch.
+    @_transparent
+    public static func enterValues(_ site: StaticString, _ count: UInt32) -> Bool {
+        if _slowPath(trail_mode_address.pointee != 0) { return enterRecordingValues(site, count) }
+        return false
+    }
+
+    @usableFromInline
+    static func enterRecordingValues(_ site: StaticString, _ count: UInt32) -> Bool {
+        trail_values_enter(site.utf8Start, count) != 0
+    }
+
+    /// An argument whose label or name is on the rewriter's redaction list: its value is never passed.
+    public static func redacted(_ descriptor: StaticString) {
+        ValueRecorder.bits(descriptor, .redacted, .argument, 0)
+    }
+
+    /// Any other argument: its descriptor's written type is what is shown. `borrowing` and the suppressed
+    /// constraints keep a noncopyable or nonescapable value where it is.
+    public static func value<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, _ v: borrowing Value) {
+        ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
+    }
+
+    public static func value(_ descriptor: StaticString, _ v: Int) {
+        ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: Int64(v)))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int8) {
+        ValueRecorder.bits(descriptor, .int8, .argument, UInt64(bitPattern: Int64(v)))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int8?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int16) {
+        ValueRecorder.bits(descriptor, .int16, .argument, UInt64(bitPattern: Int64(v)))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int16?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int32) {
+        ValueRecorder.bits(descriptor, .int32, .argument, UInt64(bitPattern: Int64(v)))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int32?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int64) {
+        ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int64?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt) {
+        ValueRecorder.bits(descriptor, .uint64, .argument, UInt64(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt8) {
+        ValueRecorder.bits(descriptor, .uint8, .argument, UInt64(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt8?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt16) {
+        ValueRecorder.bits(descriptor, .uint16, .argument, UInt64(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt16?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt32) {
+        ValueRecorder.bits(descriptor, .uint32, .argument, UInt64(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt32?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt64) {
+        ValueRecorder.bits(descriptor, .uint64, .argument, v)
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt64?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Float) {
+        ValueRecorder.bits(descriptor, .float32, .argument, UInt64(v.bitPattern))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Float?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Double) {
+        ValueRecorder.bits(descriptor, .float64, .argument, v.bitPattern)
+    }
+    public static func value(_ descriptor: StaticString, _ v: Double?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Bool) {
+        ValueRecorder.bits(descriptor, .bool, .argument, v ? 1 : 0)
+    }
+    public static func value(_ descriptor: StaticString, _ v: Bool?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: OpaquePointer) {
+        ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v)))
+    }
+    public static func value(_ descriptor: StaticString, _ v: OpaquePointer?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: String) {
+        ValueRecorder.string(descriptor, .string, .argument, v)
+    }
+    public static func value(_ descriptor: StaticString, _ v: String?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Substring) {
+        ValueRecorder.string(descriptor, .substring, .argument, v)
+    }
+    public static func value(_ descriptor: StaticString, _ v: Substring?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Character) {
+        ValueRecorder.string(descriptor, .character, .argument, String(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Character?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+}

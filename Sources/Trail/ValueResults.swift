@@ -1,0 +1,257 @@
+// Values (issue 41): a result recorded with the exit of a body that is one value,
+// `return value ~>| Trail.TypedValueExit<Int>("-> Int")` (TrailExit's operators call these). With tracing off, the
+// same one branch as `exit()`; on, one call that records the result when the call records values, then exits.
+public import CTrailHooks
+internal import CTrailShim
+
+extension Trail {
+    /// The right operand of `value ~>| Trail.TypedValueExit<R>("-> R")`: as `TypedExit<R>`, and the descriptor of
+    /// the result.
+    @frozen
+    public struct TypedValueExit<Result: ~Copyable & ~Escapable> {
+        public let descriptor: StaticString
+
+        @_transparent
+        public init(_ descriptor: StaticString) { self.descriptor = descriptor }
+    }
+
+    /// Any other result: its written type is what is shown.
+    @_transparent
+    public static func exit<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, returning v: borrowing Value) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExitTypeOnly(descriptor) }
+    }
+
+    @usableFromInline
+    static func recordExitTypeOnly(_ descriptor: StaticString) {
+        ValueRecorder.exit(descriptor, .typeOnly, bits: 0)
+    }
+
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int) {
+        ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int8) {
+        ValueRecorder.exit(descriptor, .int8, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int8?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int8) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int8?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int16) {
+        ValueRecorder.exit(descriptor, .int16, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int16?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int16) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int16?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int32) {
+        ValueRecorder.exit(descriptor, .int32, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int32?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int32) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int32?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int64) {
+        ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int64?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int64) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int64?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt) {
+        ValueRecorder.exit(descriptor, .uint64, bits: UInt64(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt8) {
+        ValueRecorder.exit(descriptor, .uint8, bits: UInt64(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt8?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt8) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt8?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt16) {
+        ValueRecorder.exit(descriptor, .uint16, bits: UInt64(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt16?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt16) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt16?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt32) {
+        ValueRecorder.exit(descriptor, .uint32, bits: UInt64(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt32?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt32) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt32?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt64) {
+        ValueRecorder.exit(descriptor, .uint64, bits: v)
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt64?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt64) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt64?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float) {
+        ValueRecorder.exit(descriptor, .float32, bits: UInt64(v.bitPattern))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Float) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Float?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Double) {
+        ValueRecorder.exit(descriptor, .float64, bits: v.bitPattern)
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Double?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Double) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Double?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Bool) {
+        ValueRecorder.exit(descriptor, .bool, bits: v ? 1 : 0)
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Bool?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Bool) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Bool?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeRawPointer) {
+        ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeRawPointer?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeRawPointer) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeRawPointer?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) {
+        ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeMutableRawPointer) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeMutableRawPointer?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: OpaquePointer) {
+        ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: OpaquePointer?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: OpaquePointer) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: OpaquePointer?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: String) {
+        ValueRecorder.exit(descriptor, .string, v)
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: String?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: String) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: String?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Substring) {
+        ValueRecorder.exit(descriptor, .substring, v)
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Substring?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Substring) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Substring?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Character) {
+        ValueRecorder.exit(descriptor, .character, String(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Character?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Character) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Character?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+    }
+}

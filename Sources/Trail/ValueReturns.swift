@@ -1,0 +1,256 @@
+// Values (issue 41): a result recorded where a body with a `defer` returns it,
+// `return value ~>> Trail.TypedResult<Int>("-> Int")` (TrailExit's operators call these). The runtime keeps it
+// until the call's exit, which writes it right before the EXIT record; with tracing off, one branch.
+public import CTrailHooks
+internal import CTrailShim
+
+extension Trail {
+    /// The right operand of `value ~>> Trail.TypedResult<R>("-> R")`: as `TypedValueExit<R>`, without the exit.
+    @frozen
+    public struct TypedResult<Result: ~Copyable & ~Escapable> {
+        public let descriptor: StaticString
+
+        @_transparent
+        public init(_ descriptor: StaticString) { self.descriptor = descriptor }
+    }
+
+    /// Any other result: its written type is what is shown.
+    @_transparent
+    public static func result<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, _ v: borrowing Value) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResultTypeOnly(descriptor) }
+    }
+
+    @usableFromInline
+    static func recordResultTypeOnly(_ descriptor: StaticString) {
+        ValueRecorder.result(descriptor, .typeOnly, bits: 0)
+    }
+
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int) {
+        ValueRecorder.result(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int8) {
+        ValueRecorder.result(descriptor, .int8, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int8?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int8) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int8?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int16) {
+        ValueRecorder.result(descriptor, .int16, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int16?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int16) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int16?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int32) {
+        ValueRecorder.result(descriptor, .int32, bits: UInt64(bitPattern: Int64(v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int32?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int32) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int32?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int64) {
+        ValueRecorder.result(descriptor, .int64, bits: UInt64(bitPattern: v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int64?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int64) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int64?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt) {
+        ValueRecorder.result(descriptor, .uint64, bits: UInt64(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt8) {
+        ValueRecorder.result(descriptor, .uint8, bits: UInt64(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt8?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt8) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt8?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt16) {
+        ValueRecorder.result(descriptor, .uint16, bits: UInt64(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt16?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt16) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt16?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt32) {
+        ValueRecorder.result(descriptor, .uint32, bits: UInt64(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt32?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt32) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt32?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt64) {
+        ValueRecorder.result(descriptor, .uint64, bits: v)
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt64?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt64) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt64?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Float) {
+        ValueRecorder.result(descriptor, .float32, bits: UInt64(v.bitPattern))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Float?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Float) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Float?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Double) {
+        ValueRecorder.result(descriptor, .float64, bits: v.bitPattern)
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Double?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Double) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Double?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Bool) {
+        ValueRecorder.result(descriptor, .bool, bits: v ? 1 : 0)
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Bool?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Bool) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Bool?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UnsafeRawPointer) {
+        ValueRecorder.result(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UnsafeRawPointer?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeRawPointer) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeRawPointer?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) {
+        ValueRecorder.result(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeMutableRawPointer) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeMutableRawPointer?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: OpaquePointer) {
+        ValueRecorder.result(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: OpaquePointer?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: OpaquePointer) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: OpaquePointer?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: String) {
+        ValueRecorder.result(descriptor, .string, v)
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: String?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: String) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: String?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Substring) {
+        ValueRecorder.result(descriptor, .substring, v)
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Substring?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Substring) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Substring?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Character) {
+        ValueRecorder.result(descriptor, .character, String(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Character?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Character) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Character?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+    }
+}

@@ -1,0 +1,93 @@
+import SwiftSyntax
+
+/// What a build with values (`InstrumentOptions.values`) inserts to record a call's arguments and result. Each
+/// argument is passed by its name to `Trail.value(descriptor, name)`, a statement of its own inside the branch
+/// the entry takes only when the call records values: whichever overload it picks, it reads the parameter once,
+/// before the body runs, and its result is discarded, so it can change no expression of the body. The
+/// descriptor, `"label name: Type"` (`"n: Int"`, `"_ path: String"`), names the value in the trace, and the
+/// redaction list is matched against its label and name.
+enum ValueCapture {
+    /// One recorded parameter: its descriptor literal's text and the name the body knows it by.
+    struct Argument: Equatable {
+        var descriptor: String
+        var name: String
+    }
+
+    /// The parameters a synchronous function or initializer records, in order. Left out: those without a name
+    /// in the body (`_: Int`), functions and `@autoclosure`s (the fallback would have to take a closure that
+    /// may not escape, and an autoclosure is never evaluated for it), and parameter packs.
+    static func arguments(_ parameters: FunctionParameterListSyntax) -> [Argument] {
+        parameters.compactMap { parameter in
+            let label = parameter.firstName.text
+            let name = (parameter.secondName ?? parameter.firstName).text
+            guard name != "_", recordable(parameter.type) else { return nil }
+            let names = label == name ? label : "\(label) \(name)"
+            let ellipsis = parameter.ellipsis == nil ? "" : "..."
+            return Argument(descriptor: "\(names): \(typeText(parameter.type))\(ellipsis)", name: name)
+        }
+    }
+
+    /// The result's descriptor, `-> Type`.
+    static func resultDescriptor(_ type: String) -> String { "-> \(type)" }
+
+    private static func recordable(_ type: TypeSyntax) -> Bool {
+        if isPack(type) { return false }
+        for token in type.tokens(viewMode: .sourceAccurate) {
+            switch token.tokenKind {
+            case .arrow, .keyword(.each), .keyword(.repeat): return false
+            case .identifier("autoclosure"): return false
+            default: continue
+            }
+        }
+        return true
+    }
+
+    private static func isPack(_ type: TypeSyntax) -> Bool {
+        type.is(PackExpansionTypeSyntax.self) || type.is(PackElementTypeSyntax.self)
+    }
+
+    /// The written type on one line, without `inout`, ownership or `sending` specifiers and attributes.
+    static func typeText(_ type: TypeSyntax) -> String {
+        var base = type
+        while let attributed = base.as(AttributedTypeSyntax.self) { base = attributed.baseType }
+        var text = ""
+        var spaced = false
+        for token in base.tokens(viewMode: .sourceAccurate) {
+            if !text.isEmpty, spaced || !token.leadingTrivia.isEmpty { text += " " }
+            text += token.text
+            spaced = !token.trailingTrivia.isEmpty
+        }
+        return text
+    }
+
+    /// Labels and names whose arguments are never passed: recorded as `<redacted>` (`Trail.redacted`). A word
+    /// matches anywhere in the label or name, in any case (`apiKey`, `sessionToken`); `TRAIL_VALUES_REDACT` adds
+    /// words at run time.
+    static let redactedWords = ["password", "secret", "token", "key", "credential", "authorization", "cookie"]
+
+    static func isRedacted(_ argument: Argument) -> Bool {
+        let names = argument.descriptor.prefix { $0 != ":" }.lowercased()
+        return redactedWords.contains { names.contains($0) }
+    }
+
+    /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`.
+    static func entry(site: String, arguments: [Argument]) -> String {
+        let values = arguments.map {
+            isRedacted($0)
+                ? "Trail.redacted(\(Marker.literal($0.descriptor)))"
+                : "Trail.value(\(Marker.literal($0.descriptor)), \($0.name))"
+        }
+        return
+            "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(values.joined(separator: "; ")) };"
+    }
+
+    /// What follows a returned value where the exit is a `defer` (`ReturnedValues`), typed as `resultType`.
+    static func returnedValue(resultType: String) -> String {
+        " ~>> Trail.TypedResult<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"
+    }
+
+    /// A folded body's exit that records its result, typed as `resultType`.
+    static func foldedExit(resultType: String) -> String {
+        " ~>| Trail.TypedValueExit<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TrailTestSupport
+
+/// The zoo instrumented with values (`--values`, issue 41): every body form and every kind of parameter
+/// (Arguments.swift) compiles under Swift 5 and 6 with warnings as errors, and prints what the plain zoo prints,
+/// untraced, recording and logging.
+@Suite struct ZooValuesTests {
+    static let built: (plain: String, traced5: String, traced6: String) = {
+        let directory = Paths.temporaryDirectory("zoo-values")
+        let instrumented = directory + "/src"
+        try! run(
+            Paths.trail,
+            ["instrument", "--values", "--closures", "--module", "Zoo", "--output", instrumented, ZooTests.zoo],
+            check: true)
+        try! ZooTests.compileLogModule(into: directory)
+        return (
+            try! ZooTests.compile(ZooTests.zoo, traced: false, into: directory, swiftVersion: "6"),
+            try! ZooTests.compile(instrumented, traced: true, into: directory, swiftVersion: "5"),
+            try! ZooTests.compile(instrumented, traced: true, into: directory, swiftVersion: "6")
+        )
+    }()
+
+    @Test func insertsTheArgumentsAndResults() throws {
+        let built = Self.built
+        let source = Transcript.read((built.traced6 as NSString).deletingLastPathComponent + "/src/Arguments.swift")
+        #expect(source.contains(#"Trail.value("_ value: Int", value); Trail.value("by step: Int", step)"#))
+        #expect(
+            source.contains(
+                #"@ Zoo/Arguments.swift:43", 1) { Trail.value("_ flag: Bool", flag) }"#
+            ))
+        #expect(source.contains(#"~>| Trail.TypedValueExit<Double>("-> Double")"#))
+    }
+
+    @Test func printsWhatThePlainZooPrints() throws {
+        let built = Self.built
+        let plain = try run(built.plain, ["arguments"], check: true).stdout
+        #expect(plain.contains("arguments: -3 4 5 6 1.5 2.25 true é str sub true"))
+        let trace = Paths.temporaryDirectory("zoo-values-trace") + "/zoo.trace"
+        for binary in [built.traced5, built.traced6] {
+            #expect(try run(binary, ["arguments"], check: true).stdout == plain)
+            let recording = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace]
+            #expect(try run(binary, ["arguments"], environment: recording, check: true).stdout == plain)
+            #expect(try run(binary, ["arguments"], environment: ["TRAIL_TRACE": "1"], check: true).stdout == plain)
+        }
+    }
+
+    /// Log mode's lines with values: arguments in place of the labels, results after the name
+    /// (expected-values-trace.txt; the same calls as expected-trace.txt).
+    @Test func logModeTranscriptCarriesTheValues() throws {
+        let traced = try run(Self.built.traced6, [], environment: ["TRAIL_TRACE": "1"], check: true)
+        let expected = Transcript.read(ZooTests.zoo + "/expected-values-trace.txt")
+        #expect(Transcript.firstDifference(Transcript.maskTrace(traced.stderr), expected) == nil)
+        #expect(expected.contains("[trail T] -> Zoo.Shelf.init(name: \"zoo\")  (Zoo/Shelf.swift:15)"))
+    }
+}

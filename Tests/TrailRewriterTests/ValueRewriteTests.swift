@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TrailDriver
+
+@testable import TrailRewriter
+
+/// What `--values` inserts (issue 41): the arguments after the entry, inside the branch taken only when the call
+/// records values, and the result with a one-value body's exit.
+@Suite struct ValueRewriteTests {
+    func withValues(_ source: String, lineDirectiveFile: String? = nil) throws -> String {
+        var settings = InstrumentSettings()
+        settings.values = true
+        switch try settings.instrument(
+            Array(source.utf8), path: "/tmp/F.swift", module: "M", lineDirectiveFile: lineDirectiveFile)
+        {
+        case .changed(let bytes, _): return String(decoding: bytes, as: UTF8.self)
+        case .unchanged: return source
+        case .skipped(let reason): return "skipped: \(reason)"
+        }
+    }
+
+    @Test func argumentsAndResultsExactText() throws {
+        let source = """
+            func fib(n: Int) -> Int { n < 2 ? n : fib(n: n - 1) + fib(n: n - 2) }
+            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {
+                return []
+            }
+            func tick() -> Bool { true }
+            struct S {
+                init(name: String?) {}
+                subscript(index: Int) -> Int { index }
+            }
+
+            """
+        let expected = """
+            func fib(n: Int) -> Int {/*<trail*/if Trail.enterValues("M.fib(n:) @ M/F.swift:1", 1) { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
+            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2", 2) { Trail.value("from path: String", path); Trail.value("_ count: Int", count) }; defer { Trail.exit() };/*trail>*/
+                return []/*<trail*/ ~>> Trail.TypedResult<[UInt8]>("-> [UInt8]")/*trail>*/
+            }
+            func tick() -> Bool {/*<trail*/Trail.enter("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
+            struct S {
+                init(name: String?) {/*<trail*/if Trail.enterValues("M.S.init(name:) @ M/F.swift:7", 1) { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
+                subscript(index: Int) -> Int {/*<trail*/if Trail.enterValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(result == expected)
+        #expect(try stripped(result) == source)
+    }
+
+    /// Closures, autoclosures, parameter packs and unnamed parameters are not passed; async bodies record no values
+    /// (their entry is unchanged), nor does a result type the exit cannot name.
+    @Test func whatIsLeftOut() throws {
+        let source = """
+            func f(_ body: () -> Int, _ lazy: @autoclosure () -> Int, _ x: Int) {
+                _ = x
+            }
+            func g<each T>(_ values: repeat each T) {
+                _ = 1
+            }
+            func h(n: Int) async -> Int {
+                n
+            }
+            func o(n: Int) -> some Equatable { n }
+
+            """
+        let result = try withValues(source)
+        #expect(
+            result.contains(#"if Trail.enterValues("M.f(_:_:_:) @ M/F.swift:1", 1) { Trail.value("_ x: Int", x) }"#))
+        #expect(result.contains(#"func g<each T>(_ values: repeat each T) {/*<trail*/Trail.enter("#))
+        #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7")"#))
+        #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10", 1) { Trail.value("n: Int", n) };"#))
+        #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
+    }
+
+    /// A body that keeps its `defer` records what each of its own `return`s returns (`~>>`), not what a closure in
+    /// it returns, nor an `if` expression.
+    @Test func resultsOfBodiesWithADefer() throws {
+        let source = """
+            func name(of id: Int) throws -> String {
+                if id == 0 { return "zero" }
+                let doubled = [id].map { x in return x * 2 }
+                return try label(doubled[0])
+            }
+            func choose(_ flag: Bool) -> Int {
+                _ = 0
+                return if flag { 1 } else { 2 }
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(
+            result.contains(
+                #"if id == 0 { return "zero"/*<trail*/ ~>> Trail.TypedResult<String>("-> String")/*trail>*/ }"#))
+        #expect(result.contains("{ x in return x * 2 }\n"))
+        #expect(
+            result.contains(
+                #"return try label(doubled[0])/*<trail*/ ~>> Trail.TypedResult<String>("-> String")/*trail>*/"#))
+        #expect(result.contains("return if flag { 1 } else { 2 }\n"))
+        #expect(try stripped(result) == source)
+    }
+
+    /// An argument named like a secret is never passed: the build records it as `<redacted>`.
+    @Test func secretsAreNotPassed() throws {
+        let result = try withValues("func login(user: String, password: String, apiKey k: String) {\n    _ = 1\n}\n")
+        #expect(
+            result.contains(
+                #"{ Trail.value("user: String", user); Trail.redacted("password: String"); Trail.redacted("apiKey k: String") }"#
+            ))
+    }
+
+    /// Without `values`, nothing of this is inserted: the output is today's.
+    @Test func offByDefault() throws {
+        let result = try instrumented("func fib(n: Int) -> Int { n }\n")
+        #expect(!result.contains("Value") && !result.contains("value("))
+        #expect(result.contains(#"Trail.enter("M.fib(n:) @ M/F.swift:1");"#))
+    }
+}
