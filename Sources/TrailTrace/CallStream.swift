@@ -9,6 +9,8 @@ public struct CallStream {
     public let sites = SiteTable()
     /// Whether a report may read a large file on two threads (`ProfileInHalves`); off, one thread reads all.
     public var usesBothCores = true
+    /// The fewest blocks a file read on two threads has (`ProfileInHalves.minimumBlocks`; tests lower it).
+    var twoThreadsFrom = ProfileInHalves.minimumBlocks
 
     public init() {}
 
@@ -26,7 +28,7 @@ public struct CallStream {
         guard usesBothCores else { return stream(files, into: &visitor) }
         for file in files {
             let process = TraceProcess(file: file, sites: sites)
-            if !ProfileInHalves.read(process, into: &visitor) {
+            if !ProfileInHalves.read(process, into: &visitor, minimumBlocks: twoThreadsFrom) {
                 var reader = TraceReader(process: process)
                 reader.read(&visitor)
             }

@@ -14,11 +14,48 @@ struct FirstHalfScan {
         var position: UInt64
     }
 
-    struct Thread {
-        var frames: [Frame] = []
-        /// Per name (`sameName`), open calls on this stack, as `CallBuilder.ThreadState.open`.
-        var open: [Int32] = []
+    /// One thread's open calls and, per name (`sameName`), how many are open, as `CallBuilder.ThreadState` keeps
+    /// them; in buffers of its own, since an array's uniqueness check on every push and pop was a third of the scan.
+    final class Thread {
+        private(set) var frames = UnsafeMutablePointer<Frame>.allocate(capacity: 64)
+        private var capacity = 64
+        private(set) var count = 0
+        private(set) var open = UnsafeMutablePointer<Int32>.allocate(capacity: 0)
+        private(set) var names = 0
         var position: UInt64 = 0
+
+        deinit {
+            frames.deallocate()
+            open.deallocate()
+        }
+
+        @inline(__always) func push(_ frame: Frame) {
+            if count == capacity {
+                let larger = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: frames, count: count)
+                frames.deallocate()
+                frames = larger
+                capacity *= 2
+            }
+            (frames + count).initialize(to: frame)
+            count += 1
+        }
+
+        @inline(__always) func pop() -> Frame {
+            count -= 1
+            return (frames + count).move()
+        }
+
+        /// Makes room for name `name`'s count.
+        func makeRoom(forName name: Int) {
+            guard name >= names else { return }
+            let larger = UnsafeMutablePointer<Int32>.allocate(capacity: name + 16)
+            larger.moveInitialize(from: open, count: names)
+            (larger + names).initialize(repeating: 0, count: name + 16 - names)
+            open.deallocate()
+            open = larger
+            names = name + 16
+        }
     }
 
     private var threads: [Thread] = []
@@ -37,7 +74,7 @@ struct FirstHalfScan {
                 let index = Int(builder.thread(slot: records.slot, tid: records.tid))
                 while threads.count < builder.threads.count { threads.append(Thread()) }
                 threads[index].position = records.position
-                guard Self.scan(base, count: records.count, &threads[index], &builder, &lastTicks) else { return false }
+                guard scan(base, count: records.count, threads[index], &builder) else { return false }
             case .thread(let thread):
                 builder.noteThread(thread)
             case .span:
@@ -51,12 +88,17 @@ struct FirstHalfScan {
         return true
     }
 
-    private static func scan(
-        _ base: UnsafeRawPointer, count: Int, _ thread: inout Thread, _ builder: inout CallBuilder,
-        _ lastTicks: inout UInt64
+    private mutating func scan(
+        _ base: UnsafeRawPointer, count: Int, _ thread: Thread, _ builder: inout CallBuilder
     ) -> Bool {
         let aux = UInt64(TraceRecord.Kind.aux.rawValue)
         let depthMax = Int(TraceRecord.depthMax)
+        var lastTicks = self.lastTicks
+        defer { self.lastTicks = lastTicks }
+        // The last site met, and its name: a thread mostly calls the few functions it just called.
+        var lastAddress: UInt64 = 0
+        var lastSite: Int32 = 0
+        var lastName = 0
         for index in 0 ..< count {
             let record = TraceRecord(base, at: index &* TraceRecord.size)
             if record.word >> TraceRecord.kindShift == aux { return false }
@@ -64,20 +106,23 @@ struct FirstHalfScan {
             switch record.kind {
             case .enter:
                 let depth = record.depth
-                while thread.frames.count > depth, depth < depthMax { end(&thread, at: record.time, builder) }
-                let site = builder.site(record.address)
-                let name = Int(builder.sameName[Int(site)])
-                if thread.open.count <= name {
-                    thread.open.append(contentsOf: repeatElement(0, count: name + 1 - thread.open.count))
+                while thread.count > depth, depth < depthMax { end(thread, at: record.time, builder) }
+                if record.address != lastAddress || lastAddress == 0 {
+                    lastAddress = record.address
+                    lastSite = builder.site(record.address)
+                    lastName = Int(builder.sameName[Int(lastSite)])
+                    thread.makeRoom(forName: lastName)
                 }
-                thread.frames.append(
-                    Frame(site: site, outermost: thread.open[name] == 0, start: record.time, position: thread.position))
-                thread.open[name] += 1
+                thread.push(
+                    Frame(
+                        site: lastSite, outermost: thread.open[lastName] == 0, start: record.time,
+                        position: thread.position))
+                thread.open[lastName] += 1
             case .exit:
-                if !thread.frames.isEmpty {
+                if thread.count > 0 {
                     let depth = record.depth
-                    while thread.frames.count > depth + 1, depth < depthMax { end(&thread, at: record.time, builder) }
-                    end(&thread, at: record.time, builder)
+                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time, builder) }
+                    end(thread, at: record.time, builder)
                 }
             case .task, .asyncEnter, .asyncExit, .aux:
                 return false
@@ -90,11 +135,11 @@ struct FirstHalfScan {
     }
 
     @inline(__always)
-    private static func end(_ thread: inout Thread, at time: UInt64, _ builder: CallBuilder) {
-        let frame = thread.frames.removeLast()
+    private func end(_ thread: Thread, at time: UInt64, _ builder: CallBuilder) {
+        let frame = thread.pop()
         thread.open[Int(builder.sameName[Int(frame.site)])] -= 1
-        if !thread.frames.isEmpty {
-            thread.frames[thread.frames.count - 1].childTicks &+= max(time, frame.start) - frame.start
+        if thread.count > 0 {
+            thread.frames[thread.count - 1].childTicks &+= max(time, frame.start) - frame.start
         }
     }
 
@@ -103,7 +148,8 @@ struct FirstHalfScan {
         for (index, thread) in threads.enumerated() {
             let state = builder.threads[index]
             var parent: CallBuilder.Frame?
-            for (depth, open) in thread.frames.enumerated() {
+            for depth in 0 ..< thread.count {
+                let open = thread.frames[depth]
                 var frame = CallBuilder.Frame(
                     site: open.site, start: open.start,
                     spanId: UInt64(state.slot + 1) << 44 | (open.position & (1 << 44 - 1)),
@@ -113,7 +159,7 @@ struct FirstHalfScan {
                 state.stack.append(frame)
                 parent = frame
             }
-            state.open = thread.open
+            state.open = Array(UnsafeBufferPointer(start: thread.open, count: thread.names))
         }
         builder.process.lastTicks = max(builder.process.lastTicks, lastTicks)
     }

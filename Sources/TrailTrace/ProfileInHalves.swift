@@ -9,15 +9,15 @@ import TrailFormat
 /// call or a tracer span is read by one thread after all (the verdict comes early, from the scan).
 struct ProfileInHalves {
     /// Files of fewer blocks are read by one thread: a second would cost more than it saves.
-    nonisolated(unsafe) static var minimumBlocks = 16
+    static let minimumBlocks = 16
     /// The first thread's share of the blocks: it reads them whole while the second scans them, then reads the rest.
     static let firstShare = 0.6
 
     /// Reads `process` into `profile`, beginning and ending the process; false (nothing read) when the file is
     /// too small to split or no thread could be started.
-    static func read(_ process: TraceProcess, into profile: inout Profile) -> Bool {
+    static func read(_ process: TraceProcess, into profile: inout Profile, minimumBlocks: Int = minimumBlocks) -> Bool {
         let file = process.file
-        guard file.blockCount >= minimumBlocks else { return false }
+        guard file.blockCount >= max(2, minimumBlocks) else { return false }
         let split = Int(Double(file.blockCount) * firstShare)
         let second = SecondHalf(file: TraceFile(copying: file), split: split)
         guard let thread = JoinedThread({ second.run() }) else { return false }
