@@ -8,6 +8,8 @@ import TrailFormat
 struct FirstHalfScan {
     struct Frame {
         var site: Int32
+        /// `sameName[site]`, kept so that a return needs no lookup.
+        var name: Int32
         var outermost: Bool
         var start: UInt64
         var childTicks: UInt64 = 0
@@ -91,8 +93,13 @@ struct FirstHalfScan {
     private mutating func scan(
         _ base: UnsafeRawPointer, count: Int, _ thread: Thread, _ builder: inout CallBuilder
     ) -> Bool {
-        let aux = UInt64(TraceRecord.Kind.aux.rawValue)
+        // Kinds as the word's top bits: no optional enum made per record.
+        let enter = UInt64(TraceRecord.Kind.enter.rawValue)
+        let exit = UInt64(TraceRecord.Kind.exit.rawValue)
+        let dropped = UInt64(TraceRecord.Kind.dropped.rawValue)
         let depthMax = Int(TraceRecord.depthMax)
+        let first = thread.position
+        defer { thread.position = first &+ UInt64(count) }
         var lastTicks = self.lastTicks
         defer { self.lastTicks = lastTicks }
         // The last site met, and its name: a thread mostly calls the few functions it just called.
@@ -101,12 +108,11 @@ struct FirstHalfScan {
         var lastName = 0
         for index in 0 ..< count {
             let record = TraceRecord(base, at: index &* TraceRecord.size)
-            if record.word >> TraceRecord.kindShift == aux { return false }
+            let kind = record.word >> TraceRecord.kindShift
             if record.time > lastTicks { lastTicks = record.time }
-            switch record.kind {
-            case .enter:
+            if kind == enter {
                 let depth = record.depth
-                while thread.count > depth, depth < depthMax { end(thread, at: record.time, builder) }
+                while thread.count > depth, depth < depthMax { end(thread, at: record.time) }
                 if record.address != lastAddress || lastAddress == 0 {
                     lastAddress = record.address
                     lastSite = builder.site(record.address)
@@ -115,29 +121,26 @@ struct FirstHalfScan {
                 }
                 thread.push(
                     Frame(
-                        site: lastSite, outermost: thread.open[lastName] == 0, start: record.time,
-                        position: thread.position))
+                        site: lastSite, name: Int32(lastName), outermost: thread.open[lastName] == 0,
+                        start: record.time, position: first &+ UInt64(index)))
                 thread.open[lastName] += 1
-            case .exit:
+            } else if kind == exit {
                 if thread.count > 0 {
                     let depth = record.depth
-                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time, builder) }
-                    end(thread, at: record.time, builder)
+                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time) }
+                    end(thread, at: record.time)
                 }
-            case .task, .asyncEnter, .asyncExit, .aux:
-                return false
-            case .dropped, nil:
-                break
+            } else if kind != dropped, TraceRecord.Kind(rawValue: UInt8(kind)) != nil {
+                return false  // a task, an async call or AUX (unknown kinds are skipped, as CallBuilder does)
             }
-            thread.position += 1
         }
         return true
     }
 
     @inline(__always)
-    private func end(_ thread: Thread, at time: UInt64, _ builder: CallBuilder) {
+    private func end(_ thread: Thread, at time: UInt64) {
         let frame = thread.pop()
-        thread.open[Int(builder.sameName[Int(frame.site)])] -= 1
+        thread.open[Int(frame.name)] -= 1
         if thread.count > 0 {
             thread.frames[thread.count - 1].childTicks &+= max(time, frame.start) - frame.start
         }
