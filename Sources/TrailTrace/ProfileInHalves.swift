@@ -4,7 +4,7 @@ import TrailFormat
 /// One process's trace read into a `Profile` by two threads, each a half of the file's blocks. A profile is sums,
 /// minima and maxima per function, so the halves' add up to one reader's, provided the second half starts from
 /// the state the first leaves: every thread's stack of open calls. Those the second thread works out itself with
-/// a light pass over the first half (`FirstHalfScan`), about a fifth of what reading it costs, so the first
+/// a light pass over the first half (`FirstHalfScan`), about a quarter of what reading it costs, so the first
 /// half is the larger share. Only synchronous calls are worked out that way: a first half with a task, an async
 /// call or a tracer span is read by one thread after all (the verdict comes early, from the scan).
 struct ProfileInHalves {
