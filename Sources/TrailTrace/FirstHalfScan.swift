@@ -6,14 +6,12 @@ import TrailFormat
 /// instead of calls handed to a visitor. Names and threads met on the way go to the builder as its reading would
 /// have taken them.
 struct FirstHalfScan {
+    /// An open call: its site and `sameName[site]` (kept so that a return needs no lookup), its start, the time
+    /// of the calls it made so far, and the position of its ENTER record.
     struct Frame {
-        var site: Int32
-        /// `sameName[site]`, kept so that a return needs no lookup.
-        var name: Int32
+        var site, name: Int32
+        var start, childTicks, position: UInt64
         var outermost: Bool
-        var start: UInt64
-        var childTicks: UInt64 = 0
-        var position: UInt64
     }
 
     /// One thread's open calls and, per name (`sameName`), how many are open, as `CallBuilder.ThreadState` keeps
@@ -121,8 +119,8 @@ struct FirstHalfScan {
                 }
                 thread.push(
                     Frame(
-                        site: lastSite, name: Int32(lastName), outermost: thread.open[lastName] == 0,
-                        start: record.time, position: first &+ UInt64(index)))
+                        site: lastSite, name: Int32(lastName), start: record.time, childTicks: 0,
+                        position: first &+ UInt64(index), outermost: thread.open[lastName] == 0))
                 thread.open[lastName] += 1
             } else if kind == exit {
                 if thread.count > 0 {
