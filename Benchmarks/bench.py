@@ -3,7 +3,7 @@
 
 Commands of one comparison run alternately, round after round, so that a noisy machine affects them alike;
 the figures are medians. Usage: bench.py [rewriter] [trace] [viewers] [logger] [symbolizer] [resources] [package] [values]
-[--rounds N] [--package PATH]
+[--rounds N] [--package PATH] [--autogroup-nice N]
 """
 import argparse
 import json
@@ -279,12 +279,29 @@ def trace(rounds):
 # MARK: viewers
 
 
+AUTOGROUP_NICE = None
+
+
+def own_autogroup():
+    """In a child before exec, with --autogroup-nice: a session, so an autogroup, of its own at that nice. With
+    sched_autogroup_enabled each session gets an equal share of the CPUs, so while other sessions build, a
+    two-thread viewer run from this one got no more CPU than a one-thread run; both sides of a comparison run so."""
+    os.setsid()
+    try:
+        with open("/proc/self/autogroup", "w") as handle:
+            handle.write(str(AUTOGROUP_NICE))
+    except OSError:
+        pass
+
+
 def measured(argv, env=None):
-    """Runs argv with output to /dev/null; returns (seconds, peak resident MiB) of that child."""
+    """Runs argv with output to /dev/null; returns (seconds, peak resident MiB, stderr, CPU seconds: user and
+    system) of that child."""
     merged = dict(os.environ)
     merged.update(env or {})
     start = time.perf_counter()
-    process = subprocess.Popen(argv, env=merged, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(argv, env=merged, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               preexec_fn=own_autogroup if AUTOGROUP_NICE is not None else None)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     errors = process.stderr.read().decode(errors="replace")
@@ -292,7 +309,7 @@ def measured(argv, env=None):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.stderr.write(errors[-2000:])
         raise subprocess.CalledProcessError(status, argv)
-    return seconds, usage.ru_maxrss / 1024, errors
+    return seconds, usage.ru_maxrss / 1024, errors, usage.ru_utime + usage.ru_stime
 
 
 def viewers(rounds):
@@ -322,17 +339,20 @@ def viewers(rounds):
             runs.append(measured([trail, "report", trace_file]))
             if n <= 35:
                 theirs.append(measured(["uftrace", "report", "-d", data]))
-        if any("dropped" in errors or "cut" in errors for _, _, errors in runs):
+        if any("dropped" in errors or "cut" in errors for _, _, errors, _ in runs):
             log(f"  FAIL: the fib({n}) trace lost records: {runs[0][2].strip()}")
         seconds = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[3] for r in runs)
         resident = max(r[1] for r in runs)
         rates[label] = records / seconds
         line = (f"  {label:>6s} ({size / 2**20:7.0f} MiB, {records / 1e6:6.1f} M records): trail report "
-                f"{seconds:7.2f} s, {records / seconds / 1e6:5.1f} M records/s "
+                f"{seconds:7.2f} s ({cpu:.2f} s CPU), {records / seconds / 1e6:5.1f} M records/s "
                 f"({records / max(1e-9, seconds - startup) / 1e6:5.1f} after start-up), {resident:5.0f} MiB resident")
         if n <= 35:
             their_seconds = statistics.median(r[0] for r in theirs)
-            line += (f"; uftrace report {their_seconds:7.2f} s, {records / their_seconds / 1e6:5.1f} M records/s, "
+            their_cpu = statistics.median(r[3] for r in theirs)
+            line += (f"; uftrace report {their_seconds:7.2f} s ({their_cpu:.2f} s CPU), "
+                     f"{records / their_seconds / 1e6:5.1f} M records/s, "
                      f"{max(r[1] for r in theirs):5.0f} MiB: {their_seconds / seconds:.2f}x")
             rates[label + " uftrace"] = records / their_seconds
             if n == 30:
@@ -357,12 +377,14 @@ def viewers(rounds):
             goal("export --otlp speed / report speed at 1 GB", seconds / export_seconds, 0.5)
             os.remove(spans)
         if n == 40:
-            goal("10 GB report seconds", seconds, 120, higher_is_better=False)
+            goal("10 GB report seconds", seconds, 10, higher_is_better=False)
             goal("10 GB report resident MiB", resident, 256, higher_is_better=False)
         os.remove(trace_file)
     os.chdir(ROOT)
     for label in ["10 MB", "100 MB", "1 GB"]:
-        goal(f"trail / uftrace report records per second at {label}", rates[label] / rates[label + " uftrace"], 2)
+        # Issue 42: both cores from 1 GB on (a file of 16 blocks or more is read on two threads).
+        goal(f"trail / uftrace report records per second at {label}", rates[label] / rates[label + " uftrace"],
+             8 if label == "1 GB" else 2)
     ours = [rates[label] for label in ["10 MB", "100 MB", "1 GB", "10 GB"]]
     goal("slowest / fastest trail report rate across sizes", min(ours) / max(ours), 0.8)
 
@@ -974,9 +996,12 @@ def main():
     parser.add_argument("sections", nargs="*", help="some of: " + ", ".join(SECTIONS))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--package", help="the package the 'package' section traces (skipped without it)")
+    parser.add_argument("--autogroup-nice", type=int,
+                        help="viewers: run each measured command in an autogroup of its own at this nice (as root)")
     arguments = parser.parse_args()
-    global PACKAGE
+    global PACKAGE, AUTOGROUP_NICE
     PACKAGE = arguments.package
+    AUTOGROUP_NICE = arguments.autogroup_nice
     chosen = arguments.sections or list(SECTIONS)
     unknown = [name for name in chosen if name not in SECTIONS]
     if unknown:

@@ -7,6 +7,10 @@ import TrailFormat
 /// under the async call that created it (Docs/trace-format.md, "Task trees").
 public struct CallStream {
     public let sites = SiteTable()
+    /// Whether a report may read a large file on two threads (`ProfileInHalves`); off, one thread reads all.
+    public var usesBothCores = true
+    /// The fewest blocks a file read on two threads has (`ProfileInHalves.minimumBlocks`; tests lower it).
+    var twoThreadsFrom = ProfileInHalves.minimumBlocks
 
     public init() {}
 
@@ -20,7 +24,16 @@ public struct CallStream {
 
     // The viewers, specialized here: a generic call from another module would not be, and this loop runs
     // once per record.
-    public func read(_ files: [TraceFile], into visitor: inout Profile) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout Profile) {
+        guard usesBothCores else { return stream(files, into: &visitor) }
+        for file in files {
+            let process = TraceProcess(file: file, sites: sites)
+            if !ProfileInHalves.read(process, into: &visitor, minimumBlocks: twoThreadsFrom) {
+                var reader = TraceReader(process: process)
+                reader.read(&visitor)
+            }
+        }
+    }
     public func read(_ files: [TraceFile], into visitor: inout Replay) { stream(files, into: &visitor) }
     public func read(_ files: [TraceFile], into visitor: inout FlameGraph) { stream(files, into: &visitor) }
     public func read(_ files: [TraceFile], into visitor: inout ChromeTrace) { stream(files, into: &visitor) }

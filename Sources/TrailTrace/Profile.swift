@@ -93,6 +93,23 @@ public struct Profile: CallVisitor {
         if duration > tallies[site].maximum { tallies[site].maximum = duration }
     }
 
+    /// Adds what another profile gathered from the same process before its end, its site indices `from`'s,
+    /// found again in `table` (ProfileInHalves). Sums of ticks add up to what one reader would have counted.
+    mutating func add(_ other: Profile, sites from: SiteTable, into table: SiteTable) {
+        for (site, tally) in other.tallies.enumerated() where tally.calls > 0 {
+            let index = Int(table.index(from.texts[site]))
+            if index >= tallies.count {
+                tallies.append(contentsOf: repeatElement(Tally(), count: index + 1 - tallies.count))
+            }
+            tallies[index].calls += tally.calls
+            tallies[index].total &+= tally.total
+            tallies[index].selfTicks &+= tally.selfTicks
+            tallies[index].sum &+= tally.sum
+            tallies[index].minimum = min(tallies[index].minimum, tally.minimum)
+            tallies[index].maximum = max(tallies[index].maximum, tally.maximum)
+        }
+    }
+
     public mutating func endProcess(_ process: TraceProcess) {
         processes.append(process)
         for (site, tally) in tallies.enumerated() where tally.calls > 0 {

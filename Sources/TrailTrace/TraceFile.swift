@@ -190,6 +190,21 @@ public final class TraceFile {
         self.metadata = metadata
     }
 
+    /// The same file as `other`, as opened (its metadata as it stands now), for a second reader on another
+    /// thread (`ProfileInHalves`): what each reader absorbs stays its own.
+    init(copying other: TraceFile) {
+        path = other.path
+        header = other.header
+        metadata = other.metadata
+        wrapped = other.wrapped
+        truncated = other.truncated
+        blocks = other.blocks
+        fileSize = other.fileSize
+        identity = other.identity
+        mapsFile = other.mapsFile
+        heldBytesLimit = other.heldBytesLimit
+    }
+
     /// Every chunk of `block`, decoded, then the block's memory released.
     private static func walk(_ memory: BlockMemory, _ block: Block, _ body: (TraceChunk) -> Void) {
         var chunks = BlockChunks(memory.bytes(at: block.offset, count: block.used), used: block.used)
@@ -210,6 +225,12 @@ public final class TraceFile {
 
     /// The chunks in sequence order, for one pass through the file.
     public func chunks() -> ChunkCursor { ChunkCursor(file: self) }
+
+    /// The chunks from block ordinal `first` on.
+    func chunks(from first: Int) -> ChunkCursor { ChunkCursor(file: self, from: first) }
+
+    /// How many blocks the file holds.
+    var blockCount: Int { blocks.count }
 
     /// Walks a trace's chunks in sequence order, a block at a time, from the mapped file. A chunk stays readable
     /// after the cursor moves on, until the reader says it holds nothing before a later block: a thread's
@@ -237,9 +258,13 @@ public final class TraceFile {
         public var firstBlockInUse = Int.max {
             didSet { release() }
         }
+        /// The block ordinal the cursor stops before (`next` gives nil there); raised, it goes on.
+        var end = Int.max
 
-        init(file: TraceFile) {
+        init(file: TraceFile, from first: Int = 0) {
             self.file = file
+            block = first - 1
+            released = first
             let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 memory = nil
@@ -264,7 +289,7 @@ public final class TraceFile {
                     return Chunk(chunk: TraceChunk(type: type, payload: payload), block: block)
                 }
                 if block >= 0, !walker.whole { truncated = true }
-                guard block + 1 < file.blocks.count else { return nil }
+                guard block + 1 < min(file.blocks.count, end) else { return nil }
                 block += 1
                 release()
                 let next = file.blocks[block]

@@ -22,27 +22,37 @@ struct TraceReader {
         // The cursor's mapping holds the pending records: it lives until they are all handed on.
         let chunks = file.chunks()
         withExtendedLifetime(chunks) {
-            while let next = chunks.next() {
-                take(next.chunk, block: next.block, &visitor)
-                if case .records = next.chunk, next.block < chunks.firstBlockInUse {
-                    chunks.firstBlockInUse = next.block
-                }
-                if chunks.firstBlockInUse != .max,
-                    (next.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit
-                {
-                    // A thread holds records from far back (a quiet thread, a clock that jumped): copy them.
-                    for state in builder.threads { state.pending.adopt(before: next.block) }
-                    builder.handedOn = true
-                }
-                if builder.handedOn {
-                    builder.handedOn = false
-                    chunks.firstBlockInUse = builder.threads.lazy.compactMap { $0.pending.firstBlock }.min() ?? .max
-                }
-            }
+            walk(chunks, &visitor)
             builder.release(upTo: .max, &visitor)
         }
+        note(chunks)
+        builder.finish(&visitor)
+    }
+
+    /// Takes the cursor's chunks until it stops (its `end`, or the file's), holding records where they lie.
+    mutating func walk<V: CallVisitor>(_ chunks: TraceFile.ChunkCursor, _ visitor: inout V) {
+        while let next = chunks.next() {
+            take(next.chunk, block: next.block, &visitor)
+            if case .records = next.chunk, next.block < chunks.firstBlockInUse {
+                chunks.firstBlockInUse = next.block
+            }
+            if chunks.firstBlockInUse != .max,
+                (next.block - chunks.firstBlockInUse) * file.header.blockSize > file.heldBytesLimit
+            {
+                // A thread holds records from far back (a quiet thread, a clock that jumped): copy them.
+                for state in builder.threads { state.pending.adopt(before: next.block) }
+                builder.handedOn = true
+            }
+            if builder.handedOn {
+                builder.handedOn = false
+                chunks.firstBlockInUse = builder.threads.lazy.compactMap { $0.pending.firstBlock }.min() ?? .max
+            }
+        }
+    }
+
+    /// What the cursor learnt of the file: whether it ends early, and how much it held.
+    func note(_ chunks: TraceFile.ChunkCursor) {
         if chunks.truncated { file.truncated = true }
         file.mostBlocksHeld = max(file.mostBlocksHeld, chunks.mostBlocksHeld)
-        builder.finish(&visitor)
     }
 }
