@@ -38,4 +38,5 @@ public struct CallStream {
     public func read(_ files: [TraceFile], into visitor: inout FlameGraph) { stream(files, into: &visitor) }
     public func read(_ files: [TraceFile], into visitor: inout ChromeTrace) { stream(files, into: &visitor) }
     public func read(_ files: [TraceFile], into visitor: inout SpanSelection) { stream(files, into: &visitor) }
+    public func read(_ files: [TraceFile], into visitor: inout ValueGroups) { stream(files, into: &visitor) }
 }

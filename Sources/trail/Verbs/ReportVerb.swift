@@ -67,7 +67,7 @@ let reportVerb = Verb(
         startPager(arguments)
         if let function = arguments.value("by-value") {
             var groups = ValueGroups(NamePattern(function))
-            CallStream().stream(files, into: &groups)
+            CallStream().read(files, into: &groups)
             reportGaps(files)
             printOut(groups.render())
             return 0
