@@ -44,7 +44,8 @@ struct TrailPlugin: BuildToolPlugin {
                 return .buildCommand(
                     displayName: "Trail instrumenting \(relative)",
                     executable: trail,
-                    arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag + valuesFlag
+                    arguments: ["instrument", "--module", target.moduleName, "--line-directive"] + guardFlag
+                        + valuesFlag
                         + ["--declarations", declarations.path, "--output-file", copy.path, file.url.path],
                     environment: features,
                     inputFiles: [file.url, declarations],
