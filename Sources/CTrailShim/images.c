@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -147,6 +148,22 @@ static int describe_image(struct dl_phdr_info *info, size_t size, void *context)
     walk->used += format_image(walk->out + walk->used, walk->capacity - walk->used, info->dlpi_addr,
                                info->dlpi_addr + end, build_id, path);
     return 0;
+}
+
+void trail_main_build_id(char build_id[130]) {
+    // The loader's auxiliary vector gives the executable's program headers without its lock; the bias is where
+    // PT_PHDR landed minus where it asked to be.
+    const ElfW(Phdr) *headers = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+    int count = (int)getauxval(AT_PHNUM);
+    uintptr_t bias = 0;
+    for (int index = 0; headers && index < count; index++) {
+        if (headers[index].p_type == PT_PHDR) bias = (uintptr_t)headers - headers[index].p_vaddr;
+    }
+    if (!headers) {
+        memcpy(build_id, TRAIL_NO_BUILD_ID, sizeof TRAIL_NO_BUILD_ID);
+        return;
+    }
+    describe_segments(headers, count, bias, 0, UINTPTR_MAX, NULL, build_id);
 }
 
 void trail_crash_refresh_images(void) {

@@ -307,6 +307,8 @@ size_t trail_format_hex(uint64_t value, char *out);
 extern char trail_exe_path[4096];
 /// Puts the image lines of every loaded object: the map prepared in advance, then, read from
 /// /proc/self/maps, objects loaded since. Async-signal-safe.
+/// The main executable's GNU build ID in hex, or TRAIL_NO_BUILD_ID. Async-signal-safe.
+void trail_main_build_id(char build_id[130]);
 void trail_images_put(void (*put)(const char *text, size_t length));
 /// Copies up to `length` bytes of this process's memory at `address` without touching it: returns how many
 /// could be read (0 when the memory is gone). Async-signal-safe and never blocks.

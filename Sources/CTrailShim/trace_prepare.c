@@ -4,6 +4,8 @@
 // formatting of our own, no allocation, no stdio.
 #include "recorder.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -38,10 +40,37 @@ static void info_append(uint32_t *used, const char *text) {
     *used += (uint32_t)length;
 }
 
-/// The INFO chunk (exe, pid, host, app, version, traceparent), prepared so that a crash can open the file.
+/// /proc/self/cmdline with its arguments joined by spaces, cut at TRAIL_INFO_CMDLINE_MAX bytes; empty when it
+/// cannot be read. A newline in an argument would end the INFO line, so it becomes a space too.
+static void read_command_line(char out[TRAIL_INFO_CMDLINE_MAX + 1]) {
+    size_t used = 0;
+    int descriptor = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (descriptor >= 0) {
+        ssize_t count;
+        while (used < TRAIL_INFO_CMDLINE_MAX
+               && (count = read(descriptor, out + used, TRAIL_INFO_CMDLINE_MAX - used)) != 0) {
+            if (count < 0) {
+                if (errno == EINTR) continue;
+                break;
+            }
+            used += (size_t)count;
+        }
+        close(descriptor);
+    }
+    while (used > 0 && out[used - 1] == 0) used--;  // the last argument's NUL
+    for (size_t index = 0; index < used; index++) {
+        if (out[index] == 0 || out[index] == '\n') out[index] = ' ';
+    }
+    out[used] = 0;
+}
+
+/// The INFO chunk (exe, pid, host, app, version, traceparent, cmdline, build_id), prepared so that a crash can open the file.
 /// Async-signal-safe: a forked child's fork handler makes its own.
 void trail_file_prepare_info(void) {
-    char exe[4096] = "", host[256] = "", pid[24] = "";
+    char exe[4096] = "", host[256] = "", pid[24] = "", command[TRAIL_INFO_CMDLINE_MAX + 1], build_id[130];
+    read_command_line(command);
+    trail_main_build_id(build_id);
+    if (strcmp(build_id, TRAIL_NO_BUILD_ID) == 0) build_id[0] = 0;
     ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (exe_length > 0) exe[exe_length] = 0;
     if (gethostname(host, sizeof host) != 0) host[0] = 0;
@@ -52,9 +81,10 @@ void trail_file_prepare_info(void) {
     const char *lines[][2] = { { TRAIL_INFO_EXE "=", exe }, { TRAIL_INFO_PID "=", pid }, { TRAIL_INFO_HOST "=", host },
                                { TRAIL_INFO_APP "=", trail_rec.trace_app[0] ? trail_rec.trace_app : trail_exe_name() },
                                { TRAIL_INFO_VERSION "=", trail_rec.trace_version },
-                               { TRAIL_INFO_TRACEPARENT "=", parent } };
+                               { TRAIL_INFO_TRACEPARENT "=", parent }, { TRAIL_INFO_CMDLINE "=", command },
+                               { TRAIL_INFO_BUILD_ID "=", build_id } };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        if (i >= 4 && !lines[i][1][0]) continue;  // version and traceparent only when there is one
+        if (i >= 4 && !lines[i][1][0]) continue;  // version, traceparent, cmdline, build_id only when there is one
         info_append(&used, lines[i][0]);
         info_append(&used, lines[i][1]);
         info_append(&used, "\n");

@@ -50,6 +50,10 @@ enum chunk_type {
 #define TRAIL_INFO_APP "app"
 #define TRAIL_INFO_VERSION "version"
 #define TRAIL_INFO_TRACEPARENT "traceparent"
+#define TRAIL_INFO_CMDLINE "cmdline"
+#define TRAIL_INFO_BUILD_ID "build_id"
+// The longest command line INFO keeps, in bytes; the rest is cut.
+#define TRAIL_INFO_CMDLINE_MAX 1024
 // A site string is "name" TRAIL_SITE_SEPARATOR "file:line", split at the last separator (SiteName).
 #define TRAIL_SITE_SEPARATOR " @ "
 // A W3C traceparent of version 00, "00-<32 hex>-<16 hex>-<2 hex>" (TraceParent.length).

@@ -12,7 +12,14 @@ public struct TraceInfo: Sendable {
         case version
         /// The W3C `TRACEPARENT` the process started with (`TraceParent`).
         case traceparent
+        /// The command line, its arguments joined by spaces, cut at `TRAIL_INFO_CMDLINE_MAX` bytes.
+        case commandLine = "cmdline"
+        /// The main executable's GNU build ID in hex, when it has one.
+        case buildID = "build_id"
     }
+
+    /// The longest `cmdline` the writer keeps, in bytes (`TRAIL_INFO_CMDLINE_MAX`).
+    public static let commandLineMax = 1024
 
     public var entries: [(key: String, value: String)]
 

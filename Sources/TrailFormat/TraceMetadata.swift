@@ -15,6 +15,8 @@ public struct TraceMetadata: Sendable {
     public private(set) var complete = false
     /// Records the writer dropped, from END.
     public private(set) var endDropped: UInt64 = 0
+    /// Records the writer wrote, from END (0 without one).
+    public private(set) var endRecords: UInt64 = 0
     /// The totals of what the size limit cut: the largest CUT chunk, which is the last one written.
     public private(set) var cut: TraceChunks.Cut?
     /// A RECORDS chunk with records in it was read.
@@ -41,6 +43,7 @@ public struct TraceMetadata: Sendable {
         case .end(let end):
             complete = true
             endDropped = end.dropped
+            endRecords = end.records
         case .cut(let chunk):
             if chunk.records >= cut?.records ?? 0 { cut = chunk }
         case .records(let records, _):

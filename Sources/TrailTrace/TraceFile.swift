@@ -53,6 +53,8 @@ public final class TraceFile {
     public internal(set) var skippedValues = SkippedValues()
     public var cut: Cut? { metadata.cut }
     public var endDropped: UInt64 { metadata.endDropped }
+    /// Records the writer wrote, from END (0 without one).
+    public var endRecords: UInt64 { metadata.endRecords }
     /// Whether any records were read (a test process that ran nothing records none).
     public var hasRecords: Bool { metadata.hasRecords }
 

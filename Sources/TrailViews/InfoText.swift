@@ -1,4 +1,5 @@
 import Foundation
+import TrailFormat
 import TrailTrace
 
 #if canImport(Glibc)
@@ -10,11 +11,11 @@ public enum InfoText {
     public static func render(_ facts: TraceFacts) -> String {
         var rows: [(String, String)] = [("trace", facts.path)]
         rows.append(("program", facts.info["exe"] ?? "(not recorded)"))
-        // The writer records no command line or build ID today; a trace that has them shows them.
-        if let command = facts.info["cmdline"] { rows.append(("command line", command)) }
+        // Written by the tracer since the INFO chunk had them; older traces go without.
+        if let command = facts.info[TraceInfo.Key.commandLine.rawValue] { rows.append(("command line", command)) }
         if let app = facts.info["app"] { rows.append(("app", app)) }
         if let version = facts.info["version"] { rows.append(("app version", version)) }
-        if let buildID = facts.info["build_id"] { rows.append(("build id", buildID)) }
+        if let buildID = facts.info[TraceInfo.Key.buildID.rawValue] { rows.append(("build id", buildID)) }
         rows.append(("host", facts.info["host"] ?? "(not recorded)"))
         rows.append(("pid", String(facts.pid)))
         rows.append(("started", wallClock(facts.startWallNanoseconds)))
@@ -26,6 +27,7 @@ public enum InfoText {
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         if !kinds.isEmpty { calls += " (" + kinds.joined(separator: ", ") + ")" }
         rows.append(("calls", calls))
+        rows.append(("records", facts.records.map(String.init) ?? "(no end record)"))
         rows.append(("threads", threads(facts)))
         rows.append(("tasks", String(facts.tasks)))
         rows.append(("dropped records", String(facts.dropped)))

@@ -19,6 +19,8 @@ public struct TraceFacts: Sendable {
     public var threads: [(tid: UInt32, name: String)] = []
     public var tasks = 0
     public var dropped: UInt64 = 0
+    /// The records the writer wrote, from the END chunk; nil without one.
+    public var records: UInt64?
     public var fileSize: UInt64 = 0
     /// The size limit in bytes (header and blocks); 0 when there is none.
     public var cap: UInt64 = 0
@@ -87,6 +89,7 @@ public struct TraceSummary: CallVisitor {
         current.dropped = process.dropped
         current.cutRecords = file.cut?.records ?? 0
         current.complete = file.complete
+        current.records = file.complete ? file.endRecords : nil
         current.truncated = file.truncated
         facts.append(current)
     }

@@ -107,6 +107,16 @@ enum ShadowRun {
         return folder
     }
 
+    /// The folder `traces/latest` links to (the last run's traces), if any.
+    static func latestRun(_ shadow: ShadowPackage) -> String? {
+        let parent = shadow.root + "/traces"
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: parent + "/" + latest) else {
+            return nil
+        }
+        let folder = target.hasPrefix("/") ? target : parent + "/" + target
+        return FileManager.default.fileExists(atPath: folder) ? folder : nil
+    }
+
     /// The link to the newest run's traces, in `.build/trail-shadow/traces`.
     static let latest = "latest"
 

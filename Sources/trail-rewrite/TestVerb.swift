@@ -5,7 +5,9 @@ import TrailDriver
 let testVerb = Verb(
     name: "test",
     summary: ForwardedVerbs.test.summary,
-    usage: "[--package DIR] [--filter X]... [--skip X]... [--parallel] [-c debug|release] [-- swift test arguments]",
+    usage:
+        "[--package DIR] [--filter X]... [--skip X]... [--parallel] [-c debug|release] [--diff [--threshold T]] "
+        + "[-- swift test arguments]",
     details: """
         Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package,
         the copy's manifest gets the swift-trail dependency and the Trail product on every Swift target, tests
@@ -16,7 +18,8 @@ let testVerb = Verb(
         TRAIL_TRACE_FILE are trail test's). Then: the XCTest and Swift Testing tests that passed and failed, where
         the traces are, the top of 'trail report', and for each failing test the calls it made ('trail replay
         --filter'). Paths that name the copy are printed as your package's. The exit status is the tests'; Ctrl-C
-        stops the build or the tests at once, and the next run repairs the copy.
+        stops the build or the tests at once, and the next run repairs the copy. With --diff, the summary ends with
+        'trail report --diff' of the previous run's traces against this run's: the largest regressions first.
         """,
     options: [
         .value("--package", placeholder: "DIR", help: "The package folder (default: the current folder)."),
@@ -34,11 +37,24 @@ let testVerb = Verb(
         .value(
             "-c", "--configuration", placeholder: "NAME",
             help: "Build the copy with configuration NAME (debug or release; default debug)."),
+        .flag("--diff", help: "After the summary, compare this run's traces with the previous run's, per function."),
+        .value(
+            "--threshold", placeholder: "TIME|N%",
+            help: "With --diff: only functions whose total time changed by TIME (10us) or N% (10%) or more."),
     ],
+    needs: ["threshold": ["diff"]],
     run: { arguments in
         let configuration = try buildConfiguration(arguments.value("configuration"))
+        let threshold = arguments.value("threshold")
+        if let threshold, !TestSummary.isThreshold(threshold) {
+            throw UsageError(
+                description: "--threshold: a time with its unit (500ns, 10us, 1.5ms, 2s) or a percentage (10%), "
+                    + "not '\(threshold)'")
+        }
         let shadow = try ShadowRun.prepare(
             package: arguments.value("package") ?? ".", verb: "test", values: arguments.has("values"))
+        // Read before the new folder takes the link.
+        let previous = ShadowRun.latestRun(shadow)
         let folder = try ShadowRun.traceFolder(shadow)
         // One `swift test` builds and runs: a `swift build` before it costs a second planning of the build, and
         // each makes the other plan again. The environment names the `latest` link, so it is the same every run.
@@ -60,6 +76,9 @@ let testVerb = Verb(
                 status: status)
         }
         TestSummary.print(cases, folder: folder, status: status, shadow: shadow)
+        if arguments.has("diff") {
+            TestSummary.printDiff(previous: previous, folder: folder, threshold: threshold, shadow: shadow)
+        }
         return status
     })
 
@@ -106,6 +125,26 @@ enum TestSummary {
                 ["replay", "--filter", pattern, folder], lines: 40,
                 more: "trail replay --filter '\(pattern)' \(ShadowRun.relative(folder))", mapping: mapping)
         }
+    }
+
+    /// `trail report --diff` of the previous run's traces against this run's, its first lines.
+    static func printDiff(previous: String?, folder: String, threshold: String?, shadow: ShadowPackage) {
+        guard let previous, ShadowRun.traces(in: previous).count > 0 else {
+            printOut("\n== --diff: no previous run with traces to compare with; the next run compares with this one\n")
+            return
+        }
+        let arguments = ["report", "--diff", previous] + (threshold.map { ["--threshold", $0] } ?? []) + [folder]
+        let command = "trail " + arguments.map { ShadowRun.relative($0) }.joined(separator: " ")
+        printOut("\n== changes since the previous run, largest regressions first (\(command))\n")
+        ShadowRun.show(arguments, lines: 20, more: command, mapping: (shadow.copy, shadow.original))
+    }
+
+    /// A time with its unit (`50us`) or a percentage (`10%`), as `trail report --threshold` takes it; checked
+    /// before the tests run rather than after.
+    static func isThreshold(_ text: String) -> Bool {
+        if text.hasSuffix("%") { return Double(text.dropLast()).map { $0 >= 0 } ?? false }
+        let number = text.prefix { $0.isNumber || $0 == "." }
+        return Double(number) != nil && ["ns", "us", "µs", "ms", "s"].contains(String(text.dropFirst(number.count)))
     }
 
     /// Every test case: Swift Testing's from its xUnit file, XCTest's from its xUnit file where SwiftPM wrote one

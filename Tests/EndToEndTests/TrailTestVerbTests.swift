@@ -59,13 +59,33 @@ import TrailTestSupport
 
         try interruptAtEachStep(package, base: base)
 
-        // Release.
-        let release = try run(Paths.trail, ["test", "--package", package, "-c", "release", "--filter", "sum"])
+        // --diff: the last run (slow() without sleeping, in interruptAtEachStep) against one sleeping 1 s: slow()
+        // rose most, so it tops the list.
+        let slower = try run(
+            Paths.trail, ["test", "--package", package, "--filter", "slow", "--diff", "--threshold", "10%"],
+            environment: ["MIXED_SLEEP": "1"])
+        let diff = try #require(
+            slower.stdout.range(
+                of: "== changes since the previous run, largest regressions first (trail report --diff "),
+            "\(slower.stdout.suffix(3000))")
+        let rows = slower.stdout[diff.upperBound...].split(separator: "\n").drop { !$0.hasPrefix("  ====") }.dropFirst()
+        #expect(rows.first?.hasSuffix(" CalcTests.slow()") == true, "\(slower.stdout[diff.lowerBound...])")
+        #expect(rows.first?.contains(" s  ") == true, "a rise of about a second")
+        let badThreshold = try run(Paths.trail, ["test", "--package", package, "--diff", "--threshold", "5"])
+        #expect(badThreshold.status == 2 && badThreshold.stderr.contains("--threshold: a time with its unit"))
+
+        // Release, with --diff and no earlier run left.
+        try FileManager.default.removeItem(atPath: package + "/.build/trail-shadow/traces")
+        let release = try run(
+            Paths.trail, ["test", "--package", package, "-c", "release", "--filter", "sum", "--diff"])
         #expect(release.stdout.contains("== trail test: 1 passed, 0 failed"), "\(release.stderr.suffix(2000))")
+        #expect(release.stdout.contains("== --diff: no previous run with traces to compare with"))
         #expect(FileManager.default.fileExists(atPath: package + "/.build/trail-shadow/build/release"))
 
         let help = try run(Paths.trail, ["test", "--help"], check: true).stdout
-        for option in ["--filter", "--skip", "--parallel", "--configuration"] { #expect(help.contains(option)) }
+        for option in ["--filter", "--skip", "--parallel", "--configuration", "--diff", "--threshold"] {
+            #expect(help.contains(option))
+        }
     }
 
     /// Ctrl-C while copying, building and testing stops at once, with no child left; the next run passes.

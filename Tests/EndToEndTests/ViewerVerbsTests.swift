@@ -43,17 +43,39 @@ import TrailTestSupport
             let key = line.prefix(18)
             // Which threads ran the demo's tasks is the scheduler's choice.
             let varying = [
-                "# trace ", "# program ", "# host ", "# pid ", "# started ", "# size ", "# trace id ", "# threads ",
+                "# trace ", "# program ", "# command line ", "# build id ", "# records ", "# host ", "# pid ",
+                "# started ", "# size ", "# trace id ", "# threads ",
             ]
             if varying.contains(where: { key.hasPrefix($0) }) { return key + ": <varies>" }
             return Self.maskTimes(String(line))
         }.joined(separator: "\n")
         Self.expect(masked, "demo-info.txt")
+        // The rows masked above for their paths, checked here against what ran.
+        let folder = (Self.trace as NSString).deletingLastPathComponent
+        let command = ItemStoreTests.traced + " --store " + folder + "/items.json demo"
+        #expect(info.stdout.contains("\n# command line    : \(command)\n"))
+        let buildID = try #require(Self.gnuBuildID(ItemStoreTests.traced))
+        #expect(info.stdout.contains("\n# build id        : \(buildID)\n"))
+        // Each of the 45 calls wrote an entry and an exit; async calls add task records, as scheduling falls.
+        let records = info.stdout.split(separator: "\n").first { $0.hasPrefix("# records ") }
+        #expect((records.flatMap { Int($0.split(separator: " ").last!) } ?? 0) >= 90)
         let bad = Paths.temporaryDirectory("viewers") + "/not.trace"
         try Data("hello".utf8).write(to: URL(fileURLWithPath: bad))
         let refused = try run(Paths.trail, ["info", bad])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("trail: skipping \(bad): not a trail trace file"))
+    }
+
+    /// The 20-byte GNU build ID note of an executable (namesz 4, descsz 20, type 3, "GNU"), in hex.
+    static func gnuBuildID(_ path: String) -> String? {
+        guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else { return nil }
+        let note: [UInt8] = [4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0] + Array("GNU\0".utf8)
+        guard
+            let start = (0 ..< (bytes.count - note.count - 20)).first(where: { at in
+                note.indices.allSatisfy { bytes[at + $0] == note[$0] }
+            })
+        else { return nil }
+        return bytes[(start + note.count) ..< (start + note.count + 20)].map { String(format: "%02x", $0) }.joined()
     }
 
     @Test func graphMatchesTheTranscript() throws {

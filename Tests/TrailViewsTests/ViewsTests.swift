@@ -174,6 +174,7 @@ import TrailViews
             # duration        : 62.000 us
             # state           : complete
             # calls           : 9
+            # records         : 18
             # threads         : 1: 4242 main
             # tasks           : 0
             # dropped records : 0
@@ -186,6 +187,14 @@ import TrailViews
         let actual = InfoText.render(facts)
         #expect(Transcript.firstDifference(actual, expected) == nil, "\(actual)")
         #expect(facts.fileSize > 64 && facts.fileSize < 4096)
+        var recorded = facts
+        recorded.info["cmdline"] = "/usr/bin/small --fast"
+        recorded.info["build_id"] = "0c6cd888"
+        recorded.records = nil
+        let rows = InfoText.render(recorded)
+        #expect(rows.contains("# program         : /usr/bin/small\n# command line    : /usr/bin/small --fast\n"))
+        #expect(rows.contains("# app             : small\n# build id        : 0c6cd888\n"))
+        #expect(rows.contains("# records         : (no end record)\n"))
         #expect(InfoText.bytes(1536) == "1.5 KiB" && InfoText.bytes(3 << 30) == "3.0 GiB")
     }
 }
