@@ -6,7 +6,7 @@ let testVerb = Verb(
     name: "test",
     summary: ForwardedVerbs.test.summary,
     usage:
-        "[--package DIR] [--filter X]... [--skip X]... [--parallel] [-c debug|release] [--diff [--threshold T]] "
+        "[--package DIR] [--values] [--filter X]... [--skip X]... [--parallel] [-c debug|release] [--diff [--threshold T]] "
         + "[-- swift test arguments]",
     details: """
         Traces a package's test suite with nothing to edit. The package is copied to .build/trail-shadow/package,
