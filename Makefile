@@ -50,11 +50,17 @@ build: deps
 # The toolchain's swift-format with .swift-format (120 columns). The rewriter's fixtures are left out on purpose:
 # their odd shapes are what the tests feed it. `make format` rewrites the same files in place.
 LINTED = find Sources Plugins Samples Tests \( -name .build -o -name Fixtures \) -prune -o -name '*.swift' -print0
+# C, as swift format is for Swift: clang-format (Debian's, installed when missing) with .clang-format.
+CLINTED = find Sources Tests/Fixtures -name .build -prune -o \( -name '*.c' -o -name '*.h' \) -print0
 lint:
+	$(call need,clang-format)
 	@$(LINTED) | xargs -0 $(SWIFT) format lint --strict --parallel
+	@$(CLINTED) | xargs -0 clang-format --dry-run --Werror
 	@echo "lint: clean"
 format:
+	$(call need,clang-format)
 	@$(LINTED) | xargs -0 $(SWIFT) format format -i --parallel
+	@$(CLINTED) | xargs -0 clang-format -i
 
 test: lint deps
 	$(call need-pip,opentelemetry-proto,opentelemetry.proto.collector.logs.v1.logs_service_pb2)

@@ -29,7 +29,10 @@ static int foreign[FATAL_COUNT];
 static struct sigaction foreign_action[FATAL_COUNT];
 /// The last fault handed to a foreign handler on this thread: when it comes straight back, it was not repaired.
 /// A fault inside the foreign handler ends too: it comes straight back at its own pc the second time.
-static __thread struct { uint64_t pc, address, at_ns; int signal; } handed_fault;
+static __thread struct {
+    uint64_t pc, address, at_ns;
+    int signal;
+} handed_fault;
 static void on_fatal_signal(int signal, siginfo_t *info, void *context);
 static int handling;
 static uint32_t handling_tid;
@@ -130,7 +133,8 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     __atomic_store_n(&handling_tid, self, __ATOMIC_RELEASE);
     // A report another thread is writing shares the buffer: let it finish (it is not waited for past 200 ms).
     for (int waited = 0; waited < 200 && __atomic_load_n(&report_lock, __ATOMIC_ACQUIRE) != 0
-                         && __atomic_load_n(&report_lock, __ATOMIC_ACQUIRE) != (int)self; waited++) {
+                         && __atomic_load_n(&report_lock, __ATOMIC_ACQUIRE) != (int)self;
+         waited++) {
         pause_for(1);
     }
     int saved_errno = errno;
@@ -216,7 +220,8 @@ void trail_crash_report(const char *reason, int fatal) {
     }
     // One block at a time: they share the buffer. The holder's tid lets a crash inside a report go on.
     int self = (int)trail_current_tid();
-    while (!__atomic_compare_exchange_n(&report_lock, &(int){ 0 }, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) sched_yield();
+    while (!__atomic_compare_exchange_n(&report_lock, &(int){ 0 }, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        sched_yield();
     // A crash is being written: this thread waits for the process to end rather than write into its block.
     while (__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
@@ -241,7 +246,8 @@ void trail_set_thread_name(const char *name) {
 /// A thread's first traced call (log or record mode) or name: give it an alternate stack too, so that a stack overflow
 /// on it is caught as well (the kernel cannot run a handler on the stack that overflowed).
 void trail_crash_thread_started(void) {
-    if ((__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || trail_trace_guard_active()) && !__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
+    if ((__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || trail_trace_guard_active())
+        && !__atomic_load_n(&handling, __ATOMIC_ACQUIRE)) {
         trail_crash_prepare_thread();
     }
 }

@@ -78,8 +78,8 @@ static void put_micros(int64_t nanoseconds) {
 
 // MARK: configuration, prepared at install
 
-static char app_line[512] = "";          // "name version"
-static int breadcrumb_count;  // TRAIL_CRASH_BREADCRUMBS
+static char app_line[512] = "";  // "name version"
+static int breadcrumb_count;     // TRAIL_CRASH_BREADCRUMBS
 
 // MARK: the block
 
@@ -100,8 +100,16 @@ static const char *code_name(int signal, int code) {
     }
     switch (signal) {
     case SIGSEGV: return code == SEGV_MAPERR ? "SEGV_MAPERR" : code == SEGV_ACCERR ? "SEGV_ACCERR" : "SEGV_?";
-    case SIGBUS: return code == BUS_ADRALN ? "BUS_ADRALN" : code == BUS_ADRERR ? "BUS_ADRERR" : code == BUS_OBJERR ? "BUS_OBJERR" : "BUS_?";
-    case SIGILL: return code == ILL_ILLOPC ? "ILL_ILLOPC" : code == ILL_ILLOPN ? "ILL_ILLOPN" : code == ILL_PRVOPC ? "ILL_PRVOPC" : "ILL_?";
+    case SIGBUS:
+        return code == BUS_ADRALN   ? "BUS_ADRALN"
+               : code == BUS_ADRERR ? "BUS_ADRERR"
+               : code == BUS_OBJERR ? "BUS_OBJERR"
+                                    : "BUS_?";
+    case SIGILL:
+        return code == ILL_ILLOPC   ? "ILL_ILLOPC"
+               : code == ILL_ILLOPN ? "ILL_ILLOPN"
+               : code == ILL_PRVOPC ? "ILL_PRVOPC"
+                                    : "ILL_?";
     case SIGFPE: return code == FPE_INTDIV ? "FPE_INTDIV" : code == FPE_INTOVF ? "FPE_INTOVF" : "FPE_?";
     case SIGTRAP: return code == TRAP_BRKPT ? "TRAP_BRKPT" : code == TRAP_TRACE ? "TRAP_TRACE" : "TRAP_?";
     default: return "?";
@@ -215,13 +223,17 @@ static void put_breadcrumbs(void) {
     struct trail_thread *thread = &trail_thread_state;
     int mode = trail_current_mode();
     put(TRAIL_FIELD_TRACE);
-    put(mode == TRAIL_MODE_RECORD ? TRAIL_TRACE_RECORD "\n" : mode == TRAIL_MODE_LOG ? TRAIL_TRACE_LOG "\n" : TRAIL_TRACE_OFF "\n");
+    put(mode == TRAIL_MODE_RECORD ? TRAIL_TRACE_RECORD "\n"
+        : mode == TRAIL_MODE_LOG  ? TRAIL_TRACE_LOG "\n"
+                                  : TRAIL_TRACE_OFF "\n");
     struct trail_ring *ring = thread->ring;
     if (mode == TRAIL_MODE_RECORD && ring) {
         uint64_t ticks0, nanos0;
         trail_recorder_clock(&ticks0, &nanos0);
         uint64_t ticks_now = trail_ticks(), nanos_now = trail_monotonic_ns();
-        double rate = ticks_now > ticks0 && nanos_now > nanos0 ? (double)(nanos_now - nanos0) / (double)(ticks_now - ticks0) : 1.0;
+        double rate = ticks_now > ticks0 && nanos_now > nanos0
+                          ? (double)(nanos_now - nanos0) / (double)(ticks_now - ticks0)
+                          : 1.0;
         uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
         uint64_t first = head > (uint64_t)breadcrumb_count * 2 ? head - (uint64_t)breadcrumb_count * 2 : 0;
         if (head - first > ring->mask) first = head - ring->mask;
@@ -234,8 +246,11 @@ static void put_breadcrumbs(void) {
                 result = index;
                 continue;
             }
-            const char *label = kind == KIND_ENTER ? TRAIL_EVENT_ENTER : kind == KIND_EXIT ? TRAIL_EVENT_EXIT
-                : kind == KIND_ASYNC_ENTER ? TRAIL_EVENT_ASYNC_ENTER : kind == KIND_ASYNC_EXIT ? TRAIL_EVENT_ASYNC_EXIT : NULL;
+            const char *label = kind == KIND_ENTER         ? TRAIL_EVENT_ENTER
+                                : kind == KIND_EXIT        ? TRAIL_EVENT_EXIT
+                                : kind == KIND_ASYNC_ENTER ? TRAIL_EVENT_ASYNC_ENTER
+                                : kind == KIND_ASYNC_EXIT  ? TRAIL_EVENT_ASYNC_EXIT
+                                                           : NULL;
             if (!label) continue;
             put(TRAIL_LINE_CRUMB);
             put_micros(-(int64_t)((double)(ticks_now - record->time) * rate));
@@ -243,10 +258,14 @@ static void put_breadcrumbs(void) {
             put(label);
             put(" ");
             char valued[1024];
-            size_t length = kind == KIND_ENTER || kind == KIND_EXIT
-                ? trail_crumb_site(ring, index, head, kind == KIND_EXIT ? result : 0, valued, sizeof valued) : 0;
-            if (length) put_bytes(valued, length < sizeof valued ? length : sizeof valued - 1);
-            else put_site(record->word & WORD_ADDRESS_MASK);
+            size_t length =
+                kind == KIND_ENTER || kind == KIND_EXIT
+                    ? trail_crumb_site(ring, index, head, kind == KIND_EXIT ? result : 0, valued, sizeof valued)
+                    : 0;
+            if (length)
+                put_bytes(valued, length < sizeof valued ? length : sizeof valued - 1);
+            else
+                put_site(record->word & WORD_ADDRESS_MASK);
             put("\n");
             if (kind != KIND_AUX) result = 0;
         }

@@ -38,7 +38,8 @@ static int add_value(struct crumb_text *text, struct trail_ring *ring, uint64_t 
         memcpy(piece, &chunk->time, 8);
         memcpy(piece + 8, &chunk->word, 6);
         size_t offset = (size_t)at * VALUE_DATA_BYTES;
-        if (offset < kept) memcpy(bytes + offset, piece, kept - offset < VALUE_DATA_BYTES ? kept - offset : VALUE_DATA_BYTES);
+        if (offset < kept)
+            memcpy(bytes + offset, piece, kept - offset < VALUE_DATA_BYTES ? kept - offset : VALUE_DATA_BYTES);
     }
     size_t label = strcspn(descriptor, " :");
     if (with_label && !(label == 1 && descriptor[0] == '_')) {
@@ -78,7 +79,8 @@ size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, 
     } else {
         uint64_t next = index + 1;
         if (next >= head || !is_value(&ring->records[next & ring->mask])) return 0;
-        const char *open = memchr(site, '(', name_length), *close = open ? memchr(open, ')', name_length - (size_t)(open - site)) : NULL;
+        const char *open = memchr(site, '(', name_length),
+                   *close = open ? memchr(open, ')', name_length - (size_t)(open - site)) : NULL;
         add(&text, site, open ? (size_t)(open - site) : name_length);
         add(&text, "(", 1);
         for (int first = 1; next < head && is_value(&ring->records[next & ring->mask]); first = 0) {
@@ -86,7 +88,8 @@ size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, 
             if (((value->word >> VALUE_ROLE_SHIFT) & VALUE_ROLE_MASK) != VALUE_ROLE_ARGUMENT) break;
             if (!first) add(&text, ", ", 2);
             if (!copy_name(value->word & WORD_ADDRESS_MASK, descriptor, sizeof descriptor)
-                || !add_value(&text, ring, next, head, descriptor, 1)) return 0;
+                || !add_value(&text, ring, next, head, descriptor, 1))
+                return 0;
             next += 1 + ((value->word >> VALUE_DATA_SHIFT) & VALUE_DATA_MAX);
         }
         add(&text, ")", 1);

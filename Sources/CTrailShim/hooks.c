@@ -36,7 +36,10 @@ static char *include_patterns, *exclude_patterns;  // comma-separated globs
 static uint32_t max_depth;
 
 #define DECISION_SLOTS 16384
-static struct { uintptr_t site; int decision; } decisions[DECISION_SLOTS];
+static struct {
+    uintptr_t site;
+    int decision;
+} decisions[DECISION_SLOTS];
 static int decision_lock;
 
 static int matches_any(const char *patterns, const char *name) {
@@ -111,10 +114,11 @@ void *trail_current_task(void) { return current_task(); }
 // parent token. The runtime keeps the key's address without retaining it, so any static address will do.
 
 __attribute__((swiftcall)) extern void *swift_task_localValueGet(const void *key) __attribute__((weak));
-__attribute__((swiftcall)) extern void swift_task_localValuePush(const void *key, void *value, const void *type) __attribute__((weak));
+__attribute__((swiftcall)) extern void swift_task_localValuePush(const void *key, void *value, const void *type)
+    __attribute__((weak));
 __attribute__((swiftcall)) extern void swift_task_localValuePop(void) __attribute__((weak));
 __attribute__((swiftcall)) extern _Bool swift_task_hasTaskGroupStatusRecord(void) __attribute__((weak));
-extern const char uint_metadata __asm__("$sSuN") __attribute__((weak));   // UInt's type metadata
+extern const char uint_metadata __asm__("$sSuN") __attribute__((weak));  // UInt's type metadata
 
 static const uint64_t token_key = 0x7472616c;  // its address is the key
 
@@ -142,7 +146,10 @@ static int push_token(uint64_t token) {
 }
 
 #define TASK_SLOTS 1024
-static struct { void *task; uint32_t depth; } task_depths[TASK_SLOTS];
+static struct {
+    void *task;
+    uint32_t depth;
+} task_depths[TASK_SLOTS];
 static int task_lock;
 static int tasks_seen;
 
@@ -225,7 +232,8 @@ static uint64_t filter_flags(struct trail_thread *thread, const char *site, uint
         thread->matched++;
         flags |= FRAME_MATCHED;
     }
-    int hidden = (include_patterns && thread->matched == 0) || (decision & EXCLUDED) || (max_depth && depth >= max_depth);
+    int hidden =
+        (include_patterns && thread->matched == 0) || (decision & EXCLUDED) || (max_depth && depth >= max_depth);
     return hidden ? flags : flags | FRAME_RECORDED;
 }
 
@@ -250,7 +258,7 @@ __attribute__((always_inline)) static inline void enter_sync(struct trail_thread
     frame->word = address | flags;
     if (!(flags & FRAME_RECORDED)) return;
     if (trail_mode_value == TRAIL_MODE_LOG) {
-        frame->start = trail_log_unique_ns();  // its start, and its span id
+        frame->start = trail_log_unique_ns();      // its start, and its span id
         if (UNLIKELY(thread->values_deferring)) {  // the line waits for the call's values (values.c)
             thread->value_site = site;
             thread->value_depth = depth + task_depth(current_task(), 0);
@@ -286,7 +294,8 @@ int trail_values_enter(const char *site, uint32_t count) {
     uint32_t depth = thread->depth;
     if (UNLIKELY(depth == 0 || depth - 1 >= thread->capacity) || !thread->ring) return 0;
     struct trail_frame *frame = &thread->frames[depth - 1];
-    if (!(frame->word & FRAME_RECORDED) || (UNLIKELY(trail_settings.values_filter) && !trail_values_chosen(site))) return 0;
+    if (!(frame->word & FRAME_RECORDED) || (UNLIKELY(trail_settings.values_filter) && !trail_values_chosen(site)))
+        return 0;
     frame->word |= FRAME_VALUES;
     return 1;
 }
@@ -297,15 +306,17 @@ __attribute__((always_inline)) static inline void exit_sync(struct trail_thread 
     uint32_t depth = --thread->depth;
     if (UNLIKELY(depth >= thread->capacity)) return;
     uint64_t word = thread->frames[depth].word;
-    if (LIKELY(word & FRAME_RECORDED) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && LIKELY(thread->ring != NULL)) {
+    if (LIKELY(word & FRAME_RECORDED) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD)
+        && LIKELY(thread->ring != NULL)) {
         if (UNLIKELY(word & FRAME_VALUES)) trail_values_put_result(thread, depth);
         trail_ring_put(thread->ring, trail_ticks(), record_word(word, depth, KIND_EXIT));
     } else if (word & FRAME_RECORDED && trail_mode_value == TRAIL_MODE_LOG) {
         uint64_t start = thread->frames[depth].start;
         if (UNLIKELY(thread->value_site != NULL)) trail_values_flush_entry(thread);
         char kept[VALUE_LINE_MAX];
-        const char *result = thread->value_result || !(word & FRAME_VALUES) ? thread->value_result
-                                                                           : trail_values_result_text(thread, depth, kept, sizeof kept);
+        const char *result = thread->value_result || !(word & FRAME_VALUES)
+                                 ? thread->value_result
+                                 : trail_values_result_text(thread, depth, kept, sizeof kept);
         trail_log_event_values((const char *)(uintptr_t)(word & WORD_ADDRESS_MASK), 0,
                                depth + task_depth(current_task(), 0), trail_monotonic_ns() - start, 0, start, result);
     }
@@ -319,7 +330,8 @@ void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) 
     struct trail_thread *thread = &trail_thread_state;
     uint32_t depth = thread->depth;
     if (LIKELY(depth != 0 && depth - 1 < thread->capacity) && (thread->frames[depth - 1].word & FRAME_VALUES)) {
-        if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG)) return trail_values_exit_logging(descriptor, tag, bits, NULL, 0);
+        if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG))
+            return trail_values_exit_logging(descriptor, tag, bits, NULL, 0);
         if (LIKELY(thread->ring != NULL)) {
             trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
         }
@@ -372,7 +384,8 @@ static void exit_async(trail_span span, const void *details, uint32_t length, in
     struct trail_ring *ring;
     if (trail_mode_value == TRAIL_MODE_LOG) {
         uint32_t before = task_depth(current_task(), -1);
-        trail_log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1, span.start);
+        trail_log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1,
+                        span.start);
     } else if (trail_mode_value == TRAIL_MODE_RECORD && (ring = ring_of(thread))) {
         if (is_span) trail_span_details_queue(span.start, TRAIL_SPAN_PHASE_END, details, length);
         trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));

@@ -38,17 +38,20 @@ size_t trail_format_hex(uint64_t value, char *out) {
 /// The end of an object's segments and its build ID in hex ("-" without one). Notes are read only inside
 /// [readable_low, readable_high).
 /// `view` holds the bytes of [readable_low, readable_high): the memory itself, or a copy of it.
-static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_t bias, uintptr_t readable_low,
+static uint64_t describe_segments(const ElfW(Phdr) * headers, int count, uintptr_t bias, uintptr_t readable_low,
                                   uintptr_t readable_high, const unsigned char *view, char build_id[130]) {
     uint64_t end = 0;
     memcpy(build_id, TRAIL_NO_BUILD_ID, sizeof TRAIL_NO_BUILD_ID);
     for (int index = 0; index < count; index++) {
         const ElfW(Phdr) *header = &headers[index];
-        if (header->p_type == PT_LOAD && header->p_vaddr + header->p_memsz > end) end = header->p_vaddr + header->p_memsz;
+        if (header->p_type == PT_LOAD && header->p_vaddr + header->p_memsz > end)
+            end = header->p_vaddr + header->p_memsz;
         if (header->p_type != PT_NOTE) continue;
         uintptr_t start = bias + header->p_vaddr;
-        if (start < readable_low || start + header->p_memsz > readable_high || start + header->p_memsz < start) continue;
-        const unsigned char *note = (const unsigned char *)((uintptr_t)view + (start - readable_low)), *limit = note + header->p_memsz;
+        if (start < readable_low || start + header->p_memsz > readable_high || start + header->p_memsz < start)
+            continue;
+        const unsigned char *note = (const unsigned char *)((uintptr_t)view + (start - readable_low)),
+                            *limit = note + header->p_memsz;
         while (note + sizeof(ElfW(Nhdr)) <= limit) {
             const ElfW(Nhdr) *entry = (const ElfW(Nhdr) *)note;
             const unsigned char *name = note + sizeof *entry;
@@ -69,7 +72,8 @@ static uint64_t describe_segments(const ElfW(Phdr) *headers, int count, uintptr_
 }
 
 /// "image 0x<bias> 0x<end> <build id> <path>\n" into `out`; returns its length, 0 when it does not fit.
-static size_t format_image(char *out, size_t capacity, uint64_t bias, uint64_t end, const char *build_id, const char *path) {
+static size_t format_image(char *out, size_t capacity, uint64_t bias, uint64_t end, const char *build_id,
+                           const char *path) {
     size_t path_length = strlen(path), id_length = strlen(build_id);
     if (capacity < 6 + 2 * 19 + id_length + 1 + path_length + 1) return 0;
     static const char image[] = TRAIL_LINE_IMAGE "0x";
@@ -98,9 +102,12 @@ static uint64_t parse_hex(const char **cursor) {
     uint64_t value = 0;
     for (;; (*cursor)++) {
         char c = **cursor;
-        if (c >= '0' && c <= '9') value = value << 4 | (uint64_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') value = value << 4 | (uint64_t)(c - 'a' + 10);
-        else return value;
+        if (c >= '0' && c <= '9')
+            value = value << 4 | (uint64_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            value = value << 4 | (uint64_t)(c - 'a' + 10);
+        else
+            return value;
     }
 }
 
@@ -144,7 +151,8 @@ static int describe_image(struct dl_phdr_info *info, size_t size, void *context)
         }
     }
     char build_id[130];
-    uint64_t end = describe_segments(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, 0, UINTPTR_MAX, NULL, build_id);
+    uint64_t end =
+        describe_segments(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, 0, UINTPTR_MAX, NULL, build_id);
     walk->used += format_image(walk->out + walk->used, walk->capacity - walk->used, info->dlpi_addr,
                                info->dlpi_addr + end, build_id, path);
     return 0;
@@ -257,12 +265,15 @@ static void consider_mapping(const char *line, const char *prepared, size_t prep
     if (!path || high - low < sizeof(ElfW(Ehdr))) return;
 
     _Alignas(16) unsigned char start[16384];
-    size_t copied = trail_copy_readable(start, (uintptr_t)low, high - low < sizeof start ? (size_t)(high - low) : sizeof start);
+    size_t copied =
+        trail_copy_readable(start, (uintptr_t)low, high - low < sizeof start ? (size_t)(high - low) : sizeof start);
     if (copied < sizeof(ElfW(Ehdr))) return;
     const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)start;
-    if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 || header->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)
+    if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0
+        || header->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)
         || (header->e_type != ET_DYN && header->e_type != ET_EXEC) || header->e_phentsize != sizeof(ElfW(Phdr))
-        || header->e_phoff + (uint64_t)header->e_phnum * sizeof(ElfW(Phdr)) > copied || header->e_phoff % 8) return;
+        || header->e_phoff + (uint64_t)header->e_phnum * sizeof(ElfW(Phdr)) > copied || header->e_phoff % 8)
+        return;
     const ElfW(Phdr) *headers = (const ElfW(Phdr) *)(start + header->e_phoff);
     // The segment mapped from offset 0 is where `low` is: that gives the load bias.
     uintptr_t bias = 0;
@@ -275,7 +286,8 @@ static void consider_mapping(const char *line, const char *prepared, size_t prep
     }
     if (!found) return;
     char build_id[130];
-    uint64_t end = describe_segments(headers, header->e_phnum, bias, (uintptr_t)low, (uintptr_t)low + copied, start, build_id);
+    uint64_t end =
+        describe_segments(headers, header->e_phnum, bias, (uintptr_t)low, (uintptr_t)low + copied, start, build_id);
     char text[4400];
     size_t length = format_image(text, sizeof text, bias, bias + end, build_id, path);
     // Listed already when a line begins "image 0x<bias> 0x<end> ".

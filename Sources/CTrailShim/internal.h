@@ -48,26 +48,26 @@ static inline uint64_t record_word(uint64_t address, uint32_t depth, enum record
 
 // MARK: span word (async calls): the site in bits 0-47, flags above.
 
-#define SPAN_ASYNC (UINT64_C(1) << 63)      // entered by enter_async
-#define SPAN_PUSHED (UINT64_C(1) << 62)     // a parent token was pushed as a task-local: exit pops it
-#define SPAN_RECORDED (UINT64_C(1) << 61)   // an exit event is due
+#define SPAN_ASYNC (UINT64_C(1) << 63)     // entered by enter_async
+#define SPAN_PUSHED (UINT64_C(1) << 62)    // a parent token was pushed as a task-local: exit pops it
+#define SPAN_RECORDED (UINT64_C(1) << 61)  // an exit event is due
 
 // MARK: per-thread ring: written only by its thread, drained by the writer thread.
 
 struct trail_ring {
     struct trail_record *records;
-    uint64_t mask;                 // capacity - 1, capacity a power of two
-    uint64_t head;                 // next write; published with release stores (producer)
-    uint64_t tail;                 // next read; published with release stores (writer)
-    uint64_t cached_tail;          // the producer's last view of tail
-    uint64_t dropped;              // records lost since the last DROPPED record (producer)
-    uint64_t dropped_total;        // all records lost (producer; read by the writer)
-    uint32_t slot;                 // stable index of this ring
+    uint64_t mask;           // capacity - 1, capacity a power of two
+    uint64_t head;           // next write; published with release stores (producer)
+    uint64_t tail;           // next read; published with release stores (writer)
+    uint64_t cached_tail;    // the producer's last view of tail
+    uint64_t dropped;        // records lost since the last DROPPED record (producer)
+    uint64_t dropped_total;  // all records lost (producer; read by the writer)
+    uint32_t slot;           // stable index of this ring
     uint32_t tid;
     char name[16];
-    int state;                     // RING_LIVE or RING_RETIRED (thread ended)
+    int state;  // RING_LIVE or RING_RETIRED (thread ended)
     int name_written;
-    uint64_t token;                // async tokens handed out by this thread
+    uint64_t token;  // async tokens handed out by this thread
 };
 
 enum { RING_FREE = 0, RING_LIVE = 1, RING_RETIRED = 2 };
@@ -84,28 +84,28 @@ struct trail_frame {
 };
 
 struct trail_thread {
-    uint32_t depth;                // synchronous call depth
+    uint32_t depth;  // synchronous call depth
     uint32_t tid;
-    uint32_t matched;              // open include-filter scopes
+    uint32_t matched;  // open include-filter scopes
     uint32_t ring_failed;
     struct trail_ring *ring;
-    struct trail_frame *frames;    // frames[0 ..< depth] are the open synchronous calls
+    struct trail_frame *frames;  // frames[0 ..< depth] are the open synchronous calls
     uint32_t capacity;
     // Log mode with values (values.c): an entry line waits for its call's values, and an exit line takes its result.
-    int values_deferring;          // set around trail_enter_sync: keep the entry line in `value_site`
-    uint32_t values_left;          // values still to come before the entry line is written
-    const char *value_site;        // the waiting entry line's site (NULL: none)
+    int values_deferring;    // set around trail_enter_sync: keep the entry line in `value_site`
+    uint32_t values_left;    // values still to come before the entry line is written
+    const char *value_site;  // the waiting entry line's site (NULL: none)
     uint32_t value_depth;
     uint64_t value_start;
-    const char *value_result;      // set around trail_exit_sync: the exit line's " = result"
-    char *value_text;              // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
+    const char *value_result;  // set around trail_exit_sync: the exit line's " = result"
+    char *value_text;          // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
     size_t value_length;
     // A result returned where the exit is a `defer` (`~>>`), kept until that call's exit writes it.
-    uint32_t result_depth;         // the depth the call's body runs at (its frame index + 1); 0: none kept
+    uint32_t result_depth;  // the depth the call's body runs at (its frame index + 1); 0: none kept
     uint32_t result_tag;
     const char *result_descriptor;
     uint64_t result_bits;
-    uint8_t *result_bytes;         // a string's bytes (VALUE_STRING_MAX, allocated on first use)
+    uint8_t *result_bytes;  // a string's bytes (VALUE_STRING_MAX, allocated on first use)
 };
 
 #define VALUE_LINE_MAX 768
@@ -175,7 +175,8 @@ int trail_ring_wait(struct trail_ring *ring, uint64_t need) __attribute__((cold,
 /// Appends one record and returns its position (the index among all records put in the slot). When the ring
 /// stays full it is counted as lost, and after a loss a DROPPED record goes first, so readers know where the
 /// gap is.
-__attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trail_ring *ring, uint64_t time, uint64_t word) {
+__attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trail_ring *ring, uint64_t time,
+                                                                     uint64_t word) {
     uint64_t head = ring->head;
     uint64_t need = ring->dropped ? 2 : 1;
     if (UNLIKELY(head + need - ring->cached_tail > ring->mask + 1)) {
@@ -325,7 +326,8 @@ int trail_before_image_ends(void);
 /// with it: only tries the buffer's lock and waits for a full pipe at most briefly.
 void trail_log_mode_drain(void);
 /// `line` ends in the ids and '\n'; `message_length` bytes of it come before the ids.
-void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16], uint64_t span_id);
+void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16],
+                         uint64_t span_id);
 
 // MARK: log mode's lines (log_events.c)
 
@@ -346,7 +348,8 @@ static inline uint64_t trail_value_word(const char *descriptor, uint32_t tag, ui
 /// values.c: TRAIL_VALUES_FILTER's choice for a site; log mode's entry (its line waits for the values) and exit.
 int trail_values_chosen(const char *site);
 int trail_values_enter_logging(const char *site, uint32_t count);
-void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t length);
+void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bits, const uint8_t *bytes,
+                               size_t length);
 /// At the exit of frame `depth` when it records values (hooks.c): the result kept for it, before its EXIT; in log
 /// mode its text, into `text`, or NULL.
 void trail_values_put_result(struct trail_thread *thread, uint32_t depth);

@@ -66,7 +66,8 @@ void trail_log_event_values(const char *site, int entering, uint32_t depth, uint
     if (values && !entering) snprintf(name + name_length, sizeof name - name_length, " = %s", values);
     uint32_t indent = depth > 64 ? 64 : depth;
     size_t room = sizeof line - IDS_LENGTH - 1;  // the ids and the newline always fit
-    int used = snprintf(line, room, "[trail %u] %*s%s %s", trail_current_tid(), (int)(indent * 2), "", entering ? "->" : "<-", name);
+    int used = snprintf(line, room, "[trail %u] %*s%s %s", trail_current_tid(), (int)(indent * 2), "",
+                        entering ? "->" : "<-", name);
     if (used < 0) return;
     if ((size_t)used >= room) used = (int)room - 1;
     if (entering && *location) {

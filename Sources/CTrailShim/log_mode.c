@@ -18,27 +18,27 @@
 #include <unistd.h>
 
 #define PIPE_BUFFER (1u << 20)
-#define PIPE_RESERVE 8192    // left free in a pipe, so the note about dropped lines always fits
+#define PIPE_RESERVE 8192  // left free in a pipe, so the note about dropped lines always fits
 
 enum { TO_STDERR, TO_FILE, TO_PIPE };
 static int destination = TO_STDERR;
 static int file_fd = -1;
-static uint64_t file_device, file_inode;    // TO_FILE: the file's identity (the program may reuse the number)
+static uint64_t file_device, file_inode;  // TO_FILE: the file's identity (the program may reuse the number)
 static char file_path[4096];
-static uint64_t file_limit, file_written;   // TO_FILE: the size limit (0: none), and bytes written
+static uint64_t file_limit, file_written;  // TO_FILE: the size limit (0: none), and bytes written
 static int file_full;
 
 // TO_PIPE: a byte ring under a lock; the writer thread writes it to fd 2 without holding the lock.
 static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pipe_ready = PTHREAD_COND_INITIALIZER;
 static char *pipe_bytes;
-static uint64_t pipe_head, pipe_tail;       // bytes put, bytes written
-static uint64_t pipe_dropped;               // lines lost since the last note
+static uint64_t pipe_head, pipe_tail;  // bytes put, bytes written
+static uint64_t pipe_dropped;          // lines lost since the last note
 static int stderr_is_fifo;
-static int pipe_writer_missing;             // after fork: the child starts its own writer with its first line
-static int pipe_writer_busy;                // under pipe_lock: the writer has a chunk out, not yet counted written
-static pid_t pipe_owner;                    // the process whose buffer this is (a vfork child shares it)
-static int pipe_shared;                     // set once this process forked or was forked: lines are written whole
+static int pipe_writer_missing;  // after fork: the child starts its own writer with its first line
+static int pipe_writer_busy;     // under pipe_lock: the writer has a chunk out, not yet counted written
+static pid_t pipe_owner;         // the process whose buffer this is (a vfork child shares it)
+static int pipe_shared;          // set once this process forked or was forked: lines are written whole
 
 /// How much of `wanted` fd 2 takes without filling past the reserve, at least `least` (a whole line); waits (on
 /// this thread only) for room, for at most `patience` pauses of 2 ms (-1: as long as it takes), then 0.
@@ -157,8 +157,8 @@ static void pipe_at_exit(void) {
     pipe_tail = pipe_head;
     pthread_mutex_unlock(&pipe_lock);
     char note[200];
-    int length = snprintf(note, sizeof note, "trail: %llu trace lines dropped: stderr is full%s\n", (unsigned long long)lost,
-                          unwritten ? " (and the last buffered lines at exit)" : "");
+    int length = snprintf(note, sizeof note, "trail: %llu trace lines dropped: stderr is full%s\n",
+                          (unsigned long long)lost, unwritten ? " (and the last buffered lines at exit)" : "");
     struct pollfd poller = { 2, POLLOUT, 0 };
     if (length > 0 && poll(&poller, 1, 0) == 1 && (poller.revents & POLLOUT)) write_all(2, note, (size_t)length);
 }
@@ -284,13 +284,15 @@ static int reopen_line_file(void) {
     return 0;
 }
 
-void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16], uint64_t span_id) {
+void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16],
+                         uint64_t span_id) {
     if (destination == TO_FILE) {
         if (__atomic_load_n(&file_full, __ATOMIC_RELAXED)) return;
         uint64_t after = __atomic_add_fetch(&file_written, length, __ATOMIC_RELAXED);
         if (file_limit && after > file_limit) {
             if (!__atomic_exchange_n(&file_full, 1, __ATOMIC_RELAXED)) {
-                static const char note[] = "trail: trace file full (TRAIL_TRACE_MAX_SIZE); later lines are not written\n";
+                static const char note[] =
+                    "trail: trace file full (TRAIL_TRACE_MAX_SIZE); later lines are not written\n";
                 write_all(file_fd, note, sizeof note - 1);
             }
             return;

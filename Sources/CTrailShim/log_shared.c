@@ -24,12 +24,12 @@
 static struct {
     unsigned char *bytes[2];
     size_t capacity;
-    size_t used[2];     // bytes [written, used) of each buffer are lines not yet in the file
+    size_t used[2];  // bytes [written, used) of each buffer are lines not yet in the file
     size_t written[2];
-    int active;         // the buffer lines are appended to
-    int writing;        // the buffer being written out (older than the other), or -1
-    int fd;             // the current log file; -1 when logging to the console
-} log_buffers = {.writing = -1, .fd = -1};
+    int active;   // the buffer lines are appended to
+    int writing;  // the buffer being written out (older than the other), or -1
+    int fd;       // the current log file; -1 when logging to the console
+} log_buffers = { .writing = -1, .fd = -1 };
 
 int trail_log_buffers_allocate(size_t capacity) {
     if (log_buffers.bytes[0]) return 0;
@@ -92,7 +92,8 @@ void trail_log_set_fd(int fd) {
 int trail_log_fd(void) {
     int fd = __atomic_load_n(&log_buffers.fd, __ATOMIC_ACQUIRE);
     if (fd < 0) return -1;
-    uint64_t device = __atomic_load_n(&log_device, __ATOMIC_RELAXED), inode = __atomic_load_n(&log_inode, __ATOMIC_RELAXED);
+    uint64_t device = __atomic_load_n(&log_device, __ATOMIC_RELAXED),
+             inode = __atomic_load_n(&log_inode, __ATOMIC_RELAXED);
     return trail_fd_is(fd, device, inode) ? fd : -1;
 }
 
@@ -151,11 +152,11 @@ void trail_log_busy_end(void) { logger_end(); }
 // MARK: fd 2 is a pipe the logger drains into the rotating file, so that every byte written to it, by the
 // program or by a child that inherited it, is counted against the bounds.
 
-static int stderr_pipe = -1;  // the read end (non-blocking), or -1
+static int stderr_pipe = -1;    // the read end (non-blocking), or -1
 static uint64_t keeper_budget;  // what a keeper may write into the file: one file's size
 static ino_t pipe_inode;        // the pipe's (both ends share it), to tell whether fd 2 and the read end are still it
 static dev_t pipe_device;
-static pid_t pipe_owner;        // the process that drains it (a vfork child shares this memory)
+static pid_t pipe_owner;  // the process that drains it (a vfork child shares this memory)
 
 void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit) {
     keeper_budget = keeper_limit;
@@ -178,7 +179,7 @@ static int stderr_is_pipe(void) {
 int trail_log_is_stderr_pipe(int fd) {
     struct stat info;
     return pipe_inode && fstat(fd, &info) == 0 && info.st_ino == pipe_inode && info.st_dev == pipe_device
-        && S_ISFIFO(info.st_mode);
+           && S_ISFIFO(info.st_mode);
 }
 
 static void close_all_but(int keep_low, int keep_high) {
@@ -354,7 +355,7 @@ void trail_log_crash_begin(void) {
     for (int waited = 0; waited < 2000; waited++) {
         pid_t busy = __atomic_load_n(&busy_thread, __ATOMIC_SEQ_CST);
         if (busy == 0 || busy == self) break;
-        struct timespec pause = {0, 1000000};
+        struct timespec pause = { 0, 1000000 };
         nanosleep(&pause, NULL);
     }
     // What reached fd 2 before the crash (the runtime's "Fatal error" line) goes in first; from here on fd 2 is
@@ -390,7 +391,10 @@ void trail_log_flush_unlocked(void) {
 }
 
 /// The date and time of day of CLOCK_REALTIME's second, formatted once per second per thread.
-static __thread struct { int64_t second; char text[21]; } stamp_cache __attribute__((tls_model("initial-exec")));
+static __thread struct {
+    int64_t second;
+    char text[21];
+} stamp_cache __attribute__((tls_model("initial-exec")));
 
 /// Puts `value` as `width` decimal digits, zero-padded.
 static void put_digits(char *out, int64_t value, int width) {
@@ -413,10 +417,12 @@ void trail_format_civil(int64_t seconds, char *out) {
     // Count from 0000-03-01, so that a leap day ends its year, in 400-year eras of 146097 days.
     days += 719468;
     int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-    int64_t day_of_era = days - era * 146097;                                                  // [0, 146096]
-    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;  // [0, 399]
-    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);  // [0, 365], from March
-    int64_t month_from_march = (5 * day_of_year + 2) / 153;                                     // [0, 11]
+    int64_t day_of_era = days - era * 146097;  // [0, 146096]
+    int64_t year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;  // [0, 399]
+    int64_t day_of_year =
+        day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);  // [0, 365], from March
+    int64_t month_from_march = (5 * day_of_year + 2) / 153;                      // [0, 11]
     int64_t day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
     int64_t month = month_from_march < 10 ? month_from_march + 3 : month_from_march - 9;
     int64_t year = year_of_era + era * 400 + (month <= 2);

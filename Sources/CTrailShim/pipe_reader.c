@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 static struct {
-    int read_end;        // the read end's number in the holder's table (the same number as at start)
-    pid_t tid;           // the holder thread, or 0 when there is none
-    int ready;           // set by the holder once its table is its own (1) or it failed (-1)
+    int read_end;  // the read end's number in the holder's table (the same number as at start)
+    pid_t tid;     // the holder thread, or 0 when there is none
+    int ready;     // set by the holder once its table is its own (1) or it failed (-1)
 } holder = { -1, 0, 0 };
 
 static void *hold_reader(void *unused) {
@@ -75,4 +75,6 @@ int trail_stderr_pipe_reopen_reader(void) {
 /// A forked child has no holder thread (only the forking thread is copied).
 static void forget_holder(void) { holder.tid = 0; }
 
-__attribute__((constructor)) static void register_holder_fork_handler(void) { pthread_atfork(NULL, NULL, forget_holder); }
+__attribute__((constructor)) static void register_holder_fork_handler(void) {
+    pthread_atfork(NULL, NULL, forget_holder);
+}

@@ -55,7 +55,8 @@ static uint64_t drain_all(void) {
         for (uint32_t i = 0; i < count; i++) {
             struct trail_ring *ring = trail_rec.rings[i];
             __atomic_store_n(&ring->tail, __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
-            if (__atomic_load_n(&ring->state, __ATOMIC_ACQUIRE) == RING_RETIRED) __atomic_store_n(&ring->state, RING_FREE, __ATOMIC_RELEASE);
+            if (__atomic_load_n(&ring->state, __ATOMIC_ACQUIRE) == RING_RETIRED)
+                __atomic_store_n(&ring->state, RING_FREE, __ATOMIC_RELEASE);
         }
         trail_span_details_write(drop_span_details, 0);
         return 0;
@@ -101,19 +102,25 @@ static void *writer_main(void *unused) {
     uint64_t started = trail_monotonic_ns();
     long pause = 1000000;
     while (!__atomic_load_n(&trail_rec.stopping, __ATOMIC_ACQUIRE)) {
-        if (__atomic_load_n(&trail_rec.crash_flushing, __ATOMIC_ACQUIRE)) {  // a signal handler drains now: stay out of its way
+        if (__atomic_load_n(&trail_rec.crash_flushing,
+                            __ATOMIC_ACQUIRE)) {  // a signal handler drains now: stay out of its way
             futex_wait(&trail_rec.writer_wake, 0, 10000000);
             continue;
         }
-        if (pause && !__atomic_exchange_n(&trail_rec.writer_wake, 0, __ATOMIC_ACQ_REL)) futex_wait(&trail_rec.writer_wake, 0, pause);
+        if (pause && !__atomic_exchange_n(&trail_rec.writer_wake, 0, __ATOMIC_ACQ_REL))
+            futex_wait(&trail_rec.writer_wake, 0, pause);
         __atomic_store_n(&trail_rec.writer_wake, 0, __ATOMIC_RELAXED);
         int wanted = 0;
         if (trail_rec.trace_fd < 0 && !trail_rec.forked && trail_monotonic_ns() - started < 50000000u) {
             uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
             for (uint32_t i = 0; i < count && !wanted; i++) {
-                wanted = __atomic_load_n(&trail_rec.rings[i]->head, __ATOMIC_ACQUIRE) - trail_rec.rings[i]->tail > trail_rec.ring_capacity / 4;
+                wanted = __atomic_load_n(&trail_rec.rings[i]->head, __ATOMIC_ACQUIRE) - trail_rec.rings[i]->tail
+                         > trail_rec.ring_capacity / 4;
             }
-            if (!wanted && !__atomic_load_n(&trail_rec.writer_wake, __ATOMIC_ACQUIRE)) { pause = 1000000; continue; }
+            if (!wanted && !__atomic_load_n(&trail_rec.writer_wake, __ATOMIC_ACQUIRE)) {
+                pause = 1000000;
+                continue;
+            }
         }
         trail_recorder_lock_drain();
         uint64_t moved = drain_all();
@@ -128,7 +135,8 @@ static void *writer_main(void *unused) {
 
 void trail_recorder_start_forked_writer(void) {
     if (trail_rec.writer_running || __atomic_load_n(&trail_rec.stopping, __ATOMIC_ACQUIRE)) return;
-    if (pthread_create(&trail_rec.writer_thread, NULL, writer_main, NULL) == 0) __atomic_store_n(&trail_rec.writer_running, 1, __ATOMIC_RELEASE);
+    if (pthread_create(&trail_rec.writer_thread, NULL, writer_main, NULL) == 0)
+        __atomic_store_n(&trail_rec.writer_running, 1, __ATOMIC_RELEASE);
 }
 
 
@@ -147,7 +155,8 @@ static void stop_at_exit(void) {
     // A signal from here on (a SIGPIPE as stdio flushes into a closed pipe) must not open a second trace.
     __atomic_store_n(&trail_rec.crash_flushed, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&trail_rec.stopping, 1, __ATOMIC_RELEASE);
-    if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)) return;  // a child that recorded nothing has no trace
+    if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE))
+        return;  // a child that recorded nothing has no trace
     if (trail_rec.writer_running) {
         // Woken, so that exit does not wait out its pause.
         __atomic_store_n(&trail_rec.writer_wake, 1, __ATOMIC_RELEASE);
@@ -162,24 +171,31 @@ static void stop_at_exit(void) {
     trail_file_close();
     if (dropped) {
         char message[256];
-        int length = snprintf(message, sizeof message, "trail: %llu trace records were dropped (buffers full); "
-                              "raise TRAIL_TRACE_BUFFER\n", (unsigned long long)dropped);
+        int length = snprintf(message, sizeof message,
+                              "trail: %llu trace records were dropped (buffers full); "
+                              "raise TRAIL_TRACE_BUFFER\n",
+                              (unsigned long long)dropped);
         ssize_t ignored = write(2, message, (size_t)length);
         (void)ignored;
     }
     uint64_t span_details = trail_span_details_dropped();
     if (span_details) {
         char message[256];
-        int length = snprintf(message, sizeof message, "trail: the details of %llu spans were dropped (more than "
-                              "4 MiB queued at once); the spans are recorded without them\n", (unsigned long long)span_details);
+        int length = snprintf(message, sizeof message,
+                              "trail: the details of %llu spans were dropped (more than "
+                              "4 MiB queued at once); the spans are recorded without them\n",
+                              (unsigned long long)span_details);
         ssize_t ignored = write(2, message, (size_t)length);
         (void)ignored;
     }
     if (trail_rec.write_error) {
         char message[4600];
-        int length = snprintf(message, sizeof message, "trail: writing the trace %s failed (%s): it holds the records "
-                              "before that; %llu records (%llu MiB) were not written\n", trail_rec.trace_path, strerror(trail_rec.write_error),
-                              (unsigned long long)trail_rec.cut_records, (unsigned long long)(trail_rec.cut_bytes >> 20));
+        int length =
+            snprintf(message, sizeof message,
+                     "trail: writing the trace %s failed (%s): it holds the records "
+                     "before that; %llu records (%llu MiB) were not written\n",
+                     trail_rec.trace_path, strerror(trail_rec.write_error), (unsigned long long)trail_rec.cut_records,
+                     (unsigned long long)(trail_rec.cut_bytes >> 20));
         if (length > 0 && length < (int)sizeof message) {
             ssize_t ignored = write(2, message, (size_t)length);
             (void)ignored;
@@ -188,10 +204,13 @@ static void stop_at_exit(void) {
         // Said once, at exit: the viewers say it too, but a user reading a test run's output should know that
         // the trace holds only part of it.
         char message[4600];
-        int length = snprintf(message, sizeof message, "trail: %s reached TRAIL_TRACE_MAX_SIZE (%llu MiB) and kept the %s "
-                              "records; %llu records (%llu MiB) were cut\n", trail_rec.trace_path, (unsigned long long)(trail_rec.max_size >> 20),
-                              trail_rec.policy == POLICY_KEEP_FIRST ? "first" : "last", (unsigned long long)trail_rec.cut_records,
-                              (unsigned long long)(trail_rec.cut_bytes >> 20));
+        int length =
+            snprintf(message, sizeof message,
+                     "trail: %s reached TRAIL_TRACE_MAX_SIZE (%llu MiB) and kept the %s "
+                     "records; %llu records (%llu MiB) were cut\n",
+                     trail_rec.trace_path, (unsigned long long)(trail_rec.max_size >> 20),
+                     trail_rec.policy == POLICY_KEEP_FIRST ? "first" : "last",
+                     (unsigned long long)trail_rec.cut_records, (unsigned long long)(trail_rec.cut_bytes >> 20));
         if (length > 0 && length < (int)sizeof message) {
             ssize_t ignored = write(2, message, (size_t)length);
             (void)ignored;
@@ -221,8 +240,10 @@ static void stop_at_exit(void) {
 // here runs while fork copies the process, after glibc chose which of its locks to hold across it.
 static void prepare_fork(void) {
     trail_recorder_lock_drain();
-    if (trail_rec.trace_fd < 0 && !trail_rec.open_error && trail_current_mode() == TRAIL_MODE_RECORD && !__atomic_load_n(&trail_rec.stopping, __ATOMIC_ACQUIRE)
-        && !(trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE))) trail_file_open();
+    if (trail_rec.trace_fd < 0 && !trail_rec.open_error && trail_current_mode() == TRAIL_MODE_RECORD
+        && !__atomic_load_n(&trail_rec.stopping, __ATOMIC_ACQUIRE)
+        && !(trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)))
+        trail_file_open();
     pthread_mutex_lock(&trail_rec.registry_lock);
 }
 
@@ -262,7 +283,8 @@ static void child_after_fork(void) {
     trail_rec.total_records = trail_rec.cut_records = trail_rec.cut_bytes = 0;
     trail_rec.part_count = 0;
     trail_rec.staged = 0;
-    if (trail_rec.named_sites) memset(trail_rec.named_sites, 0, trail_rec.named_capacity * sizeof *trail_rec.named_sites);
+    if (trail_rec.named_sites)
+        memset(trail_rec.named_sites, 0, trail_rec.named_capacity * sizeof *trail_rec.named_sites);
     trail_rec.named_count = 0;
     note_start();
     trail_recorder_unlock_drain();
@@ -343,7 +365,8 @@ static int write_rings_and_finish(uint64_t dropped) {
     trail_span_details_write(put_span_details, 1);
     uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
-        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) trail_file_put_ring(trail_rec.rings[i]);
+        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE)
+            trail_file_put_ring(trail_rec.rings[i]);
     }
     trail_file_finish(dropped);
     return 1;
@@ -353,7 +376,9 @@ static int write_rings_and_finish(uint64_t dropped) {
 /// this very thread (a crash inside it) is abandoned: what it had not yet written is dropped, so that block
 /// headers never claim unwritten bytes.
 void trail_trace_crash_flush(void) {
-    if (trail_current_mode() != TRAIL_MODE_RECORD || !trail_rec.staging || __atomic_exchange_n(&trail_rec.crash_flushed, 1, __ATOMIC_ACQ_REL)) return;
+    if (trail_current_mode() != TRAIL_MODE_RECORD || !trail_rec.staging
+        || __atomic_exchange_n(&trail_rec.crash_flushed, 1, __ATOMIC_ACQ_REL))
+        return;
     if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)) return;
     __atomic_store_n(&trail_rec.crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on
     int drain = take_drain_from_signal();
@@ -364,7 +389,7 @@ void trail_trace_crash_flush(void) {
         trail_rec.block_used = trail_rec.flushed_used;
     }
     write_rings_and_finish(UINT64_MAX);  // no END: the process did not stop cleanly
-    trail_recorder_unlock_drain();  // exit's stop_at_exit and the writer take it next
+    trail_recorder_unlock_drain();       // exit's stop_at_exit and the writer take it next
 }
 
 /// Recording goes on as before the exec: the writer drains again.

@@ -13,10 +13,12 @@
 #define MAX_RINGS 4096
 #define STAGING_BYTES (256u << 10)
 #define MAX_PARTS 256
-#define END_RESERVE 8192u            // policy first: room kept in the last block for the final chunks
+#define END_RESERVE 8192u  // policy first: room kept in the last block for the final chunks
 
 /// Per block slot: what a wrap cuts.
-struct trail_block_content { uint64_t records, bytes; };
+struct trail_block_content {
+    uint64_t records, bytes;
+};
 
 struct trail_recorder_state {
     // Rings: rings[0 ..< ring_count] are valid (release-published).
@@ -24,50 +26,54 @@ struct trail_recorder_state {
     uint32_t ring_count;
     pthread_mutex_t registry_lock;
     pthread_key_t ring_key;
-    uint64_t ring_capacity;          // records per thread (touched only as used)
+    uint64_t ring_capacity;  // records per thread (touched only as used)
 
     // The writer thread, and what producers waiting for room watch.
-    int drain_lock;                  // held by whoever drains: the writer, exit, or a crash
-    uint32_t drain_owner;            // the thread holding it, for a crash flush on that same thread
+    int drain_lock;        // held by whoever drains: the writer, exit, or a crash
+    uint32_t drain_owner;  // the thread holding it, for a crash flush on that same thread
     int stopping, writer_running, crash_flushing;
-    int crash_flushed;               // the trace was finished, by a crash flush or at exit: no signal writes it again
+    int crash_flushed;  // the trace was finished, by a crash flush or at exit: no signal writes it again
     pthread_t writer_thread;
     uint32_t writer_tid;
-    uint32_t writer_wake;            // futex word: a producer wants a drain now
-    uint32_t writer_progress;        // bumped after each drain
+    uint32_t writer_wake;      // futex word: a producer wants a drain now
+    uint32_t writer_progress;  // bumped after each drain
     uint64_t total_records;
     uint64_t start_ticks, start_ns, start_wall_ns;
-    int forked;                      // a child of fork(): its trace is its own, opened once it records
-    int forked_recorded;             // a ring was attached since the fork
-    pid_t owner_pid;                 // the process the trace is of: not a vfork child, which shares this memory
+    int forked;           // a child of fork(): its trace is its own, opened once it records
+    int forked_recorded;  // a ring was attached since the fork
+    pid_t owner_pid;      // the process the trace is of: not a vfork child, which shares this memory
 
     // The trace file and its blocks.
     int trace_fd;
     int trace_fd_lost;  // the program closed trace_fd and the file could not be opened again: the trace ends
     char trace_path[4096];
-    char trace_directory[4096];      // set by the logger's bootstrap: the trace goes beside the log
+    char trace_directory[4096];  // set by the logger's bootstrap: the trace goes beside the log
     char trace_app[256];
-    char trace_version[128];         // the app's version, when Trail.bootstrap was given one
-    char trace_info[8192];           // the INFO chunk, prepared so a crash can open the file
+    char trace_version[128];  // the app's version, when Trail.bootstrap was given one
+    char trace_info[8192];    // the INFO chunk, prepared so a crash can open the file
     uint32_t trace_info_length;
     uint64_t max_size, keep_files, keep_total;
     uint32_t policy, block_size;
-    uint64_t max_blocks;             // 0: unbounded
+    uint64_t max_blocks;  // 0: unbounded
     uint64_t block_index, sequence, lap;
-    uint32_t block_used;             // bytes of chunks in the current block, written or pending
-    uint32_t flushed_used;           // of which in the file
-    uint32_t header_used;            // `used` as the block's header in the file says
+    uint32_t block_used;                 // bytes of chunks in the current block, written or pending
+    uint32_t flushed_used;               // of which in the file
+    uint32_t header_used;                // `used` as the block's header in the file says
     struct trail_block_content *blocks;  // mapped: blocks_bytes
     size_t blocks_bytes;
     uint64_t cut_records, cut_bytes;
     int full, finishing;
-    struct { uint64_t sequence, bytes; uint32_t used; int full; } before_finish;  // what trail_file_retract_finish restores
-    int write_error;                 // errno of the first failed write (a full disk): recording stops there
-    int open_error;                  // errno of the failed open: nothing is recorded, and it was said once
+    struct {
+        uint64_t sequence, bytes;
+        uint32_t used;
+        int full;
+    } before_finish;  // what trail_file_retract_finish restores
+    int write_error;  // errno of the first failed write (a full disk): recording stops there
+    int open_error;   // errno of the failed open: nothing is recorded, and it was said once
     pthread_t pruner;
     int pruner_started;
-    int prune_wanted;                // the trace was opened: the writer or exit starts the pruner
-    int settings_stale;              // a forked child: the environment is read again when the writer opens the trace
+    int prune_wanted;    // the trace was opened: the writer or exit starts the pruner
+    int settings_stale;  // a forked child: the environment is read again when the writer opens the trace
 
     // Pending bytes of the current block, contiguous in the file from its `flushed_used`: pieces of the staging
     // buffer (chunk headers, names) and of rings (records, written straight from the ring).

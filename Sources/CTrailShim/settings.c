@@ -33,7 +33,8 @@ static void read_parent_settings(void) {
     if (fd < 0) return;
     ssize_t length = 0, got;
     while (length < (ssize_t)sizeof environ_bytes - 1
-           && (got = read(fd, environ_bytes + length, sizeof environ_bytes - 1 - (size_t)length)) > 0) length += got;
+           && (got = read(fd, environ_bytes + length, sizeof environ_bytes - 1 - (size_t)length)) > 0)
+        length += got;
     close(fd);
     if (length <= 0) return;
     environ_bytes[length] = 0;
@@ -88,10 +89,26 @@ static int parse_size(const char *text, uint64_t *out) {
     int shift = 0;
     switch (*cursor) {
     case 0: break;
-    case 'k': case 'K': shift = 10; cursor++; break;
-    case 'm': case 'M': shift = 20; cursor++; break;
-    case 'g': case 'G': shift = 30; cursor++; break;
-    case 't': case 'T': shift = 40; cursor++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        cursor++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        cursor++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        cursor++;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        cursor++;
+        break;
     default: return SIZE_INVALID;
     }
     if (*cursor) return SIZE_INVALID;
@@ -228,11 +245,11 @@ struct setting {
     const char *name;
     enum setting_kind kind;
     int modes;
-    size_t field;                // offsetof in struct trail_settings: a uint64_t, or a const char * for TEXT
-    uint64_t minimum, maximum;   // COUNT, SIZE
-    uint64_t fallback;           // a value, a choice's index, or TRAIL_SETTING_DEFAULT
-    const char *names;           // CHOICE
-    const char *shown_default;   // what a message says for TRAIL_SETTING_DEFAULT (trail --help says the same)
+    size_t field;               // offsetof in struct trail_settings: a uint64_t, or a const char * for TEXT
+    uint64_t minimum, maximum;  // COUNT, SIZE
+    uint64_t fallback;          // a value, a choice's index, or TRAIL_SETTING_DEFAULT
+    const char *names;          // CHOICE
+    const char *shown_default;  // what a message says for TRAIL_SETTING_DEFAULT (trail --help says the same)
 };
 
 #define FIELD(name) offsetof(struct trail_settings, name)
@@ -244,8 +261,7 @@ static const struct setting settings[] = {
     { "TRAIL_TRACE_FILE", TEXT, TRACING, FIELD(trace_file), 0, 0, 0, NULL, NULL },
     // A recorded trace needs a few blocks (trace_prepare.c): 256K at least.
     { "TRAIL_TRACE_MAX_SIZE", LIMIT, TRACING, FIELD(trace_max_size), UINT64_C(256) << 10, UINT64_C(1) << 50,
-      TRAIL_SETTING_DEFAULT, NULL,
-      "the default (1G, at most a tenth of the free space)" },
+      TRAIL_SETTING_DEFAULT, NULL, "the default (1G, at most a tenth of the free space)" },
     { "TRAIL_TRACE_KEEP", CHOICE, RECORDING, FIELD(trace_keep_first), 0, 0, 0, "last,first", NULL },
     { "TRAIL_TRACE_KEEP_FILES", COUNT, RECORDING, FIELD(trace_keep_files), 0, 1000000, 1000, NULL, NULL },
     { "TRAIL_TRACE_KEEP_TOTAL", SIZE, RECORDING, FIELD(trace_keep_total), 0, UINT64_C(1) << 50, TRAIL_SETTING_DEFAULT,
@@ -271,7 +287,10 @@ static uint64_t reported[SETTING_COUNT];
 /// What `value` (not empty) comes to for `setting`, as `choice` says.
 static void check(const struct setting *setting, const char *value, struct trail_setting_choice *choice) {
     switch (setting->kind) {
-    case TEXT: choice->why[0] = 0; choice->value = 0; break;
+    case TEXT:
+        choice->why[0] = 0;
+        choice->value = 0;
+        break;
     case CHOICE: trail_choice_setting(value, setting->names, setting->fallback, choice); break;
     case COUNT: trail_count_setting(value, setting->minimum, setting->maximum, setting->fallback, choice); break;
     case SIZE: trail_size_setting(value, setting->minimum, setting->maximum, setting->fallback, choice); break;
@@ -327,8 +346,10 @@ void trail_settings_read(void) {
 }
 
 void trail_settings_refill(void) {
-    if (!settings_filled) trail_settings_read();
-    else fill(1);
+    if (!settings_filled)
+        trail_settings_read();
+    else
+        fill(1);
 }
 
 int trail_crash_setting(void) {
@@ -346,11 +367,16 @@ int trail_setting_check(const char *name, const char *value, char *result, size_
     if (*value) check(setting, value, &choice);
     message[0] = 0;
     if (choice.why[0]) trail_format_setting_warning(message, message_size, name, value, choice.why, choice.used);
-    if (setting->kind == TEXT) snprintf(result, result_size, "%s", value);
-    else if (choice.value == TRAIL_SETTING_DEFAULT) snprintf(result, result_size, "default");
-    else if (setting->kind == SIZE || setting->kind == LIMIT) trail_format_size(choice.value, result, result_size);
-    else if (setting->kind == CHOICE) name_at(setting->names, choice.value, result, result_size);
-    else snprintf(result, result_size, "%llu", (unsigned long long)choice.value);
+    if (setting->kind == TEXT)
+        snprintf(result, result_size, "%s", value);
+    else if (choice.value == TRAIL_SETTING_DEFAULT)
+        snprintf(result, result_size, "default");
+    else if (setting->kind == SIZE || setting->kind == LIMIT)
+        trail_format_size(choice.value, result, result_size);
+    else if (setting->kind == CHOICE)
+        name_at(setting->names, choice.value, result, result_size);
+    else
+        snprintf(result, result_size, "%llu", (unsigned long long)choice.value);
     return 1;
 }
 

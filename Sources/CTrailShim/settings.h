@@ -12,21 +12,21 @@
 /// empty. A setting only the trace needs is left at its default, and not checked, when TRAIL_TRACE does not
 /// ask for the trace.
 struct trail_settings {
-    uint64_t trace;             // TRAIL_TRACE: TRAIL_MODE_OFF, _LOG or _RECORD
-    const char *trace_file;     // TRAIL_TRACE_FILE: a pattern; NULL: the default one
-    uint64_t trace_max_size;    // TRAIL_TRACE_MAX_SIZE: 0 no limit; TRAIL_SETTING_DEFAULT: trail_trace_max_size's
-    uint64_t trace_keep_first;  // TRAIL_TRACE_KEEP: 0 last, 1 first
-    uint64_t trace_keep_files;  // TRAIL_TRACE_KEEP_FILES: 0 no limit
-    uint64_t trace_keep_total;  // TRAIL_TRACE_KEEP_TOTAL: 0 no limit; TRAIL_SETTING_DEFAULT: trail_trace_keep_total's
-    uint64_t trace_buffer;      // TRAIL_TRACE_BUFFER: bytes per thread's ring
-    const char *trace_filter;   // TRAIL_TRACE_FILTER
-    const char *trace_exclude;  // TRAIL_TRACE_EXCLUDE
-    uint64_t trace_depth;       // TRAIL_TRACE_DEPTH: 0 no limit
-    uint64_t crash;             // TRAIL_CRASH: 1 or 0; see trail_crash_setting for who decides when unset
-    uint64_t crash_breadcrumbs; // TRAIL_CRASH_BREADCRUMBS
-    const char *values_filter;  // TRAIL_VALUES_FILTER: functions whose values are recorded; NULL: all
-    const char *values_redact;  // TRAIL_VALUES_REDACT: labels and names recorded as <redacted>; NULL: the default list
-    uint64_t values_string_max; // TRAIL_VALUES_STRING_MAX: bytes of a string recorded
+    uint64_t trace;              // TRAIL_TRACE: TRAIL_MODE_OFF, _LOG or _RECORD
+    const char *trace_file;      // TRAIL_TRACE_FILE: a pattern; NULL: the default one
+    uint64_t trace_max_size;     // TRAIL_TRACE_MAX_SIZE: 0 no limit; TRAIL_SETTING_DEFAULT: trail_trace_max_size's
+    uint64_t trace_keep_first;   // TRAIL_TRACE_KEEP: 0 last, 1 first
+    uint64_t trace_keep_files;   // TRAIL_TRACE_KEEP_FILES: 0 no limit
+    uint64_t trace_keep_total;   // TRAIL_TRACE_KEEP_TOTAL: 0 no limit; TRAIL_SETTING_DEFAULT: trail_trace_keep_total's
+    uint64_t trace_buffer;       // TRAIL_TRACE_BUFFER: bytes per thread's ring
+    const char *trace_filter;    // TRAIL_TRACE_FILTER
+    const char *trace_exclude;   // TRAIL_TRACE_EXCLUDE
+    uint64_t trace_depth;        // TRAIL_TRACE_DEPTH: 0 no limit
+    uint64_t crash;              // TRAIL_CRASH: 1 or 0; see trail_crash_setting for who decides when unset
+    uint64_t crash_breadcrumbs;  // TRAIL_CRASH_BREADCRUMBS
+    const char *values_filter;   // TRAIL_VALUES_FILTER: functions whose values are recorded; NULL: all
+    const char *values_redact;   // TRAIL_VALUES_REDACT: labels and names recorded as <redacted>; NULL: the default list
+    uint64_t values_string_max;  // TRAIL_VALUES_STRING_MAX: bytes of a string recorded
 };
 
 extern struct trail_settings trail_settings;

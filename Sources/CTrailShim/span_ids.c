@@ -18,8 +18,10 @@ enum { GENERATIONS = 8 };  // forks of forks; calls older than that take the old
 static struct {
     int forked, count;
     uint8_t trace[16];
-    struct { uint64_t salt, boundary; } ancestor[GENERATIONS];  // newest last: its salt, and a start time after
-} parent;                                                        // every call it entered before the fork
+    struct {
+        uint64_t salt, boundary;
+    } ancestor[GENERATIONS];  // newest last: its salt, and a start time after
+} parent;                     // every call it entered before the fork
 
 static uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
@@ -110,7 +112,9 @@ uint64_t trail_span_handle_id(trail_span span) {
 static int open_contexts;
 static trail_context_trace_hook context_hook;
 
-void trail_set_context_trace_hook(trail_context_trace_hook hook) { __atomic_store_n(&context_hook, hook, __ATOMIC_RELEASE); }
+void trail_set_context_trace_hook(trail_context_trace_hook hook) {
+    __atomic_store_n(&context_hook, hook, __ATOMIC_RELEASE);
+}
 
 void trail_context_count(int delta) { __atomic_add_fetch(&open_contexts, delta, __ATOMIC_RELAXED); }
 

@@ -33,7 +33,8 @@ void trail_crash_prepare_thread(void) {
     if (own_stack) return;
     stack_t current = { 0 };
     if (sigaltstack(NULL, &current) == 0 && current.ss_sp != NULL && !(current.ss_flags & SS_DISABLE)
-        && current.ss_size >= SMALLEST_USABLE_STACK) return;
+        && current.ss_size >= SMALLEST_USABLE_STACK)
+        return;
     if (current.ss_flags & SS_ONSTACK) return;  // running on it now: it cannot be changed
     void *memory = mmap(NULL, ALTERNATE_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return;

@@ -43,9 +43,9 @@ void trail_trace_context_start(void) {
     // TrailFormat's TraceParent rules, in C: version 00 is exactly TRAIL_TRACEPARENT_LENGTH characters; a later
     // version may add fields after a '-'.
     const size_t full = TRAIL_TRACEPARENT_LENGTH;
-    if (length < full || value[2] != '-' || value[35] != '-' || value[52] != '-' || !parse_hex(value, 2, &version) || version == 0xff
-        || (version == 0 && length != full) || (length > full && value[full] != '-') || !parse_hex(value + 3, 32, trace)
-        || !parse_hex(value + 36, 16, span) || !parse_hex(value + 53, 2, &flags)) {
+    if (length < full || value[2] != '-' || value[35] != '-' || value[52] != '-' || !parse_hex(value, 2, &version)
+        || version == 0xff || (version == 0 && length != full) || (length > full && value[full] != '-')
+        || !parse_hex(value + 3, 32, trace) || !parse_hex(value + 36, 16, span) || !parse_hex(value + 53, 2, &flags)) {
         trail_setting_warning("TRACEPARENT", value, "is not a W3C traceparent", "a trace of its own");
         return;
     }
@@ -120,7 +120,8 @@ __attribute__((constructor)) static void note_started_with(void) {
 
 static int is_started_with(const char *value) {
     size_t length = strlen(value);
-    return length == started_with_length && !memcmp(value, started_with, length < sizeof started_with ? length : sizeof started_with);
+    return length == started_with_length
+           && !memcmp(value, started_with, length < sizeof started_with ? length : sizeof started_with);
 }
 
 /// Whether a child started with `envp` is handed TRACEPARENT, filled into `entry`: not when there is no call or
@@ -172,13 +173,13 @@ static int spawn(spawn_function next, pid_t *pid, const char *path, const posix_
     return result;
 }
 
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
-                char *const argv[], char *const envp[]) {
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
     return spawn(trail_libc()->posix_spawn, pid, path, actions, attributes, argv, envp);
 }
 
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
-                 char *const argv[], char *const envp[]) {
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+                 const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
     return spawn(trail_libc()->posix_spawnp, pid, file, actions, attributes, argv, envp);
 }
 

@@ -29,7 +29,8 @@ void trail_file_start_pruner(void) {
     // Deleting large files takes a while: on a thread of its own, joined at exit. Started here, by the writer or
     // exit, once the trace is open: never from a fork handler or a signal handler, where the open may happen.
     if (!__atomic_exchange_n(&trail_rec.prune_wanted, 0, __ATOMIC_ACQ_REL)) return;
-    if (pthread_create(&trail_rec.pruner, NULL, prune_in_background, NULL) == 0) __atomic_store_n(&trail_rec.pruner_started, 1, __ATOMIC_RELEASE);
+    if (pthread_create(&trail_rec.pruner, NULL, prune_in_background, NULL) == 0)
+        __atomic_store_n(&trail_rec.pruner_started, 1, __ATOMIC_RELEASE);
 }
 
 
@@ -82,7 +83,8 @@ static int trace_fd_usable(void) {
 }
 
 void trail_file_close(void) {
-    if (trail_rec.trace_fd >= 0 && trail_fd_is(trail_rec.trace_fd, trace_device, trace_inode)) close(trail_rec.trace_fd);
+    if (trail_rec.trace_fd >= 0 && trail_fd_is(trail_rec.trace_fd, trace_device, trace_inode))
+        close(trail_rec.trace_fd);
     trail_rec.trace_fd = -1;
     trail_rec.trace_fd_lost = 0;
 }
@@ -176,7 +178,8 @@ static unsigned char *stage(size_t length) {
 
 static uint32_t room(void) {
     uint32_t left = trail_rec.block_size - TRAIL_TRACE_BLOCK_HEADER_SIZE - trail_rec.block_used;
-    if (trail_rec.policy == POLICY_KEEP_FIRST && trail_rec.max_blocks && trail_rec.block_index + 1 == trail_rec.max_blocks && !trail_rec.finishing) {
+    if (trail_rec.policy == POLICY_KEEP_FIRST && trail_rec.max_blocks
+        && trail_rec.block_index + 1 == trail_rec.max_blocks && !trail_rec.finishing) {
         return left > END_RESERVE ? left - END_RESERVE : 0;
     }
     return left;
@@ -254,7 +257,8 @@ static size_t site_hash(uint64_t site, size_t capacity) {
 
 static int site_named(uint64_t site) {
     if (trail_rec.named_capacity == 0) return 0;
-    for (size_t index = site_hash(site, trail_rec.named_capacity); trail_rec.named_sites[index]; index = (index + 1) & (trail_rec.named_capacity - 1)) {
+    for (size_t index = site_hash(site, trail_rec.named_capacity); trail_rec.named_sites[index];
+         index = (index + 1) & (trail_rec.named_capacity - 1)) {
         if (trail_rec.named_sites[index] == site) return 1;
     }
     return 0;
@@ -312,7 +316,8 @@ static void start_lap(void) {
     }
     uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
-        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) trail_file_put_thread(trail_rec.rings[i]);
+        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE)
+            trail_file_put_thread(trail_rec.rings[i]);
     }
 }
 
@@ -323,13 +328,23 @@ static void start_lap(void) {
 static int write_start(int fd) {
     trail_rec.trace_fd = fd;
     remember_trace_identity();
-    struct trail_trace_header header = { TRAIL_TRACE_MAGIC, TRAIL_TRACE_VERSION, sizeof header, (uint32_t)getpid(),
+    struct trail_trace_header header = {
+        TRAIL_TRACE_MAGIC,
+        TRAIL_TRACE_VERSION,
+        sizeof header,
+        (uint32_t)getpid(),
 #if defined(__x86_64__) || defined(__aarch64__)
         CLOCK_KIND_CYCLES,
 #else
         CLOCK_KIND_MONOTONIC,
 #endif
-        trail_rec.start_wall_ns, trail_rec.start_ticks, trail_rec.start_ns, trail_rec.block_size, trail_rec.max_blocks ? trail_rec.policy : POLICY_UNBOUNDED, trail_rec.max_blocks };
+        trail_rec.start_wall_ns,
+        trail_rec.start_ticks,
+        trail_rec.start_ns,
+        trail_rec.block_size,
+        trail_rec.max_blocks ? trail_rec.policy : POLICY_UNBOUNDED,
+        trail_rec.max_blocks
+    };
     pwrite_all(&header, sizeof header, 0);
     trail_rec.block_index = trail_rec.sequence = trail_rec.lap = 0;
     trail_rec.block_used = trail_rec.flushed_used = 0;
@@ -411,7 +426,7 @@ uint64_t trail_file_put_ring(struct trail_ring *ring) {
     while (tail < head) {
         uint64_t run = head - tail, start = tail & ring->mask;
         if (run > ring->mask + 1 - start) run = ring->mask + 1 - start;  // up to the ring's wrap
-        if (!fit(TRAIL_RECORDS_HEADER_SIZE + TRAIL_RECORD_SIZE)) {  // policy first, full: cut
+        if (!fit(TRAIL_RECORDS_HEADER_SIZE + TRAIL_RECORD_SIZE)) {       // policy first, full: cut
             trail_rec.cut_records += head - tail;
             trail_rec.cut_bytes += (head - tail) * TRAIL_RECORD_SIZE;
             tail = head;
@@ -448,7 +463,8 @@ void trail_file_finish(uint64_t dropped) {
     trail_rec.full = trail_rec.write_error != 0;  // policy first keeps room for these; a failed disk takes nothing more
     uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < count; i++) {
-        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE) trail_file_put_thread(trail_rec.rings[i]);
+        if (__atomic_load_n(&trail_rec.rings[i]->state, __ATOMIC_ACQUIRE) != RING_FREE)
+            trail_file_put_thread(trail_rec.rings[i]);
     }
     trail_file_put_clock();
     put_cut();
@@ -467,6 +483,7 @@ void trail_file_retract_finish(void) {
     // Final chunks that spilled into a new block leave the previous block's tail as ordinary chunks.
     int same_block = trail_rec.sequence == trail_rec.before_finish.sequence;
     trail_rec.block_used = trail_rec.flushed_used = same_block ? trail_rec.before_finish.used : 0;
-    if (trail_rec.blocks) trail_rec.blocks[trail_rec.block_index].bytes = same_block ? trail_rec.before_finish.bytes : 0;
+    if (trail_rec.blocks)
+        trail_rec.blocks[trail_rec.block_index].bytes = same_block ? trail_rec.before_finish.bytes : 0;
     trail_file_write_block_header();
 }

@@ -10,8 +10,8 @@
 #include <signal.h>
 #include <string.h>
 
-static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT,
-                                       SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+static const int guarded_signals[] = { SIGSEGV, SIGBUS,  SIGILL, SIGTRAP, SIGFPE, SIGABRT,
+                                       SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 #define GUARDED_COUNT (sizeof guarded_signals / sizeof guarded_signals[0])
 enum { FIRST_TERMINATION = 6 };  // guarded_signals[6...] end a process without a fault
 static struct sigaction previous[GUARDED_COUNT];
@@ -60,7 +60,8 @@ void trail_trace_guard_install(void) {
     trail_crash_prepare_thread();  // a stack overflow needs an alternate stack to run a handler on
     sigset_t terminations;
     sigemptyset(&terminations);
-    for (size_t index = FIRST_TERMINATION; index < GUARDED_COUNT; index++) sigaddset(&terminations, guarded_signals[index]);
+    for (size_t index = FIRST_TERMINATION; index < GUARDED_COUNT; index++)
+        sigaddset(&terminations, guarded_signals[index]);
     for (size_t index = 0; index < GUARDED_COUNT; index++) {
         struct sigaction current;
         if (sigaction(guarded_signals[index], NULL, &current) != 0) continue;

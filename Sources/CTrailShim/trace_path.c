@@ -16,11 +16,11 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-static char start_directory[4096];   // the working folder at start: relative paths are relative to it
+static char start_directory[4096];  // the working folder at start: relative paths are relative to it
 static char exe_name[256] = "trail";
 static long start_seconds;
-static int proc_mounted;             // /proc/self/fd/N names an open file: how an O_TMPFILE file is linked in
-int trail_paths_no_tmpfile;          // tests: write aside under a hidden name, as where O_TMPFILE is missing
+static int proc_mounted;     // /proc/self/fd/N names an open file: how an O_TMPFILE file is linked in
+int trail_paths_no_tmpfile;  // tests: write aside under a hidden name, as where O_TMPFILE is missing
 
 void trail_paths_start(void) {
     if (!getcwd(start_directory, sizeof start_directory)) strcpy(start_directory, ".");
@@ -40,7 +40,10 @@ const char *trail_exe_name(void) { return exe_name; }
 size_t trail_decimal(uint64_t value, char *out) {
     char digits[24];
     size_t count = 0;
-    do { digits[count++] = (char)('0' + value % 10); value /= 10; } while (value);
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
     for (size_t i = 0; i < count; i++) out[i] = digits[count - 1 - i];
     return count;
 }
@@ -74,15 +77,25 @@ int trail_expand_pattern(const char *pattern, const char *directory, char *out, 
         switch (*++cursor) {
         case 'p': length = trail_decimal((uint64_t)getpid(), number); break;
         case 't': length = trail_decimal((uint64_t)start_seconds, number); break;
-        case 'e': text = exe_name; length = strlen(text); break;
+        case 'e':
+            text = exe_name;
+            length = strlen(text);
+            break;
         case 'h':
             if (gethostname(host, sizeof host) != 0) memcpy(host, "localhost", 10);
             host[sizeof host - 1] = 0;
             text = host;
             length = strlen(text);
             break;
-        case '%': text = "%"; length = 1; break;
-        default: number[0] = '%'; number[1] = *cursor; length = 2; break;  // unknown: kept as written
+        case '%':
+            text = "%";
+            length = 1;
+            break;
+        default:
+            number[0] = '%';
+            number[1] = *cursor;
+            length = 2;
+            break;  // unknown: kept as written
         }
         if (!append(out, size, &used, text, length)) return 0;
     }
@@ -96,7 +109,10 @@ static int folder_of(const char *path, char folder[4096]) {
     memcpy(folder, path, length + 1);
     char *slash = strrchr(folder, '/');
     if (!slash) return 0;
-    if (slash == folder) slash[1] = 0; else *slash = 0;
+    if (slash == folder)
+        slash[1] = 0;
+    else
+        *slash = 0;
     return 1;
 }
 
@@ -119,7 +135,10 @@ int trail_make_parent_folders(const char *path) {
 
 /// "name.trace", then "name.1.trace", "name.2.trace"...: `path` as the `attempt`-th try, the stem and tail kept
 /// in `naming`. Another extension or none gets ".N" at the end. 0 when it does not fit.
-struct numbered_name { size_t stem, tail_length; char tail[32]; };
+struct numbered_name {
+    size_t stem, tail_length;
+    char tail[32];
+};
 
 static int start_naming(const char *path, struct numbered_name *naming) {
     size_t length = strlen(path);
@@ -165,7 +184,7 @@ static int join(char *out, size_t size, const char *a, const char *b, uint64_t n
     char digits[24];
     size_t count = trail_decimal(number, digits);
     return append(out, size, &used, a, strlen(a)) && append(out, size, &used, b, strlen(b))
-        && append(out, size, &used, digits, count) && append(out, size, &used, c, strlen(c));
+           && append(out, size, &used, digits, count) && append(out, size, &used, c, strlen(c));
 }
 
 /// A file in `folder` that no reader sees: unnamed (O_TMPFILE) where the filesystem allows, else a hidden name,
@@ -265,7 +284,10 @@ uint64_t trail_free_bytes(const char *path) {
             if (statfs(".", &info) != 0) return UINT64_MAX;
             break;
         }
-        if (slash == folder) slash[1] = 0; else *slash = 0;
+        if (slash == folder)
+            slash[1] = 0;
+        else
+            *slash = 0;
         if (statfs(folder, &info) == 0) break;
         if (slash == folder) return UINT64_MAX;
     }
@@ -297,16 +319,21 @@ static int writer_alive(uint32_t pid) {
 /// once that process is gone and the file is a minute old (a process of another pid namespace sharing the folder
 /// may look gone while it writes one).
 static void remove_if_left_over(int directory_fd, const char *name) {
-    size_t length = strlen(name), prefix = sizeof TRAIL_TRACE_ASIDE_PREFIX - 1, suffix = sizeof TRAIL_TRACE_TEMPORARY_SUFFIX - 1;
-    if (length <= prefix + suffix || memcmp(name, TRAIL_TRACE_ASIDE_PREFIX, prefix) || strcmp(name + length - suffix, TRAIL_TRACE_TEMPORARY_SUFFIX)) return;
+    size_t length = strlen(name), prefix = sizeof TRAIL_TRACE_ASIDE_PREFIX - 1,
+           suffix = sizeof TRAIL_TRACE_TEMPORARY_SUFFIX - 1;
+    if (length <= prefix + suffix || memcmp(name, TRAIL_TRACE_ASIDE_PREFIX, prefix)
+        || strcmp(name + length - suffix, TRAIL_TRACE_TEMPORARY_SUFFIX))
+        return;
     uint64_t pid = 0;
     const char *cursor = name + prefix;
     for (; *cursor >= '0' && *cursor <= '9' && pid < UINT32_MAX; cursor++) pid = pid * 10 + (uint64_t)(*cursor - '0');
     struct stat info;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    if (*cursor != '-' || pid > UINT32_MAX || writer_alive((uint32_t)pid) || fstatat(directory_fd, name, &info, AT_SYMLINK_NOFOLLOW) != 0
-        || !S_ISREG(info.st_mode) || now.tv_sec - info.st_mtim.tv_sec < 60) return;
+    if (*cursor != '-' || pid > UINT32_MAX || writer_alive((uint32_t)pid)
+        || fstatat(directory_fd, name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)
+        || now.tv_sec - info.st_mtim.tv_sec < 60)
+        return;
     unlinkat(directory_fd, name, 0);
 }
 
@@ -320,27 +347,36 @@ void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_to
     int directory_fd = open(folder[0] ? folder : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (directory_fd < 0) return;
     DIR *directory = fdopendir(directory_fd);
-    if (!directory) { close(directory_fd); return; }
+    if (!directory) {
+        close(directory_fd);
+        return;
+    }
     struct old_trace *found = NULL;
     size_t count = 0, capacity = 0;
     uint64_t total = 0;
     for (struct dirent *entry; (entry = readdir(directory));) {
         if (entry->d_name[0] == '.') remove_if_left_over(directory_fd, entry->d_name);
         size_t length = strlen(entry->d_name);
-        if (length < 7 || length >= sizeof found->name || strcmp(entry->d_name + length - 6, ".trace") || !strcmp(entry->d_name, own)) continue;
+        if (length < 7 || length >= sizeof found->name || strcmp(entry->d_name + length - 6, ".trace")
+            || !strcmp(entry->d_name, own))
+            continue;
         // Only regular files that start with the trace magic, never through a symlink.
         int fd = openat(directory_fd, entry->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) continue;
         struct stat info;
         unsigned char header[24];
-        int is_trace = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && pread(fd, header, sizeof header, 0) == (ssize_t)sizeof header
-            && !memcmp(header, TRAIL_TRACE_MAGIC, 8);
+        int is_trace = fstat(fd, &info) == 0 && S_ISREG(info.st_mode)
+                       && pread(fd, header, sizeof header, 0) == (ssize_t)sizeof header
+                       && !memcmp(header, TRAIL_TRACE_MAGIC, 8);
         close(fd);
         if (!is_trace) continue;
         uint32_t pid;
         memcpy(&pid, header + 16, 4);
         total += (uint64_t)info.st_size;
-        if (writer_alive(pid)) { keep_files = keep_files ? keep_files - 1 : 0; continue; }  // kept, and counted
+        if (writer_alive(pid)) {
+            keep_files = keep_files ? keep_files - 1 : 0;
+            continue;
+        }  // kept, and counted
         if (count == capacity) {
             capacity = capacity ? capacity * 2 : 64;
             struct old_trace *grown = realloc(found, capacity * sizeof *found);

@@ -15,8 +15,10 @@
 static void choose_limits(void) {
     trail_rec.max_size = trail_trace_max_size(trail_rec.trace_path);
     trail_rec.block_size = TRAIL_TRACE_BLOCK_SIZE;
-    while (trail_rec.max_size && trail_rec.block_size > (64u << 10) && trail_rec.max_size / trail_rec.block_size < 16) trail_rec.block_size /= 2;
-    trail_rec.max_blocks = trail_rec.max_size ? (trail_rec.max_size - TRAIL_TRACE_HEADER_SIZE) / trail_rec.block_size : 0;
+    while (trail_rec.max_size && trail_rec.block_size > (64u << 10) && trail_rec.max_size / trail_rec.block_size < 16)
+        trail_rec.block_size /= 2;
+    trail_rec.max_blocks =
+        trail_rec.max_size ? (trail_rec.max_size - TRAIL_TRACE_HEADER_SIZE) / trail_rec.block_size : 0;
     if (trail_rec.max_size && trail_rec.max_blocks < 2) trail_rec.max_blocks = 2;
     trail_rec.policy = trail_settings.trace_keep_first ? POLICY_KEEP_FIRST : POLICY_KEEP_LAST;
     // For every limit, 0 means no limit.
@@ -28,7 +30,9 @@ static void choose_limits(void) {
     if (trail_rec.blocks) munmap(trail_rec.blocks, trail_rec.blocks_bytes);
     trail_rec.blocks = NULL;
     trail_rec.blocks_bytes = trail_rec.max_blocks ? (size_t)trail_rec.max_blocks * sizeof *trail_rec.blocks : 0;
-    void *pages = trail_rec.blocks_bytes ? mmap(NULL, trail_rec.blocks_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) : MAP_FAILED;
+    void *pages = trail_rec.blocks_bytes ? mmap(NULL, trail_rec.blocks_bytes, PROT_READ | PROT_WRITE,
+                                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                                         : MAP_FAILED;
     if (pages != MAP_FAILED) trail_rec.blocks = pages;
 }
 
@@ -78,10 +82,13 @@ void trail_file_prepare_info(void) {
     pid[trail_decimal((uint64_t)getpid(), pid)] = 0;
     const char *parent = trail_inherited_traceparent();
     uint32_t used = 0;
-    const char *lines[][2] = { { TRAIL_INFO_EXE "=", exe }, { TRAIL_INFO_PID "=", pid }, { TRAIL_INFO_HOST "=", host },
+    const char *lines[][2] = { { TRAIL_INFO_EXE "=", exe },
+                               { TRAIL_INFO_PID "=", pid },
+                               { TRAIL_INFO_HOST "=", host },
                                { TRAIL_INFO_APP "=", trail_rec.trace_app[0] ? trail_rec.trace_app : trail_exe_name() },
                                { TRAIL_INFO_VERSION "=", trail_rec.trace_version },
-                               { TRAIL_INFO_TRACEPARENT "=", parent }, { TRAIL_INFO_CMDLINE "=", command },
+                               { TRAIL_INFO_TRACEPARENT "=", parent },
+                               { TRAIL_INFO_CMDLINE "=", command },
                                { TRAIL_INFO_BUILD_ID "=", build_id } };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         if (i >= 4 && !lines[i][1][0]) continue;  // version, traceparent, cmdline, build_id only when there is one
@@ -91,7 +98,8 @@ void trail_file_prepare_info(void) {
     }
     trail_rec.trace_info_length = used;
     memset(trail_rec.trace_info + used, 0, sizeof trail_rec.trace_info - used);
-    trail_rec.trace_info_length = (trail_rec.trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned
+    trail_rec.trace_info_length =
+        (trail_rec.trace_info_length + 7) & ~UINT32_C(7);  // padded with NULs: chunks stay 8-aligned
 }
 
 void trail_recorder_prepare(void) {
@@ -100,7 +108,8 @@ void trail_recorder_prepare(void) {
     const char *pattern = trail_settings.trace_file;
     int fixed = pattern != NULL;
     const char *directory = trail_rec.trace_directory[0] ? trail_rec.trace_directory : "trail-traces";
-    if (!trail_expand_pattern(fixed ? pattern : "%e-%t-%p.trace", fixed ? NULL : directory, trail_rec.trace_path, sizeof trail_rec.trace_path)) {
+    if (!trail_expand_pattern(fixed ? pattern : "%e-%t-%p.trace", fixed ? NULL : directory, trail_rec.trace_path,
+                              sizeof trail_rec.trace_path)) {
         trail_setting_warning("TRAIL_TRACE_FILE", pattern ? pattern : "", "gives too long a path", "trail.trace");
         trail_expand_pattern("trail.trace", NULL, trail_rec.trace_path, sizeof trail_rec.trace_path);
     }
@@ -114,7 +123,8 @@ void trail_file_prepare_forked(void) {
     trail_rec.settings_stale = 1;
     const char *pattern = trail_settings.trace_file;
     const char *directory = trail_rec.trace_directory[0] ? trail_rec.trace_directory : "trail-traces";
-    if (!trail_expand_pattern(pattern ? pattern : "%e-%t-%p.trace", pattern ? NULL : directory, trail_rec.trace_path, sizeof trail_rec.trace_path)) {
+    if (!trail_expand_pattern(pattern ? pattern : "%e-%t-%p.trace", pattern ? NULL : directory, trail_rec.trace_path,
+                              sizeof trail_rec.trace_path)) {
         trail_expand_pattern("trail.trace", NULL, trail_rec.trace_path, sizeof trail_rec.trace_path);
     }
     trail_file_prepare_info();

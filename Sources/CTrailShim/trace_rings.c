@@ -22,11 +22,14 @@
 int trail_ring_wait(struct trail_ring *ring, uint64_t need) {
     // Dropping is the only choice without a writer to wait for: after fork, at exit, in a crash, or on the
     // writer's own thread.
-    if (!__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE) || __atomic_load_n(&trail_rec.crash_flushing, __ATOMIC_RELAXED)
-        || __atomic_load_n(&trail_rec.stopping, __ATOMIC_RELAXED) || trail_current_tid() == __atomic_load_n(&trail_rec.writer_tid, __ATOMIC_RELAXED)) {
+    if (!__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE)
+        || __atomic_load_n(&trail_rec.crash_flushing, __ATOMIC_RELAXED)
+        || __atomic_load_n(&trail_rec.stopping, __ATOMIC_RELAXED)
+        || trail_current_tid() == __atomic_load_n(&trail_rec.writer_tid, __ATOMIC_RELAXED)) {
         return 0;
     }
-    if (!__atomic_exchange_n(&trail_rec.writer_wake, 1, __ATOMIC_ACQ_REL)) syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    if (!__atomic_exchange_n(&trail_rec.writer_wake, 1, __ATOMIC_ACQ_REL))
+        syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     uint32_t progress = __atomic_load_n(&trail_rec.writer_progress, __ATOMIC_ACQUIRE);
     uint64_t stalled_since = 0;
     for (uint32_t round = 0;; round++) {
@@ -38,7 +41,10 @@ int trail_ring_wait(struct trail_ring *ring, uint64_t need) {
 #endif
             continue;
         }
-        if (round < 300) { sched_yield(); continue; }
+        if (round < 300) {
+            sched_yield();
+            continue;
+        }
         struct timespec pause = { 0, 50000 };
         nanosleep(&pause, NULL);
         // Give up only when the writer makes no progress at all for a second (a stuck disk, a dead writer).
@@ -48,10 +54,12 @@ int trail_ring_wait(struct trail_ring *ring, uint64_t need) {
             stalled_since = 0;
         } else if (!stalled_since) {
             stalled_since = trail_monotonic_ns();
-        } else if (trail_monotonic_ns() - stalled_since > 1000000000u || !__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE)) {
+        } else if (trail_monotonic_ns() - stalled_since > 1000000000u
+                   || !__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE)) {
             return 0;
         }
-        if (!__atomic_exchange_n(&trail_rec.writer_wake, 1, __ATOMIC_ACQ_REL)) syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        if (!__atomic_exchange_n(&trail_rec.writer_wake, 1, __ATOMIC_ACQ_REL))
+            syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
 }
 
@@ -87,10 +95,13 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
             retired += state == RING_RETIRED;
         }
         // Up to 10 ms for the writer to free one, outside any measured call (no entry time is taken yet).
-        if (ring || retired < RETIRED_BACKLOG || waits == 100 || !__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE)
-            || trail_current_tid() == __atomic_load_n(&trail_rec.writer_tid, __ATOMIC_RELAXED)) break;
+        if (ring || retired < RETIRED_BACKLOG || waits == 100
+            || !__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE)
+            || trail_current_tid() == __atomic_load_n(&trail_rec.writer_tid, __ATOMIC_RELAXED))
+            break;
         pthread_mutex_unlock(&trail_rec.registry_lock);
-        if (!__atomic_exchange_n(&trail_rec.writer_wake, 1, __ATOMIC_ACQ_REL)) syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        if (!__atomic_exchange_n(&trail_rec.writer_wake, 1, __ATOMIC_ACQ_REL))
+            syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         struct timespec pause = { 0, 100000 };
         nanosleep(&pause, NULL);
         pthread_mutex_lock(&trail_rec.registry_lock);
@@ -99,7 +110,8 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
     if (!ring && count < MAX_RINGS) {
         ring = calloc(1, sizeof *ring);
         void *memory = ring ? mmap(NULL, trail_rec.ring_capacity * sizeof(struct trail_record), PROT_READ | PROT_WRITE,
-                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) : MAP_FAILED;
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                            : MAP_FAILED;
         // Huge pages where the kernel allows them: a ring's first lap then takes a few faults, not thousands.
         if (memory != MAP_FAILED) madvise(memory, trail_rec.ring_capacity * sizeof(struct trail_record), MADV_HUGEPAGE);
         if (memory == MAP_FAILED) {
@@ -142,9 +154,9 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
 uint64_t trail_trace_dropped(void) {
     uint64_t dropped = 0;
     uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
-    for (uint32_t i = 0; i < count; i++) dropped += __atomic_load_n(&trail_rec.rings[i]->dropped_total, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < count; i++)
+        dropped += __atomic_load_n(&trail_rec.rings[i]->dropped_total, __ATOMIC_RELAXED);
     return dropped;
 }
 
 uint32_t trail_ring_slot(struct trail_ring *ring) { return ring->slot; }
-

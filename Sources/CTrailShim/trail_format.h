@@ -22,13 +22,13 @@
 
 enum trail_policy {
     POLICY_UNBOUNDED = 0,
-    POLICY_KEEP_LAST = 1,       // blocks wrap: the most recent records stay
-    POLICY_KEEP_FIRST = 2,      // records stop when full
+    POLICY_KEEP_LAST = 1,   // blocks wrap: the most recent records stay
+    POLICY_KEEP_FIRST = 2,  // records stop when full
 };
 
 enum trail_clock_kind {
-    CLOCK_KIND_CYCLES = 1,      // the cycle counter (TSC, cntvct_el0)
-    CLOCK_KIND_MONOTONIC = 2,   // CLOCK_MONOTONIC nanoseconds
+    CLOCK_KIND_CYCLES = 1,     // the cycle counter (TSC, cntvct_el0)
+    CLOCK_KIND_MONOTONIC = 2,  // CLOCK_MONOTONIC nanoseconds
 };
 
 enum chunk_type {
@@ -38,9 +38,9 @@ enum chunk_type {
     CHUNK_RECORDS = 4,
     CHUNK_CLOCK = 5,
     CHUNK_END = 6,
-    CHUNK_CUT = 7,              // u32 policy, u32 reserved, u64 records, u64 bytes: totals cut so far
-    CHUNK_WATERMARK = 8,        // u64 ticks: every later record is at or after it
-    CHUNK_SPAN = 9,             // u64 token, u32 phase, u32 length, then a tracer span's details (SpanDetails)
+    CHUNK_CUT = 7,        // u32 policy, u32 reserved, u64 records, u64 bytes: totals cut so far
+    CHUNK_WATERMARK = 8,  // u64 ticks: every later record is at or after it
+    CHUNK_SPAN = 9,       // u64 token, u32 phase, u32 length, then a tracer span's details (SpanDetails)
 };
 
 // The INFO chunk's keys (TraceInfo.Key), each written as `key=value\n`.
@@ -78,7 +78,8 @@ struct trail_trace_header {
 };
 _Static_assert(sizeof(struct trail_trace_header) == TRAIL_TRACE_HEADER_SIZE, "the trace header is 64 bytes");
 _Static_assert(offsetof(struct trail_trace_header, pid) == 16 && offsetof(struct trail_trace_header, wall_ns) == 24
-               && offsetof(struct trail_trace_header, block_size) == 48 && offsetof(struct trail_trace_header, max_blocks) == 56,
+                   && offsetof(struct trail_trace_header, block_size) == 48
+                   && offsetof(struct trail_trace_header, max_blocks) == 56,
                "trace header offsets");
 
 struct trail_block_header {
@@ -94,7 +95,8 @@ struct trail_thread_chunk {
     char name[16];
     uint64_t dropped;
 };
-_Static_assert(sizeof(struct trail_thread_chunk) == 32 && offsetof(struct trail_thread_chunk, dropped) == 24, "THREAD payload");
+_Static_assert(sizeof(struct trail_thread_chunk) == 32 && offsetof(struct trail_thread_chunk, dropped) == 24,
+               "THREAD payload");
 
 /// CUT: what the size limit cut so far.
 struct trail_cut_chunk {
@@ -124,11 +126,11 @@ _Static_assert(sizeof(struct trail_records_header) == 8 + TRAIL_RECORDS_HEADER_S
 enum record_kind {
     KIND_ENTER = 1,
     KIND_EXIT = 2,
-    KIND_ASYNC_ENTER = 3,   // followed by two AUX records: {token, task}, {parent token, 0}
-    KIND_ASYNC_EXIT = 4,    // followed by an AUX record: {token, task}
-    KIND_TASK = 5,          // a root call on this thread runs in this task (address = task); AUX {parent token, 0}
-    KIND_AUX = 6,           // payload of the record before it
-    KIND_DROPPED = 7,       // {time, count}: records lost before this one because the buffer was full
+    KIND_ASYNC_ENTER = 3,  // followed by two AUX records: {token, task}, {parent token, 0}
+    KIND_ASYNC_EXIT = 4,   // followed by an AUX record: {token, task}
+    KIND_TASK = 5,         // a root call on this thread runs in this task (address = task); AUX {parent token, 0}
+    KIND_AUX = 6,          // payload of the record before it
+    KIND_DROPPED = 7,      // {time, count}: records lost before this one because the buffer was full
 };
 
 struct trail_record {
@@ -217,7 +219,7 @@ enum value_role {
 
 /// What the payload (the VALUE record's time field) holds.
 enum value_tag {
-    VALUE_INT8 = 1,         // integers: two's complement, sign-extended to 64 bits
+    VALUE_INT8 = 1,  // integers: two's complement, sign-extended to 64 bits
     VALUE_INT16 = 2,
     VALUE_INT32 = 3,
     VALUE_INT64 = 4,
@@ -225,16 +227,16 @@ enum value_tag {
     VALUE_UINT16 = 6,
     VALUE_UINT32 = 7,
     VALUE_UINT64 = 8,
-    VALUE_FLOAT32 = 9,      // the bits in the low 32
+    VALUE_FLOAT32 = 9,  // the bits in the low 32
     VALUE_FLOAT64 = 10,
-    VALUE_BOOL = 11,        // 0 or 1
-    VALUE_POINTER = 12,     // the address
-    VALUE_STRING = 13,      // u32 bytes recorded | u32 bytes the string had; the bytes in the DATA records
-    VALUE_CHARACTER = 14,   // as VALUE_STRING
-    VALUE_SUBSTRING = 15,   // as VALUE_STRING
-    VALUE_NIL = 16,         // an optional that held nil; payload 0
-    VALUE_TYPE_ONLY = 17,   // not recorded: the descriptor's written type is what is shown; payload 0
-    VALUE_REDACTED = 18,    // its label or name is on the redaction list; payload 0
+    VALUE_BOOL = 11,       // 0 or 1
+    VALUE_POINTER = 12,    // the address
+    VALUE_STRING = 13,     // u32 bytes recorded | u32 bytes the string had; the bytes in the DATA records
+    VALUE_CHARACTER = 14,  // as VALUE_STRING
+    VALUE_SUBSTRING = 15,  // as VALUE_STRING
+    VALUE_NIL = 16,        // an optional that held nil; payload 0
+    VALUE_TYPE_ONLY = 17,  // not recorded: the descriptor's written type is what is shown; payload 0
+    VALUE_REDACTED = 18,   // its label or name is on the redaction list; payload 0
 };
 
 #endif

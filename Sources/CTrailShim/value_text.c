@@ -11,10 +11,14 @@
 /// The length of the valid UTF-8 sequence at `bytes` (at most `left` bytes), or 0.
 static size_t sequence_width(const uint8_t *bytes, size_t left) {
     uint8_t first = bytes[0];
-    size_t width = first < 0x80 ? 1 : first >= 0xC2 && first <= 0xDF ? 2 : first >= 0xE0 && first <= 0xEF ? 3
-                 : first >= 0xF0 && first <= 0xF4 ? 4 : 0;
+    size_t width = first < 0x80                     ? 1
+                   : first >= 0xC2 && first <= 0xDF ? 2
+                   : first >= 0xE0 && first <= 0xEF ? 3
+                   : first >= 0xF0 && first <= 0xF4 ? 4
+                                                    : 0;
     if (width == 0 || width > left) return 0;
-    for (size_t i = 1; i < width; i++) if ((bytes[i] & 0xC0) != 0x80) return 0;
+    for (size_t i = 1; i < width; i++)
+        if ((bytes[i] & 0xC0) != 0x80) return 0;
     if (width == 3 && ((first == 0xE0 && bytes[1] < 0xA0) || (first == 0xED && bytes[1] >= 0xA0))) return 0;
     if (width == 4 && ((first == 0xF0 && bytes[1] < 0x90) || (first == 0xF4 && bytes[1] >= 0x90))) return 0;
     return width;
@@ -85,7 +89,8 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
         size_t at = 0;
         memcpy(text, tag == VALUE_FLOAT32 ? "<Float bits 0x" : "<Double bits 0x", tag == VALUE_FLOAT32 ? 14 : 15);
         at = tag == VALUE_FLOAT32 ? 14 : 15;
-        for (int shift = tag == VALUE_FLOAT32 ? 28 : 60; shift >= 0; shift -= 4) text[at++] = digits[(bits >> shift) & 15];
+        for (int shift = tag == VALUE_FLOAT32 ? 28 : 60; shift >= 0; shift -= 4)
+            text[at++] = digits[(bits >> shift) & 15];
         text[at++] = '>';
         return put_text(out, size, 0, text, at);
     }
@@ -94,7 +99,10 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
     case VALUE_INT16: signed_decimal(text, (int16_t)bits); break;
     case VALUE_INT32: signed_decimal(text, (int32_t)bits); break;
     case VALUE_INT64: signed_decimal(text, (int64_t)bits); break;
-    case VALUE_UINT8: case VALUE_UINT16: case VALUE_UINT32: case VALUE_UINT64: decimal(text, bits, 0); break;
+    case VALUE_UINT8:
+    case VALUE_UINT16:
+    case VALUE_UINT32:
+    case VALUE_UINT64: decimal(text, bits, 0); break;
     case VALUE_FLOAT32: {
         uint32_t low = (uint32_t)bits;
         float value;
@@ -112,7 +120,8 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
         text[2 + trail_format_hex(bits, text + 2)] = 0;
         break;
     }
-    case VALUE_STRING: case VALUE_SUBSTRING: return put_quoted(out, size, bytes, kept, whole, '"');
+    case VALUE_STRING:
+    case VALUE_SUBSTRING: return put_quoted(out, size, bytes, kept, whole, '"');
     case VALUE_CHARACTER: return put_quoted(out, size, bytes, kept, whole, '\'');
     case VALUE_NIL: strcpy(text, "nil"); break;
     case VALUE_REDACTED: strcpy(text, "<redacted>"); break;

@@ -15,7 +15,10 @@
 enum { CHOSEN = 1, REFUSED = 2 };
 
 struct choice_cache {
-    struct { uintptr_t key; int choice; } slots[CHOICE_SLOTS];
+    struct {
+        uintptr_t key;
+        int choice;
+    } slots[CHOICE_SLOTS];
     int lock;
 };
 
@@ -221,7 +224,8 @@ void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bi
 
 void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
     struct trail_thread *thread = &trail_thread_state;
-    if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG) return trail_values_exit_logging(descriptor, tag, 0, bytes, length);
+    if (valued_frame(thread) && trail_mode_value == TRAIL_MODE_LOG)
+        return trail_values_exit_logging(descriptor, tag, 0, bytes, length);
     trail_value_string(descriptor, tag, VALUE_ROLE_RESULT, bytes, length);
     trail_exit_sync();
 }

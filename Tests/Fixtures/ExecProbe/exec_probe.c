@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(mode, "execl-many")) {
         enter();
-        execl("/bin/sh", "sh", "-c", "echo $# ${TRACEPARENT:+traceparent}", "sh", A1000, A1000, A1000, A1000, A1000, (char *)0);
+        execl("/bin/sh", "sh", "-c", "echo $# ${TRACEPARENT:+traceparent}", "sh", A1000, A1000, A1000, A1000, A1000,
+              (char *)0);
         printf("execl failed: %s\n", strerror(errno));
         return 5;
     }

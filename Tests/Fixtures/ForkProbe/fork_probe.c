@@ -161,7 +161,9 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(mode, "fork-at-start")) return fork_at_start();
     if (!strcmp(mode, "fork-twice")) return fork_twice();
-    if (!strcmp(mode, "race-for-names")) return race_for_names(argc > 2 ? atoi(argv[2]) : 8, argc > 3 && !strcmp(argv[3], "hidden"));
-    fprintf(stderr, "usage: fork-probe crash-in-malloc SIGNAL COUNT | fork-at-start | fork-twice | race-for-names COUNT [hidden]\n");
+    if (!strcmp(mode, "race-for-names"))
+        return race_for_names(argc > 2 ? atoi(argv[2]) : 8, argc > 3 && !strcmp(argv[3], "hidden"));
+    fprintf(stderr, "usage: fork-probe crash-in-malloc SIGNAL COUNT | fork-at-start | fork-twice | race-for-names "
+                    "COUNT [hidden]\n");
     return 2;
 }

@@ -13,7 +13,8 @@ int main(void) {
     memset(details, 'x', sizeof details);
     trail_recorder_lock_drain();
     int queued = 0;
-    for (int span = 0; span < 100; span++) queued += trail_span_details_queue((uint64_t)span + 1, 0, details, sizeof details);
+    for (int span = 0; span < 100; span++)
+        queued += trail_span_details_queue((uint64_t)span + 1, 0, details, sizeof details);
     trail_recorder_unlock_drain();
     return queued == 100;  // 0 when some were dropped, as they must be
 }
