@@ -42,7 +42,7 @@ static struct {
 } decisions[DECISION_SLOTS];
 static int decision_lock;
 
-static int matches_any(const char *patterns, const char *name) {
+int trail_matches_any(const char *patterns, const char *name) {
     if (!patterns) return 0;
     char pattern[512];
     for (const char *start = patterns; *start;) {
@@ -84,8 +84,8 @@ static int filter_decision(const char *site) {
     char name[1024];
     trail_site_name(site, name, sizeof name);
     int decision = DECIDED;
-    if (matches_any(include_patterns, name)) decision |= INCLUDED;
-    if (matches_any(exclude_patterns, name)) decision |= EXCLUDED;
+    if (trail_matches_any(include_patterns, name)) decision |= INCLUDED;
+    if (trail_matches_any(exclude_patterns, name)) decision |= EXCLUDED;
     while (__atomic_exchange_n(&decision_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
     for (size_t probe = 0; probe < 64; probe++) {
         size_t slot = (start + probe) % DECISION_SLOTS;

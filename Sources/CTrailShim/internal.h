@@ -15,6 +15,9 @@
 
 // MARK: C only (defined across the runtime's files; include/CTrailShim.h is what Swift sees)
 
+/// Whether `name` matches one of the comma-separated globs `patterns` (none when NULL): TRAIL_TRACE_FILTER,
+/// TRAIL_TRACE_EXCLUDE and TRAIL_VALUES_FILTER alike (hooks.c).
+int trail_matches_any(const char *patterns, const char *name);
 /// Overrides the mode chosen from the environment (tests, benchmarks).
 void trail_set_mode(int mode);
 /// Records lost so far because a ring stayed full.

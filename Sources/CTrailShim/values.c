@@ -4,7 +4,6 @@
 #include "internal.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,20 +49,9 @@ static int cached_choice(struct choice_cache *cache, const char *key, int (*deci
 /// TRAIL_VALUES_FILTER's globs against the site's name; unset, every function.
 static int filter_chooses(const char *site) {
     const char *patterns = trail_settings.values_filter;
-    char name[1024], pattern[512];
+    char name[1024];
     trail_site_name(site, name, sizeof name);
-    for (const char *start = patterns; start && *start;) {
-        const char *comma = strchr(start, ',');
-        size_t length = comma ? (size_t)(comma - start) : strlen(start);
-        if (length > 0 && length < sizeof pattern) {
-            memcpy(pattern, start, length);
-            pattern[length] = 0;
-            if (fnmatch(pattern, name, 0) == 0) return 1;
-        }
-        if (!comma) break;
-        start = comma + 1;
-    }
-    return 0;
+    return trail_matches_any(patterns, name);
 }
 
 /// Whether `word` (its case ignored) is in `text[0 ..< length]`.
