@@ -57,8 +57,9 @@ import TrailTestSupport
             "import Trail loads \(whole.subtracting(Self.allowedModules).sorted())")
     }
 
-    /// `TrailExit`, imported whole by traced files, declares the exit operator and nothing else.
-    @Test func theExitModuleDeclaresOnlyTheOperator() throws {
+    /// `TrailExit`, imported whole by traced files, declares the exit operators and nothing else: `~>|` (and its
+    /// overloads per recordable type, for a build with values) and `~>>`, a kept result's.
+    @Test func theExitModuleDeclaresOnlyTheOperators() throws {
         let interface = try String(
             contentsOfFile: Paths.buildDirectory + "/Modules/TrailExit.swiftinterface", encoding: .utf8)
         let declarations = Set(
@@ -70,7 +71,9 @@ import TrailTestSupport
         #expect(
             declarations == [
                 "precedencegroup TrailExitPrecedence {", "infix operator ~>| : TrailExitPrecedence",
-                "@_transparent public func ~>| <Value>",
+                "infix operator ~>> : TrailExitPrecedence", "@_transparent public func ~>| <Value>",
+                "@_transparent public func ~>| ", "@_transparent public func ~>> <Value>",
+                "@_transparent public func ~>> ",
             ], "\(declarations.sorted())")
     }
 
