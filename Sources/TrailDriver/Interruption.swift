@@ -35,6 +35,16 @@ public enum Interruption {
         }
     }
 
+    /// Runs `body` while `pid` (a viewer whose output the summary shows) is the child a signal stops, and exits
+    /// after it when a signal came: a Ctrl-C during the summary leaves no viewer running.
+    public static func whileRunning<Result>(_ pid: pid_t, _ body: () -> Result) -> Result {
+        child = pid
+        let result = body()
+        child = 0
+        if requested { exitNow() }
+        return result
+    }
+
     /// Says so and exits with 128 + the signal, as the shell reports a program the signal ended.
     static func exitNow() -> Never {
         let message: StaticString = "\ntrail: interrupted\n"

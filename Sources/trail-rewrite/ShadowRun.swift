@@ -152,31 +152,35 @@ enum ShadowRun {
         let pipe = Pipe()
         process.standardOutput = pipe
         guard (try? process.run()) != nil else { return }
-        var shown = 0
-        var hidden = 0
-        var pending = Data()
-        let handle = pipe.fileHandleForReading
-        while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            pending.append(chunk)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = pending[pending.startIndex ... newline]
-                pending.removeSubrange(pending.startIndex ... newline)
-                if shown < lines {
-                    // The viewers print sites and crash frames as the copy's build recorded them.
-                    FileHandle.standardOutput.write(
-                        Data(
-                            String(decoding: line, as: UTF8.self).replacingOccurrences(
-                                of: mapping.from, with: mapping.to
-                            ).utf8))
-                    shown += 1
-                } else {
-                    hidden += 1
+        // A Ctrl-C now stops the viewer too, and this process after it.
+        let hidden = Interruption.whileRunning(process.processIdentifier) { () -> Int in
+            var shown = 0
+            var hidden = 0
+            var pending = Data()
+            let handle = pipe.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = pending[pending.startIndex ... newline]
+                    pending.removeSubrange(pending.startIndex ... newline)
+                    if shown < lines {
+                        // The viewers print sites and crash frames as the copy's build recorded them.
+                        FileHandle.standardOutput.write(
+                            Data(
+                                String(decoding: line, as: UTF8.self).replacingOccurrences(
+                                    of: mapping.from, with: mapping.to
+                                ).utf8))
+                        shown += 1
+                    } else {
+                        hidden += 1
+                    }
                 }
             }
+            process.waitUntilExit()
+            return hidden
         }
-        process.waitUntilExit()
         if hidden > 0 { printOut("  ... \(hidden) more line\(hidden == 1 ? "" : "s"): \(more)\n") }
     }
 
