@@ -237,12 +237,12 @@ static void put_breadcrumbs(void) {
         uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
         uint64_t first = head > (uint64_t)breadcrumb_count * 2 ? head - (uint64_t)breadcrumb_count * 2 : 0;
         if (head - first > ring->mask) first = head - ring->mask;
-        uint64_t result = 0;  // the last result's VALUE record, for the EXIT that follows it (values)
+        uint64_t result = 0;  // the last result's or error's VALUE record, for the EXIT that follows it (values)
         for (uint64_t index = first; index < head; index++) {
             struct trail_record *record = &ring->records[index & ring->mask];
             uint32_t kind = (uint32_t)(record->word >> WORD_KIND_SHIFT);
             if (kind == KIND_AUX && ((record->word >> VALUE_TAG_SHIFT) & WORD_DEPTH_MAX) != 0
-                && ((record->word >> VALUE_ROLE_SHIFT) & VALUE_ROLE_MASK) == VALUE_ROLE_RESULT) {
+                && ((record->word >> VALUE_ROLE_SHIFT) & VALUE_ROLE_MASK) != VALUE_ROLE_ARGUMENT) {
                 result = index;
                 continue;
             }

@@ -1,5 +1,6 @@
 // A crash block's breadcrumb with its call's values (issue 41): an entry's site with its arguments in place of the
-// labels, "App.fib(n: 30) @ App/Fib.swift:3", and an exit's with its result, "App.fib(n:) = 832040 @ ...", read from
+// labels, "App.fib(n: 30) @ App/Fib.swift:3", and an exit's with its result, "App.fib(n:) = 832040 @ ...", or its
+// error, "App.load(path:) throws ParseError.badHeader @ ...", read from
 // the VALUE records beside the ENTER and EXIT in the crashing thread's ring. What the ring holds was redacted when
 // it was recorded. Async-signal-safe: strings are copied with trail_copy_readable, nothing is allocated.
 #include "internal.h"
@@ -23,6 +24,7 @@ static int is_value(const struct trail_record *record) {
 }
 
 /// The value whose VALUE record is at `index`, as text; false when its DATA records are not all there.
+/// `with_label`: an argument's, `label: value`; else a result's or error's outcome, ` = value` or ` throws text`.
 static int add_value(struct crumb_text *text, struct trail_ring *ring, uint64_t index, uint64_t head,
                      const char *descriptor, int with_label) {
     const struct trail_record *record = &ring->records[index & ring->mask];
@@ -47,7 +49,11 @@ static int add_value(struct crumb_text *text, struct trail_ring *ring, uint64_t 
         add(text, ": ", 2);
     }
     char value[VALUE_LINE_MAX];
-    size_t length = trail_value_format(value, sizeof value, tag, record->time, bytes, kept, whole, descriptor, 1);
+    uint32_t role = (uint32_t)((record->word >> VALUE_ROLE_SHIFT) & VALUE_ROLE_MASK);
+    size_t length =
+        with_label
+            ? trail_value_format(value, sizeof value, tag, record->time, bytes, kept, whole, descriptor, 1)
+            : trail_value_outcome(value, sizeof value, role, tag, record->time, bytes, kept, whole, descriptor, 1);
     add(text, value, length < sizeof value ? length : sizeof value - 1);
     return 1;
 }
@@ -74,7 +80,6 @@ size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, 
         const struct trail_record *value = result ? &ring->records[result & ring->mask] : NULL;
         if (!value || !copy_name(value->word & WORD_ADDRESS_MASK, descriptor, sizeof descriptor)) return 0;
         add(&text, site, name_length);
-        add(&text, " = ", 3);
         if (!add_value(&text, ring, result, head, descriptor, 0)) return 0;
     } else {
         uint64_t next = index + 1;

@@ -100,12 +100,14 @@ struct trail_thread {
     const char *value_site;  // the waiting entry line's site (NULL: none)
     uint32_t value_depth;
     uint64_t value_start;
-    const char *value_result;  // set around trail_exit_sync: the exit line's " = result"
+    const char *value_result;  // set around trail_exit_sync: the exit line's " = result" or " throws error"
     char *value_text;          // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
     size_t value_length;
     // A result returned where the exit is a `defer` (`~>>`), kept until that call's exit writes it.
     uint32_t result_depth;  // the depth the call's body runs at (its frame index + 1); 0: none kept
     uint32_t result_tag;
+    uint32_t result_role;   // VALUE_ROLE_RESULT, or VALUE_ROLE_THROWN for the error a call threw
+    int values_describing;  // an error's description is being made: calls inside it record no thrown value
     const char *result_descriptor;
     uint64_t result_bits;
     uint8_t *result_bytes;  // a string's bytes (VALUE_STRING_MAX, allocated on first use)
@@ -339,7 +341,7 @@ uint64_t trail_log_unique_ns(void);
 /// The line for one event of the call that started at `start` (trail_log_unique_ns).
 void trail_log_event(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async, uint64_t start);
 /// The same with values: on entry, the arguments in place of the name's labels (`App.fib(n: 30)`); on exit, the
-/// result after the name (`App.fib(n:) = 832040`). NULL: as trail_log_event.
+/// outcome after the name, joiner included (` = 832040`, ` throws ParseError.badHeader`). NULL: as trail_log_event.
 void trail_log_event_values(const char *site, int entering, uint32_t depth, uint64_t duration_ns, int async,
                             uint64_t start, const char *values);
 /// A VALUE record's word (trail_format.h).
@@ -361,6 +363,10 @@ const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth
 /// `signal_safe`: floating point by its bits, so that a crash handler may call it.
 size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, const uint8_t *bytes, size_t kept,
                           size_t whole, const char *descriptor, int signal_safe);
+/// What follows an exit's name: " = " and its result as trail_value_format shows it, or " throws " and the error's
+/// text as it was recorded (`role` VALUE_ROLE_THROWN; escaped, unquoted).
+size_t trail_value_outcome(char *out, size_t size, uint32_t role, uint32_t tag, uint64_t bits, const uint8_t *bytes,
+                           size_t kept, size_t whole, const char *descriptor, int signal_safe);
 /// A breadcrumb's site with its values (crash_values.c): the ENTER or EXIT record at ring position `index`, the
 /// result's VALUE record at `result` (0: none) for an EXIT; 0 when the record has none, or they are not whole.
 size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, uint64_t result, char *out,

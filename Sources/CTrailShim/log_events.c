@@ -63,7 +63,7 @@ void trail_log_event_values(const char *site, int entering, uint32_t depth, uint
     size_t name_length = trail_site_name(site, name, 1024);
     const char *location = site + name_length + (strlen(site) > name_length ? 3 : 0);
     if (values && entering) put_arguments(name, sizeof name, values);
-    if (values && !entering) snprintf(name + name_length, sizeof name - name_length, " = %s", values);
+    if (values && !entering) snprintf(name + name_length, sizeof name - name_length, "%s", values);
     uint32_t indent = depth > 64 ? 64 : depth;
     size_t room = sizeof line - IDS_LENGTH - 1;  // the ids and the newline always fit
     int used = snprintf(line, room, "[trail %u] %*s%s %s", trail_current_tid(), (int)(indent * 2), "",

@@ -32,9 +32,10 @@ static size_t put_text(char *out, size_t size, size_t used, const char *text, si
     return used + length;
 }
 
+/// `quote` 0: the text as it is (a thrown error's), escaped as the viewers escape it, not quoted.
 static size_t put_quoted(char *out, size_t size, const uint8_t *bytes, size_t kept, size_t whole, char quote) {
     static const char digits[] = "0123456789abcdef";
-    size_t used = put_text(out, size, 0, &quote, 1);
+    size_t used = quote ? put_text(out, size, 0, &quote, 1) : 0;
     for (size_t at = 0; at < kept;) {
         size_t width = sequence_width(bytes + at, kept - at);
         uint8_t byte = bytes[at];
@@ -49,7 +50,7 @@ static size_t put_quoted(char *out, size_t size, const uint8_t *bytes, size_t ke
         used = put_text(out, size, used, (const char *)bytes + at, width);
         at += width;
     }
-    used = put_text(out, size, used, &quote, 1);
+    if (quote) used = put_text(out, size, used, &quote, 1);
     if (whole > kept) used = put_text(out, size, used, "…", strlen("…"));
     return used;
 }
@@ -135,4 +136,16 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
     }
     }
     return put_text(out, size, 0, text, strlen(text));
+}
+
+size_t trail_value_outcome(char *out, size_t size, uint32_t role, uint32_t tag, uint64_t bits, const uint8_t *bytes,
+                           size_t kept, size_t whole, const char *descriptor, int signal_safe) {
+    int thrown = role == VALUE_ROLE_THROWN;
+    const char *joiner = thrown ? " throws " : " = ";
+    size_t used = put_text(out, size, 0, joiner, strlen(joiner));
+    if (used >= size) return used;
+    size_t length = thrown && bytes ? put_quoted(out + used, size - used, bytes, kept, whole, 0)
+                                    : trail_value_format(out + used, size - used, tag, bits, bytes, kept, whole,
+                                                         descriptor, signal_safe);
+    return used + length;
 }

@@ -204,7 +204,7 @@ void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bi
     struct trail_thread *thread = &trail_thread_state;
     char text[VALUE_LINE_MAX];
     size_t kept = bytes ? kept_bytes(bytes, length) : 0;
-    trail_value_format(text, sizeof text, tag, bits, bytes, kept, length, descriptor, 0);
+    trail_value_outcome(text, sizeof text, VALUE_ROLE_RESULT, tag, bits, bytes, kept, length, descriptor, 0);
     thread->value_result = text;
     trail_exit_sync();
     thread->value_result = NULL;
@@ -222,6 +222,7 @@ void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t
 
 static void keep_result(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint64_t bits) {
     thread->result_depth = thread->depth;
+    thread->result_role = VALUE_ROLE_RESULT;
     thread->result_descriptor = descriptor;
     thread->result_tag = tag;
     thread->result_bits = bits;
@@ -241,6 +242,21 @@ void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8
     keep_result(thread, descriptor, tag, (uint64_t)kept | (uint64_t)(length > UINT32_MAX ? UINT32_MAX : length) << 32);
 }
 
+// MARK: a thrown error, kept for the exit as a result is (the rewriter's `catch` calls Trail.threw)
+
+int trail_values_thrown_wanted(void) {
+    struct trail_thread *thread = &trail_thread_state;
+    return !thread->values_describing && valued_frame(thread) != NULL;
+}
+
+void trail_values_describing(int describing) { trail_thread_state.values_describing = describing; }
+
+void trail_value_thrown(const char *descriptor, const uint8_t *bytes, size_t length) {
+    struct trail_thread *thread = &trail_thread_state;
+    trail_value_result_string(descriptor, VALUE_STRING, bytes, length);
+    if (thread->result_depth == thread->depth && valued_frame(thread)) thread->result_role = VALUE_ROLE_THROWN;
+}
+
 static int takes_result(struct trail_thread *thread, uint32_t depth) {
     if (thread->result_depth != depth + 1) return 0;
     thread->result_depth = 0;
@@ -254,10 +270,10 @@ void trail_values_put_result(struct trail_thread *thread, uint32_t depth) {
     const char *descriptor = thread->result_descriptor;
     uint64_t bits = thread->result_bits;
     if (is_string(thread->result_tag)) {
-        put_string(thread->ring, descriptor, thread->result_tag, VALUE_ROLE_RESULT, thread->result_bytes,
+        put_string(thread->ring, descriptor, thread->result_tag, thread->result_role, thread->result_bytes,
                    (size_t)(bits & 0xFFFFFFFFu), (size_t)(bits >> 32));
     } else {
-        trail_ring_put(thread->ring, bits, trail_value_word(descriptor, thread->result_tag, VALUE_ROLE_RESULT, 0));
+        trail_ring_put(thread->ring, bits, trail_value_word(descriptor, thread->result_tag, thread->result_role, 0));
     }
 }
 
@@ -265,8 +281,8 @@ const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth
     if (!takes_result(thread, depth)) return NULL;
     uint64_t bits = thread->result_bits;
     int string = is_string(thread->result_tag);
-    trail_value_format(text, size, thread->result_tag, bits, string ? thread->result_bytes : NULL,
-                       string ? (size_t)(bits & 0xFFFFFFFFu) : 0, string ? (size_t)(bits >> 32) : 0,
-                       thread->result_descriptor, 0);
+    trail_value_outcome(text, size, thread->result_role, thread->result_tag, bits, string ? thread->result_bytes : NULL,
+                        string ? (size_t)(bits & 0xFFFFFFFFu) : 0, string ? (size_t)(bits >> 32) : 0,
+                        thread->result_descriptor, 0);
     return text;
 }

@@ -92,7 +92,8 @@ final class BodyCollector: SyntaxVisitor {
             after: body.leftBrace, body.statements, line: node.funcKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil,
             returns: returnType.map(ReturnKind.init) ?? .void, foldsExit: FoldedExit.allows(returnType),
-            resultType: returnType, arguments: node.signature.parameterClause.parameters)
+            resultType: returnType, arguments: node.signature.parameterClause.parameters,
+            throwsClause: node.signature.effectSpecifiers?.throwsClause)
         return .visitChildren
     }
     override func visitPost(_ node: FunctionDeclSyntax) { pop() }
@@ -104,7 +105,8 @@ final class BodyCollector: SyntaxVisitor {
         instrument(
             after: body.leftBrace, body.statements, line: node.initKeyword,
             async: node.signature.effectSpecifiers?.asyncSpecifier != nil, returns: .void,
-            arguments: node.signature.parameterClause.parameters)
+            arguments: node.signature.parameterClause.parameters,
+            throwsClause: node.signature.effectSpecifiers?.throwsClause)
         return .visitChildren
     }
     override func visitPost(_ node: InitializerDeclSyntax) { pop() }
@@ -181,7 +183,8 @@ final class BodyCollector: SyntaxVisitor {
             after: body.leftBrace, body.statements, line: node.accessorSpecifier,
             async: node.effectSpecifiers?.asyncSpecifier != nil,
             returns: accessor == "get" ? property?.type.map(ReturnKind.init) ?? .value : .void,
-            foldsExit: accessor == "get" && FoldedExit.allows(property?.type), resultType: property?.type)
+            foldsExit: accessor == "get" && FoldedExit.allows(property?.type), resultType: property?.type,
+            throwsClause: node.effectSpecifiers?.throwsClause)
         return .visitChildren
     }
     override func visitPost(_ node: AccessorDeclSyntax) { pop() }
@@ -319,7 +322,8 @@ final class BodyCollector: SyntaxVisitor {
     private func instrument(
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
         line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false,
-        resultType: TypeSyntax? = nil, arguments parameters: FunctionParameterListSyntax? = nil
+        resultType: TypeSyntax? = nil, arguments parameters: FunctionParameterListSyntax? = nil,
+        throwsClause: ThrowsClauseSyntax? = nil
     ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
         let site = SiteName.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
@@ -342,17 +346,21 @@ final class BodyCollector: SyntaxVisitor {
         let exitCode =
             options.values && exitType != nil
             ? ValueCapture.foldedExit(resultType: exitType!) : Marker.foldedExitCode(resultType: exitType)
-        let arguments = options.values && !async ? parameters.map(ValueCapture.arguments) ?? [] : []
+        let values = options.values && !async
+        let arguments = values ? parameters.map(ValueCapture.arguments) ?? [] : []
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
+        // Values: what the call throws, through a `do`/`catch` around a `defer` body (`ThrownErrors`).
+        let opening = values && folded == nil && !mayBeEmpty ? ThrownErrors.opening(throwsClause, statements) : nil
+        let recordsValues = !arguments.isEmpty || opening != nil || values && foldsExit && exitType != nil
         let code =
             statements.isEmpty
             ? arguments.isEmpty
                 ? Marker.emptyBodyCode(site: site, async: async)
                 : ValueCapture.entry(site: site, arguments: arguments) + " Trail.exit();"
-            : !arguments.isEmpty
+            : recordsValues
                 ? ValueCapture.entry(site: site, arguments: arguments)
-                    + (folded != nil ? "" : Marker.exitCode(mayBeEmpty: mayBeEmpty))
+                    + (folded != nil ? "" : Marker.exitCode(mayBeEmpty: mayBeEmpty)) + (opening ?? "")
                 : folded != nil
                     ? Marker.foldedEntryCode(site: site)
                     : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
@@ -369,8 +377,15 @@ final class BodyCollector: SyntaxVisitor {
                 edits.append(Edit(offset: end, text: Marker.wrap(ValueCapture.returnedValue(resultType: exitType))))
             }
         }
+        let closing = statements.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate)
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))
+            if opening != nil, let closing {
+                edits.append(
+                    Edit(
+                        offset: closing.positionAfterSkippingLeadingTrivia.utf8Offset,
+                        text: Marker.wrap(ThrownErrors.closing)))
+            }
             for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }
             if let folded { edits.append(Edit(offset: folded, text: Marker.wrap(exitCode))) }
             return
@@ -382,10 +397,11 @@ final class BodyCollector: SyntaxVisitor {
         for point in returnPoints where !(entry.returnsFirst && point == first) {
             edits.append(columns.explicitReturn(at: point))
         }
-        if let folded,
-            let closing = statements.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate)
-        {
-            edits.append(columns.insertion(exitCode, at: folded, before: closing))
+        if let folded, let closing { edits.append(columns.insertion(exitCode, at: folded, before: closing)) }
+        // The closing brace keeps its column: a missing `return` is reported there.
+        if opening != nil, let closing {
+            let at = closing.positionAfterSkippingLeadingTrivia.utf8Offset
+            edits.append(columns.insertion(ThrownErrors.closing, at: at, before: closing))
         }
     }
 

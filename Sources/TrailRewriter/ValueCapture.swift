@@ -70,8 +70,10 @@ enum ValueCapture {
         return redactedWords.contains { names.contains($0) }
     }
 
-    /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`.
+    /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`, or
+    /// `_ = Trail.enterValues(site, 0);` for a body that records only its result or error.
     static func entry(site: String, arguments: [Argument]) -> String {
+        if arguments.isEmpty { return "_ = Trail.enterValues(\(Marker.literal(site)), 0);" }
         let values = arguments.map {
             isRedacted($0)
                 ? "Trail.redacted(\(Marker.literal($0.descriptor)))"

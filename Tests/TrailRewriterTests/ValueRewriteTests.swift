@@ -37,10 +37,64 @@ import TrailDriver
             func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2", 2) { Trail.value("from path: String", path); Trail.value("_ count: Int", count) }; defer { Trail.exit() };/*trail>*/
                 return []/*<trail*/ ~>> Trail.TypedResult<[UInt8]>("-> [UInt8]")/*trail>*/
             }
-            func tick() -> Bool {/*<trail*/Trail.enter("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
+            func tick() -> Bool {/*<trail*/_ = Trail.enterValues("M.tick() @ M/F.swift:5", 0);/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
             struct S {
                 init(name: String?) {/*<trail*/if Trail.enterValues("M.S.init(name:) @ M/F.swift:7", 1) { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
                 subscript(index: Int) -> Int {/*<trail*/if Trail.enterValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(result == expected)
+        #expect(try stripped(result) == source)
+    }
+
+    /// A throwing body that keeps its `defer` and throws of its own catches and rethrows, so the exit shows the
+    /// error: `do throws(E)` for typed throws; nothing where no error can leave through its own statements.
+    @Test func thrownErrorsAreCaughtAndRethrown() throws {
+        let source = """
+            func load(_ path: String) throws -> Int {
+                guard !path.isEmpty else { throw LoadError.empty }
+                return try parse(path)
+            }
+            func strict() throws(LoadError) { try check() }
+            func never() throws(Never) { try check() }
+            func covered() throws {
+                _ = try? check()
+                do { try check() } catch let error { print(error) }
+                do { try check() } catch {}
+                let run = { try check() }
+                _ = run
+            }
+            func partly() throws {
+                do { try check() } catch is LoadError { print(1) }
+            }
+            struct S {
+                init() throws { try check() }
+                var value: Int { get throws { try check(); return 1 } }
+            }
+
+            """
+        let expected = """
+            func load(_ path: String) throws -> Int {/*<trail*/if Trail.enterValues("M.load(_:) @ M/F.swift:1", 1) { Trail.value("_ path: String", path) }; defer { Trail.exit() }; do {/*trail>*/
+                guard !path.isEmpty else { throw LoadError.empty }
+                return try parse(path)/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/
+            /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
+            func strict() throws(LoadError) {/*<trail*/_ = Trail.enterValues("M.strict() @ M/F.swift:5", 0); defer { Trail.exit() }; do throws(LoadError) {/*trail>*/ try check() /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
+            func never() throws(Never) {/*<trail*/Trail.enter("M.never() @ M/F.swift:6"); defer { Trail.exit() };/*trail>*/ try check() }
+            func covered() throws {/*<trail*/Trail.enter("M.covered() @ M/F.swift:7"); defer { Trail.exit() };/*trail>*/
+                _ = try? check()
+                do { try check() } catch let error { print(error) }
+                do { try check() } catch {}
+                let run = { try check() }
+                _ = run
+            }
+            func partly() throws {/*<trail*/_ = Trail.enterValues("M.partly() @ M/F.swift:14", 0); defer { Trail.exit() }; do {/*trail>*/
+                do { try check() } catch is LoadError { print(1) }
+            /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
+            struct S {
+                init() throws {/*<trail*/_ = Trail.enterValues("M.S.init() @ M/F.swift:18", 0); defer { Trail.exit() }; do {/*trail>*/ try check() /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
+                var value: Int { get throws {/*<trail*/_ = Trail.enterValues("M.S.value.get @ M/F.swift:19", 0); defer { Trail.exit() }; do {/*trail>*/ try check(); return 1/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/ /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/} }
             }
 
             """

@@ -22,12 +22,28 @@ import TrailTestSupport
             if n < 0 { return "minus" }
             return "plus"
         }
+        enum ParseError: Error { case badHeader }
+        struct Refusal: Error, CustomStringConvertible { var description: String { "refused \\(fib(n: 1))" } }
+        func parse(header: String) throws -> Int {
+            guard header == "ok" else { throw ParseError.badHeader }
+            return 1
+        }
+        func refuse() throws(Refusal) {
+            throw Refusal()
+        }
+        func total() -> Int {
+            let items = [1, 2]
+            return items.count
+        }
         var number = 10
         bump(&number, by: -2)
         print(fib(n: 4), describe(0.5, flag: nil, note: "caf\\u{e9} " + String(repeating: "x", count: 80), list: [1]),
               Account(name: "ann").login(user: "ann", password: "hunter2", attempts: 1), number, sign(of: -1))
+        print((try? parse(header: "bad")) == nil, try parse(header: "ok"), (try? refuse()) == nil, total())
 
         """
+
+    static let expectedOutput = "3 0.5 1 true 8 minus\ntrue 1 true 2\n"
 
     static let binary: String = {
         let directory = Paths.temporaryDirectory("value-recording")
@@ -53,7 +69,7 @@ import TrailTestSupport
         let output = try run(
             binary, [], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace].merging(environment) { $1 },
             check: true)
-        #expect(output.stdout == "3 0.5 1 true 8 minus\n")
+        #expect(output.stdout == Self.expectedOutput)
         let dump = try TraceDump(path: trace)
         #expect(dump.problems.isEmpty, "\(dump.problems.prefix(3))")
         var calls: [String] = []
@@ -77,7 +93,10 @@ import TrailTestSupport
                 }
                 let descriptor = dump.names[value.descriptor] ?? "?"
                 let text = ValueText.format(value, type: ValueText.type(ofDescriptor: descriptor))
-                if value.role == .result {
+                if value.role == .thrown {
+                    closed.insert(last)
+                    calls[last] += ") throws " + ValueText.escaped(value.bytes)
+                } else if value.role == .result {
                     closed.insert(last)
                     calls[last] += ") = " + text
                 } else {
@@ -104,6 +123,12 @@ import TrailTestSupport
                 "App.Account.init(name:)(name: \"ann\")",
                 "App.Account.login(user:password:attempts:)(user: \"ann\", password: <redacted>, attempts: 1) = true",
                 "App.sign(of:)(of n: -1) = \"minus\"",
+                "App.parse(header:)(header: \"bad\") throws ParseError.badHeader",
+                "App.parse(header:)(header: \"ok\") = 1",
+                // The error's description runs traced code of its own, inside the call that threw.
+                "App.refuse()() throws Refusal: refused 1", "App.Refusal.description.get() = \"refused 1\"",
+                "App.fib(n:)(n: 1) = 1",
+                "App.total()() = 2",
             ])
     }
 
@@ -123,13 +148,13 @@ import TrailTestSupport
     }
 
     @Test func tracingOffRunsTheSame() throws {
-        #expect(try run(Self.binary, [], check: true).stdout == "3 0.5 1 true 8 minus\n")
+        #expect(try run(Self.binary, [], check: true).stdout == Self.expectedOutput)
     }
 
     /// Log mode's lines: the entry with the arguments in place of the labels, the exit with the result.
     @Test func logModeLinesCarryTheValues() throws {
         let output = try run(Self.binary, [], environment: ["TRAIL_TRACE": "1"], check: true)
-        #expect(output.stdout == "3 0.5 1 true 8 minus\n")
+        #expect(output.stdout == Self.expectedOutput)
         // "[trail TID]   -> App.fib(n: 4)  (App/main.swift:6)  trace_id=..." -> "-> App.fib(n: 4)"
         let lines = output.stderr.split(separator: "\n").map { line in
             String(line.split(separator: "]", maxSplits: 1).last!.drop { $0 == " " }).components(separatedBy: "  ")[0]
@@ -141,7 +166,9 @@ import TrailTestSupport
             "<- App.describe(_:flag:note:list:) = \"0.5 1\"", "-> App.Account.init(name: \"ann\")",
             "-> App.Account.login(user: \"ann\", password: <redacted>, attempts: 1)",
             "<- App.Account.login(user:password:attempts:) = true", "-> App.sign(of: -1)",
-            "<- App.sign(of:) = \"minus\"",
+            "<- App.sign(of:) = \"minus\"", "-> App.parse(header: \"bad\")",
+            "<- App.parse(header:) throws ParseError.badHeader", "<- App.refuse() throws Refusal: refused 1",
+            "<- App.total() = 2",
         ]
         for line in expected { #expect(lines.contains(line), "\(line) in \(lines)") }
         // A function TRAIL_VALUES_FILTER leaves out logs as without values.

@@ -37,6 +37,14 @@ import TrailTestSupport
             <duration> [TID] | App.Account.init(name: "ann");
             <duration> [TID] | App.Account.login(user: "ann", password: <redacted>, attempts: 1) = true;
             <duration> [TID] | App.sign(of: -1) = "minus";
+            <duration> [TID] | App.parse(header: "bad") throws ParseError.badHeader;
+            <duration> [TID] | App.parse(header: "ok") = 1;
+                       [TID] | App.refuse() {
+                       [TID] |   App.Refusal.description.get {
+            <duration> [TID] |     App.fib(n: 1) = 1;
+            <duration> [TID] |   } = "refused 1" /* App.Refusal.description.get */
+            <duration> [TID] | } throws Refusal: refused 1 /* App.refuse() */
+            <duration> [TID] | App.total() = 2;
 
             """
         let text = Transcript.maskReplay(output.stdout)
@@ -51,17 +59,19 @@ import TrailTestSupport
         let shown = events.filter { $0["ph"] as? String == "X" }.compactMap { event -> String? in
             guard let name = event["name"] as? String, let args = event["args"] as? [String: Any] else { return nil }
             return name + " "
-                + ["arguments", "result"].map { "\($0)=\(args[$0] as? String ?? "-")" }.joined(separator: " ")
+                + ["arguments", "result", "thrown"].map { "\($0)=\(args[$0] as? String ?? "-")" }.joined(separator: " ")
         }
         for line in [
-            "App.bump(_:by:) arguments=10, by: -2 result=-",
-            "App.fib(n:) arguments=n: 4 result=3",
-            "App.Account.login(user:password:attempts:) arguments=user: \"ann\", password: <redacted>, attempts: 1 result=true",
-            "App.sign(of:) arguments=of: -1 result=\"minus\"",
+            "App.bump(_:by:) arguments=10, by: -2 result=- thrown=-",
+            "App.fib(n:) arguments=n: 4 result=3 thrown=-",
+            "App.parse(header:) arguments=header: \"bad\" result=- thrown=ParseError.badHeader",
+            "App.total() arguments=- result=2 thrown=-",
+            "App.Account.login(user:password:attempts:) arguments=user: \"ann\", password: <redacted>, attempts: 1 result=true thrown=-",
+            "App.sign(of:) arguments=of: -1 result=\"minus\" thrown=-",
         ] {
             #expect(shown.contains(line), "\(line) in \(shown)")
         }
-        #expect(shown.count == 14)
+        #expect(shown.count == 20)
     }
 
     @Test func otlpSpanAttributesCarryThem() throws {
@@ -72,7 +82,7 @@ import TrailTestSupport
             let values = attributes.compactMap { attribute -> String? in
                 guard let key = attribute["key"] as? String,
                     key.hasPrefix("code.function.argument.")
-                        || key == "code.function.return_value"
+                        || key == "code.function.return_value" || key == "code.function.thrown"
                 else { return nil }
                 let value = (attribute["value"] as? [String: Any])?["stringValue"] as? String ?? "?"
                 return key.replacingOccurrences(of: "code.function.", with: "") + "=" + value
@@ -84,6 +94,7 @@ import TrailTestSupport
             "App.fib(n:) argument.n=4 return_value=3",
             "App.Account.login(user:password:attempts:) argument.user=\"ann\" argument.password=<redacted> argument.attempts=1 return_value=true",
             "App.sign(of:) argument.n=-1 return_value=\"minus\"",
+            "App.refuse() thrown=Refusal: refused 1",
         ] {
             #expect(shown.contains(line), "\(line) in \(shown)")
         }
@@ -105,7 +116,7 @@ import TrailTestSupport
             Set(rows.dropFirst(3)) == [
                 "    T           1    T    T  App.fib(n: 3)",
                 "    T           2    T    T  App.fib(n: 2)",
-                "    T           3    T    T  App.fib(n: 1)",
+                "    T           4    T    T  App.fib(n: 1)",
                 "    T           2    T    T  App.fib(n: 0)",
             ])
     }

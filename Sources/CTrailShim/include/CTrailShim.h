@@ -111,6 +111,13 @@ void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t
 /// A result returned where the exit is a `defer`: kept until the innermost call's exit writes it (`~>>`).
 void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits);
 void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *_Nullable bytes, size_t length);
+/// Whether the innermost call records values and wants the error it throws (Trail.threw): not while an error's
+/// description is being made, whose own calls' errors are not described.
+int trail_values_thrown_wanted(void);
+/// Set around the making of an error's description (Trail.threw).
+void trail_values_describing(int describing);
+/// The error the innermost call threw, its text: kept, as a `~>>` result is, for its exit.
+void trail_value_thrown(const char *descriptor, const uint8_t *_Nullable bytes, size_t length);
 /// Whether a descriptor's label or name is on the redaction list (tests).
 int trail_values_redacts(const char *descriptor);
 /// This process's trace id (record and log mode; returns 0 when tracing is off).

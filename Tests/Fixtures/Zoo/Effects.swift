@@ -81,3 +81,74 @@ extension Conditional {
         #endif
     }
 }
+
+/// Throwing bodies of every kind with statements of their own, which a build with values wraps in `do`/`catch` to
+/// record the error (ThrownErrors): the `catch` must compile and rethrow what each threw, unchanged.
+enum Throwing {
+    static func relay(_ body: () throws -> Int) rethrows -> Int {
+        let value = try body()
+        return value + 1
+    }
+
+    static func typed<Failure: Error>(_ body: () throws(Failure) -> Int) throws(Failure) -> Int {
+        let value = try body()
+        return value * 2
+    }
+
+    static func existential(_ text: String) throws(any Error) -> Int {
+        let value = try Parser.parse(text)
+        return value
+    }
+
+    static func covered(_ text: String) throws -> Int {
+        do { return try Parser.parse(text) } catch let error { _ = error }
+        return (try? Parser.parse(text)) ?? 0
+    }
+
+    static func tested(_ text: String) throws -> Int {
+        do {
+            return try Parser.strict(text)
+        } catch where text.isEmpty {
+            return 0
+        }
+    }
+
+    final class Node {
+        let value: Int
+        init(value: Int) throws {
+            self.value = try Parser.parse("\(value)")
+        }
+        convenience init(text: String) throws {
+            let value = try Parser.parse(text)
+            try self.init(value: value)
+        }
+    }
+
+    struct Box {
+        let items: [Int]
+        init?(items: [Int]) throws {
+            if items.isEmpty { return nil }
+            guard items.allSatisfy({ $0 >= 0 }) else { throw ParseError(input: "\(items)") }
+            self.items = items
+        }
+        subscript(index: Int) -> Int {
+            get throws {
+                guard items.indices.contains(index) else { throw ParseError(input: "\(index)") }
+                return items[index]
+            }
+        }
+    }
+
+    static func report() -> String {
+        let relayed = relay { 1 }
+        let typed = (try? typed { () throws(ParseError) -> Int in throw ParseError(input: "t") }) ?? -1
+        let parsed = (try? existential("7")) ?? -1
+        let node = (try? Node(text: "x"))?.value ?? -1
+        let box = try? Box(items: [3, 4])
+        let item = (try? box?[1]) ?? -1
+        let missing = (try? box?[5]) ?? -1
+        let empty = (try? Box(items: [])) == nil ? "nil" : "box"
+        return "\(relayed) \(typed) \(parsed) \(node) \(item) \(missing) \(empty) \((try? covered("x")) ?? -1) "
+            + "\((try? tested("")) ?? -1)"
+    }
+}

@@ -1,0 +1,34 @@
+// The error a call threw (issue 41): a build with values wraps a throwing body whose own statements throw in
+//
+//     do { … } catch { Trail.threw(error); throw error }
+//
+// (`do throws(E)` for typed throws), so the call's exit shows `throws ParseError.badHeader`. The error is kept as
+// a `~>>` result is and written right before the call's EXIT.
+internal import CTrailHooks
+internal import CTrailShim
+
+extension Trail {
+    /// Keeps `error`'s type and description for the innermost call's exit, when that call records values. The
+    /// description may run the error's own code (`CustomStringConvertible`): errors thrown inside it are not
+    /// described in turn.
+    public static func threw(_ error: some Error) {
+        guard _slowPath(trail_mode_address.pointee != 0), trail_values_thrown_wanted() != 0 else { return }
+        trail_values_describing(1)
+        var text = thrownText(error)
+        trail_values_describing(0)
+        text.withUTF8 { trail_value_thrown(("throws" as StaticString).utf8Start, $0.baseAddress, $0.count) }
+    }
+
+    /// `ParseError.badHeader`, `ParseError.line(4)` for an enum; `Type: description` for an error that describes
+    /// itself; Swift's own text otherwise (`Inner(code: 3)`), or the type of a class.
+    static func thrownText(_ error: some Error) -> String {
+        // `as Any`: in a `catch`, `error` is `any Error`, which conforms to `Error` itself and is not opened.
+        let type = _typeName(Swift.type(of: error as Any), qualified: false)
+        if error is CustomStringConvertible { return type + ": " + String(describing: error) }
+        switch Mirror(reflecting: error).displayStyle {
+        case .enum?: return type + "." + String(describing: error)
+        case .class?: return type
+        default: return String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import SwiftSyntax
+
+/// Where a build with values learns what a call threw: a throwing body that keeps its `defer` and whose own
+/// statements can throw gets `do {` after its entry and `} catch { Trail.threw(error); throw error }` before its
+/// closing brace, so the error passes through unchanged and the exit shows it. Typed throws get
+/// `do throws(E) {`, so the `catch` sees an `E` and rethrows one; in a `rethrows` body the `catch` is one the
+/// compiler accepts there (it rethrows what the body's calls threw). Not where no statement of the body's own can
+/// throw (a `catch` that no error reaches draws a warning), nor for `throws(Never)`.
+enum ThrownErrors {
+    /// The `do` that opens the body's statements, or nil when its errors are not caught.
+    static func opening(_ clause: ThrowsClauseSyntax?, _ statements: CodeBlockItemListSyntax) -> String? {
+        guard let clause, !statements.isEmpty, ThrowFinder.finds(in: statements) else { return nil }
+        guard let type = clause.type else { return " do {" }
+        let text = ValueCapture.typeText(type)
+        if text == "Never" || text == "Swift.Never" { return nil }
+        return " do throws(\(text)) {"
+    }
+
+    /// What closes the `do` before the body's closing brace.
+    static let closing = "} catch { Trail.threw(error); throw error }"
+}
+
+/// A plain `try` or a `throw` among a body's own statements that may leave the body: not one a `try?` or `try!`
+/// covers, nor one inside a `do` with a `catch` that takes every error, nor inside a macro's arguments (its
+/// expansion may handle it).
+final class ThrowFinder: OwnStatementsFinder {
+    override func visit(_ node: TryExprSyntax) -> SyntaxVisitorContinueKind {
+        if node.questionOrExclamationMark == nil { found = true }
+        return .skipChildren
+    }
+
+    override func visit(_ node: ThrowStmtSyntax) -> SyntaxVisitorContinueKind {
+        found = true
+        return .skipChildren
+    }
+
+    override func visit(_ node: ForStmtSyntax) -> SyntaxVisitorContinueKind {
+        if node.tryKeyword != nil { found = true }
+        return .visitChildren
+    }
+
+    override func visit(_ node: DoStmtSyntax) -> SyntaxVisitorContinueKind {
+        guard node.catchClauses.contains(where: Self.catchesEverything) else { return .visitChildren }
+        for clause in node.catchClauses { walk(clause) }
+        return .skipChildren
+    }
+
+    override func visit(_ node: MacroExpansionExprSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: MacroExpansionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+
+    /// `catch`, `catch let error`, `catch _`: no pattern that could fail, no `where`.
+    private static func catchesEverything(_ clause: CatchClauseSyntax) -> Bool {
+        if clause.catchItems.isEmpty { return true }
+        return clause.catchItems.contains { item in
+            guard item.whereClause == nil, let pattern = item.pattern else { return false }
+            if pattern.trimmedDescription == "_" { return true }
+            guard let binding = pattern.as(ValueBindingPatternSyntax.self) else { return false }
+            return binding.pattern.is(IdentifierPatternSyntax.self) || binding.pattern.is(WildcardPatternSyntax.self)
+        }
+    }
+}
