@@ -7,9 +7,7 @@ import TrailViews
 @Suite struct ViewerStateTests {
     func state() throws -> ViewerState {
         let path = try ViewsTests.run(c: 10).write("tui.trace")
-        var tree = CallTree()
-        CallStream().stream([try TraceFile(path: path)], into: &tree)
-        return ViewerState(tree: tree)
+        return ViewerState(tree: CallTree.read([try TraceFile(path: path)]))
     }
 
     func body(_ state: inout ViewerState, width: Int = 60, height: Int = 12) -> [String] {
