@@ -15,6 +15,15 @@ public struct CallRows: Sendable {
         public var marks: Marks
         /// The task it starts, numbered per process in order of first appearance; 0 when it starts none.
         public var task: UInt32 = 0
+
+        public init(site: Int32, tid: UInt32, parent: Int32, start: Double, marks: Marks, task: UInt32 = 0) {
+            self.site = site
+            self.tid = tid
+            self.parent = parent
+            self.start = start
+            self.marks = marks
+            self.task = task
+        }
     }
 
     /// What a row's line says besides its name, as `trail replay` marks it.
@@ -54,4 +63,6 @@ public struct CallRows: Sendable {
     public var profile: ProfileSnapshot?
     /// The last slice: everything is read.
     public var finished = false
+
+    public init() {}
 }

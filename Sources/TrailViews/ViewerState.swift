@@ -131,7 +131,8 @@ public struct ViewerState {
         folded.removeAll()
         foldDepth = levels > 0 ? Int32(levels - 1) : nil
         if levels > 0 {
-            for (index, call) in tree.calls.enumerated() where call.depth == levels - 1 && call.firstChild >= 0 {
+            // Calls without children too: while the trace is read, theirs may still come.
+            for (index, call) in tree.calls.enumerated() where call.depth == levels - 1 {
                 folded.insert(Int32(index))
             }
         }
