@@ -4,8 +4,9 @@
 # peak resident size of the trail process then, and once it unfolded everything and read the whole trace
 # (Docs/viewers.md). Needs tmux.
 set -eu
-trail=$1
-trace=$2
+# Absolute: the session's shell starts in the tmux server's folder, not necessarily this one.
+trail=$(realpath "$1")
+trace=$(realpath "$2")
 name=trail-tui-measure-$$
 start=$(date +%s.%N)
 tmux new-session -d -s "$name" -x 120 -y 40 "$trail tui $trace; sleep 60"
