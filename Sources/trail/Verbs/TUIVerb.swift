@@ -91,6 +91,8 @@ let tuiVerb = Verb(
             for rows in loading.take() { state.absorb(rows) }
         }
         if state.tree.finished, state.tree.calls.isEmpty {
+            // The last slice comes just before the reading lets go of the files.
+            while !loading.isDone { usleep(1000) }
             reportGaps(files)
             throw VerbFailure("no calls to show")
         }
