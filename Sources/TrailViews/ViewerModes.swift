@@ -9,12 +9,12 @@ struct ReportMode {
 
     var selectedName: String? { entries.indices.contains(selected) ? entries[selected].name : nil }
 
-    mutating func load(_ profile: Profile, selecting name: String?) {
+    mutating func load(_ profile: ProfileSnapshot, selecting name: String?) {
         entries = profile.entries(key)
         selected = name.flatMap { name in entries.firstIndex { $0.name == name } } ?? 0
     }
 
-    mutating func nextKey(_ profile: Profile) {
+    mutating func nextKey(_ profile: ProfileSnapshot) {
         let keys = Profile.Order.allCases
         key = keys[(keys.firstIndex(of: key)! + 1) % keys.count]
         load(profile, selecting: selectedName)
@@ -82,16 +82,16 @@ struct GraphMode {
             }
         }
         for index in tree.calls.indices where tree.name(Int32(index)) == name {
-            var stack: [String] = []
+            // Only outermost calls: a recursive one is counted in the call that encloses it.
             var parent = tree.calls[index].parent
-            var outermost = true
+            while parent >= 0, tree.name(parent) != name { parent = tree.calls[Int(parent)].parent }
+            guard parent < 0 else { continue }
+            var stack: [String] = []
+            parent = tree.calls[index].parent
             while parent >= 0 {
-                let parentName = tree.name(parent)
-                if parentName == name { outermost = false }
-                stack.append(parentName)
+                stack.append(tree.name(parent))
                 parent = tree.calls[Int(parent)].parent
             }
-            guard outermost else { continue }
             stack = stack.reversed()
             if callers[stack] == nil { callerOrder.append(stack) }
             callers[stack, default: (0, 0)].hits += 1

@@ -21,12 +21,19 @@ extension ViewerState {
                 lines.append(ScreenLine(text: treeLine(rows[row]), style: row == selected ? .selected : .plain))
             }
         case .report:
-            lines.append(ScreenLine(text: report.header, style: .title))
+            lines.append(
+                ScreenLine(
+                    text: report.header + (tree.finished ? "" : "  partial: \(readPercent)% read"), style: .title)
+            )
             for row in report.top ..< min(report.entries.count, report.top + body) {
                 lines.append(ScreenLine(text: report.line(row), style: row == report.selected ? .selected : .plain))
             }
         case .graph:
-            lines.append(ScreenLine(text: "Graph of \(graph.function)", style: .title))
+            let partial =
+                !tree.finished
+                ? "  (of the calls read so far)"
+                : tree.skipped > 0 ? "  (of the first \(tree.calls.count) calls, not the \(tree.skipped) after)" : ""
+            lines.append(ScreenLine(text: "Graph of \(graph.function)" + partial, style: .title))
             for row in graph.top ..< min(graph.lines.count, graph.top + body) {
                 let line = graph.lines[row]
                 lines.append(
@@ -47,16 +54,31 @@ extension ViewerState {
     }
 
     /// `  12.345 us  [ 1234]   - M.f()`: its time, its thread, a fold mark (`+` folded, `-` open) and the
-    /// name indented by depth.
+    /// name indented by depth, then what `trail replay` marks too: spans, async calls, tasks, a thread's first
+    /// call; a child process's row is `[process PID EXE]`, its pid in the thread's column.
     func treeLine(_ index: Int32) -> String {
         let call = tree.calls[Int(index)]
         let tid = String(tree.tid(index))
         let mark = call.firstChild < 0 ? "  " : folded.contains(index) ? "+ " : "- "
-        let time = call.unfinished ? "  (no end)" : DurationFormat.format(call.duration)
+        let time =
+            !call.ended
+            ? (tree.finished ? "          " : " (reading)")
+            : call.unfinished
+                ? "  (no end)" : DurationFormat.format(call.duration)
+        let marks = call.marks
+        var name = tree.name(index)
+        if marks.contains(.process) { name = "[" + name + "]" }
+        if marks.contains(.span) { name += " [span]" }
+        if marks.contains(.context) { name += " [context]" }
+        if marks.contains(.async) { name += " [async]" }
+        if call.task > 0 { name += (marks.contains(.childTask) ? " [child task " : " [task ") + "\(call.task)]" }
+        if let thread = tree.threadNames[index] { name += " [thread " + thread + "]" }
         return time + "  [" + String(repeating: " ", count: max(0, 6 - tid.count)) + tid + "]  "
-            + String(repeating: "  ", count: Int(call.depth)) + mark + tree.name(index)
-            + (call.isSpan ? " [span]" : call.isAsync ? " [async]" : "")
+            + String(repeating: "  ", count: Int(call.depth)) + mark + name
     }
+
+    /// How much of the traces is read, in percent of their bytes.
+    var readPercent: Int { tree.totalBytes > 0 ? min(100, tree.bytesRead * 100 / tree.totalBytes) : 0 }
 
     var status: String {
         let position: String
@@ -65,9 +87,10 @@ extension ViewerState {
         case .report: position = "report \(report.selected + 1)/\(report.entries.count)"
         case .graph: position = "graph \(graph.selected + 1)/\(graph.lines.count)"
         }
+        let reading = tree.finished ? "" : "  reading \(readPercent)%"
         let skipped = tree.skipped > 0 ? "  (\(tree.skipped) calls past the first \(tree.calls.count) not shown)" : ""
         let hint = "  q quit  ? help"
-        return " " + position + (message.isEmpty ? "" : "  " + message) + skipped + hint
+        return " " + position + reading + (message.isEmpty ? "" : "  " + message) + skipped + hint
     }
 
     /// The `?` screen.

@@ -6,7 +6,7 @@ import TrailTrace
 public struct ViewerState {
     public enum Mode: Sendable { case tree, report, graph }
 
-    public let tree: CallTree
+    public private(set) var tree: CallTree
     public private(set) var mode = Mode.tree
     /// The tree's visible calls, in order, under the folds and filters.
     public private(set) var rows: [Int32] = []
@@ -25,6 +25,10 @@ public struct ViewerState {
     var graph = GraphMode()
     private var slowest: [Int32]?
     private var slowestNext = 0
+    /// The depth `showLevels` folds at, for rows that come later.
+    private var foldDepth: Int32?
+    /// Rows came since the last `rebuild`.
+    public private(set) var stale = false
 
     public init(tree: CallTree) {
         self.tree = tree
@@ -33,17 +37,42 @@ public struct ViewerState {
 
     public var selectedCall: Int32? { rows.indices.contains(selected) ? rows[selected] : nil }
 
+    /// What a slice of reading added. The rows are rebuilt by `refreshRows`, which the terminal calls now and
+    /// then: a rebuild is a pass over every call.
+    public mutating func absorb(_ rows: CallRows) {
+        let firstNew = tree.apply(rows)
+        if let foldDepth {
+            for index in firstNew ..< tree.calls.count where tree.calls[index].depth == foldDepth {
+                folded.insert(Int32(index))
+            }
+        }
+        if !rows.changes.isEmpty {
+            stale = true
+            slowest = nil
+        }
+        if mode == .report, rows.profile != nil { report.load(tree.profile, selecting: report.selectedName) }
+    }
+
+    /// The rows again, when calls came since they were last made.
+    public mutating func refreshRows() {
+        if stale { rebuild() }
+    }
+
     /// The rows again after a fold or a filter changed, keeping the selected call where it still shows.
     public mutating func rebuild() {
         let keep = selectedCall
+        stale = false
         rows.removeAll(keepingCapacity: true)
         var stack: [Int32] = []
         for root in tree.roots.reversed() { stack.append(root) }
         while let index = stack.popLast() {
             let call = tree.calls[Int(index)]
-            if call.duration < minDuration { continue }
+            // A call whose end is not read yet may still be long enough, and may reach into the range.
+            if call.ended, call.duration < minDuration { continue }
             // A call outside the range has its calls outside it too.
-            if let timeRange, call.start > timeRange.upperBound || call.start + call.duration < timeRange.lowerBound {
+            if let timeRange,
+                call.start > timeRange.upperBound || (call.ended && call.start + call.duration < timeRange.lowerBound)
+            {
                 continue
             }
             if !threads.isEmpty, !threads.contains(tree.tid(index)) { continue }
@@ -100,8 +129,10 @@ public struct ViewerState {
     /// Folds every call `levels` deep, so that the tree shows that many levels; 0 unfolds everything.
     public mutating func showLevels(_ levels: Int) {
         folded.removeAll()
+        foldDepth = levels > 0 ? Int32(levels - 1) : nil
         if levels > 0 {
-            for (index, call) in tree.calls.enumerated() where call.depth == levels - 1 && call.firstChild >= 0 {
+            // Calls without children too: while the trace is read, theirs may still come.
+            for (index, call) in tree.calls.enumerated() where call.depth == levels - 1 {
                 folded.insert(Int32(index))
             }
         }

@@ -161,4 +161,55 @@ import TrailTestSupport
         let refused = try bad.wait(for: "STTY")
         #expect(refused.contains("bad.trace: not a trail trace file") && refused.contains("EXITED 1\nicanon echo"))
     }
+
+    /// The first screen shows while a trace is still being read (slowed down to a block a second; the trace, a
+    /// second of requests, is some 16 blocks): keys work meanwhile, the status line and the report say how much
+    /// is read, and q stops the reading and gives the terminal back at once.
+    @Test func keysWorkWhileReadingAndQuitStopsTheReading() throws {
+        let folder = Paths.temporaryDirectory("tui-reading")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.steady, folder, 1, 100_000),
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": folder + "/steady.trace"], check: true)
+        let screen = try Screen(folder + "/steady.trace", environment: "TRAIL_TUI_SLICE_DELAY=1")
+        defer { screen.close() }
+        var shown = try screen.wait(for: "reading ")
+        #expect(shown.contains("call tree 1/") && shown.contains("- Probe.request(_:)"))
+        try screen.keys("j", "j")
+        shown = try screen.wait(for: "call tree 3/")
+        #expect(shown.contains("reading "), "still reading:\n\(shown)")
+        try screen.keys("R")
+        shown = try screen.wait(for: "% read")
+        #expect(shown.contains("partial: ") && shown.contains("Probe.request(_:)"))
+        try screen.keys("T")
+        try screen.wait(for: "call tree 3/")
+        let asked = Date()
+        try screen.keys("q")
+        shown = try screen.wait(for: "STTY")
+        #expect(Date().timeIntervalSince(asked) < 3, "q quits without waiting for the reading")
+        #expect(shown.contains("EXITED 0\nicanon echo"), "the terminal's modes restored:\n\(shown)")
+        #expect(!screen.alternateScreen)
+    }
+
+    /// A child process shows under the call that started it, in a row of its own with its pid, as `trail replay`
+    /// prints it; its calls hang below that row.
+    @Test func childProcessesUnderTheCallThatStartedThem() throws {
+        let folder = Paths.temporaryDirectory("tui-children")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.spawnMany, folder, 2),
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": folder + "/%p.trace"], check: true)
+        let screen = try Screen(folder)
+        defer { screen.close() }
+        let shown = try screen.wait(for: "call tree 1/23")
+        let lines = shown.split(separator: "\n").map(String.init)
+        #expect(lines[1].hasSuffix("]  - Probe.spawner(_:_:) [task 1]"), "\(shown)")
+        #expect(lines[2].contains("]    - [process ") && lines[2].hasSuffix(" trail-probe]"), "\(shown)")
+        #expect(lines[3].hasSuffix("]        Probe.nothing() [task 1]"), "\(shown)")
+        #expect(lines.filter { $0.contains("[process ") }.count == 2)
+        try screen.keys("j", "Enter")
+        try screen.wait(for: "call tree 2/13")
+        try screen.keys("q")
+        try screen.wait(for: "EXITED 0")
+    }
 }

@@ -7,9 +7,7 @@ import TrailViews
 @Suite struct ViewerStateTests {
     func state() throws -> ViewerState {
         let path = try ViewsTests.run(c: 10).write("tui.trace")
-        var tree = CallTree()
-        CallStream().stream([try TraceFile(path: path)], into: &tree)
-        return ViewerState(tree: tree)
+        return ViewerState(tree: CallTree.read([try TraceFile(path: path)]))
     }
 
     func body(_ state: inout ViewerState, width: Int = 60, height: Int = 12) -> [String] {
@@ -116,5 +114,50 @@ import TrailViews
         state.threads = [1]
         state.rebuild()
         #expect(body(&state).isEmpty)
+    }
+
+    /// Rows as the reading hands them on, a slice at a time: a call whose end is not read yet says so, the status
+    /// line and the report say how much is read, and a fold by level holds for rows that come later.
+    @Test func rowsComeWhileTheTraceIsRead() {
+        var state = ViewerState(tree: CallTree())
+        var first = CallRows()
+        first.sites = [Site("M.main() @ M/main.swift:1"), Site("M.a() @ M/main.swift:2")]
+        first.changes = [
+            .row(CallRows.Row(site: 0, tid: 7, parent: -1, start: 0, marks: [])),
+            .row(CallRows.Row(site: 1, tid: 7, parent: 0, start: 10, marks: .async)),
+            .end(row: 1, duration: 2_000, selfTime: 2_000, unfinished: false),
+        ]
+        first.bytesRead = 25
+        first.totalBytes = 100
+        state.absorb(first)
+        state.showLevels(2)
+        state.refreshRows()
+        #expect(
+            body(&state) == ["(reading)  [     7]  - M.main()", "2.000 us  [     7]      M.a() [async]"],
+            "\(body(&state))")
+        #expect(state.screen(width: 80, height: 12).last!.text.contains("reading 25%"))
+        state.showReport()
+        #expect(state.screen(width: 140, height: 12).first!.text.contains("partial: 25% read"))
+        state.showTree()
+        var last = CallRows()
+        last.changes = [
+            .row(CallRows.Row(site: 1, tid: 7, parent: 1, start: 20, marks: [])),
+            .end(row: 0, duration: 5_000, selfTime: 1_000, unfinished: false),
+        ]
+        last.bytesRead = 100
+        last.totalBytes = 100
+        last.finished = true
+        state.absorb(last)
+        state.refreshRows()
+        #expect(body(&state) == ["5.000 us  [     7]  - M.main()", "2.000 us  [     7]    + M.a() [async]"])
+        #expect(!state.screen(width: 80, height: 12).last!.text.contains("reading"))
+    }
+
+    /// Past the limit calls are not kept as rows, but the report counts every one.
+    @Test func pastTheLimitOnlyTheProfile() throws {
+        let path = try ViewsTests.run(c: 10).write("limit.trace")
+        let tree = CallTree.read([try TraceFile(path: path)], limit: 3)
+        #expect(tree.calls.count == 3 && tree.skipped == 6 && tree.finished)
+        #expect(tree.profile.entries(.calls).map(\.calls) == [5, 2, 1, 1])
     }
 }

@@ -11,6 +11,8 @@ final class TUITerminal {
         case character(Character)
         case up, down, left, right, pageUp, pageDown, home, end, enter, escape, backspace
         case resize
+        /// The reading has rows for the screen (`TUILoading`), or the wait ran out.
+        case wake, timeout
         case other
     }
 
@@ -90,7 +92,16 @@ final class TUITerminal {
         return ""
     }
 
-    func readKey() -> Key {
+    /// The next key; or `.wake` when `wake` (a descriptor polled with the keyboard) is readable first, or
+    /// `.timeout` after `timeout` ms (-1: none).
+    func readKey(wake: Int32 = -1, timeout: Int32 = -1) -> Key {
+        var pollers = [
+            pollfd(fd: 0, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&pollers, wake >= 0 ? 2 : 1, timeout)
+        if ready == 0 { return .timeout }
+        if ready < 0 { return terminalResized != 0 ? .resize : .other }
+        if pollers[0].revents == 0, wake >= 0, pollers[1].revents != 0 { return .wake }
         guard let byte = readByte() else { return terminalResized != 0 ? .resize : .other }
         switch byte {
         case 13, 10: return .enter

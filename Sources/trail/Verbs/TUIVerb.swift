@@ -70,30 +70,65 @@ let tuiVerb = Verb(
             timeRange = range
         }
         let files = try openTraces(arguments)
-        var tree = CallTree(limit: limit)
-        CallStream().stream(files, into: &tree)
-        reportGaps(files)
-        guard !tree.calls.isEmpty else { throw VerbFailure("no calls to show") }
+        let loading = try TUILoading()
+        // For tests that act while a trace is read: seconds to wait after each block.
+        let sliceDelay = ProcessInfo.processInfo.environment["TRAIL_TUI_SLICE_DELAY"].flatMap(Double.init) ?? 0
+        loading.start(files, limit: limit, sliceDelay: sliceDelay)
+        var tree = CallTree()
+        // Room for the rows at once: an array that doubles holds both copies a moment, too much at 2M rows.
+        tree.reserve(min(limit, 4_000_000))
         var state = ViewerState(tree: tree)
         state.minDuration = minDuration
         state.threads = threads
         state.filter = arguments.value("filter").map(NamePattern.init)
         state.timeRange = timeRange
-        state.rebuild()
-        if files.contains(where: { $0.truncated || !$0.complete }) {
-            state.say("a trace ends early or is still being written: showing what is there")
+        // The first rows, or the news that there are none, before the screen is taken; a large trace's
+        // first slice is there within milliseconds.
+        let waitUntil = Date().addingTimeInterval(1)
+        while state.tree.calls.isEmpty, !state.tree.finished, Date() < waitUntil {
+            var poller = pollfd(fd: loading.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&poller, 1, 50)
+            for rows in loading.take() { state.absorb(rows) }
         }
+        if state.tree.finished, state.tree.calls.isEmpty {
+            // The last slice comes just before the reading lets go of the files.
+            while !loading.isDone { usleep(1000) }
+            reportGaps(files)
+            throw VerbFailure("no calls to show")
+        }
+        state.rebuild()
         let terminal = TUITerminal(colors: colored)
         terminal.enter()
-        defer { terminal.leave() }
-        runViewer(&state, terminal)
+        runViewer(&state, terminal, loading, files)
+        terminal.leave()
+        loading.stop()
+        // The files are this thread's again only once the reading is done with them.
+        if loading.isDone { reportGaps(files) }
         return 0
     })
 
-/// Draws, reads a key, acts, until `q`.
-private func runViewer(_ state: inout ViewerState, _ terminal: TUITerminal) {
+/// Draws, reads a key or the reading's news, acts, until `q`.
+private func runViewer(
+    _ state: inout ViewerState, _ terminal: TUITerminal, _ loading: TUILoading, _ files: [TraceFile]
+) {
     var help = false
+    var lastRebuild = Date()
+    var noted = false
     while true {
+        for rows in loading.take() { state.absorb(rows) }
+        // A rebuild passes over every row: while rows pour in, a few times a second.
+        if state.stale, state.tree.finished || Date().timeIntervalSince(lastRebuild) > 0.25 {
+            state.refreshRows()
+            lastRebuild = Date()
+        }
+        if state.tree.finished, !noted {
+            noted = true
+            if state.tree.calls.isEmpty {
+                state.say("no calls to show")
+            } else if loading.isDone, files.contains(where: { $0.truncated || !$0.complete }) {
+                state.say("a trace ends early or is still being written: showing what is there")
+            }
+        }
         let (width, height) = terminal.size
         if width < 40 || height < 8 {
             terminal.write("\u{1B}[H\u{1B}[2J" + "terminal too small (\(width)x\(height)); at least 40x8, or q")
@@ -111,11 +146,16 @@ private func runViewer(_ state: inout ViewerState, _ terminal: TUITerminal) {
                     )
                 })
         }
-        let key = terminal.readKey()
-        if key == .resize {
+        var key = terminal.readKey(wake: loading.wakeDescriptor, timeout: state.stale ? 250 : -1)
+        if key == .wake || key == .timeout {
+            // News from the reading is drawn at most ten times a second, keys at once.
+            key = terminal.readKey(timeout: 100)
+            if key == .timeout { continue }
+        }
+        if key == .resize || terminalResized != 0 {
             terminalResized = 0
             terminal.write("\u{1B}[2J")
-            continue
+            if key == .resize { continue }
         }
         if help {
             help = false
