@@ -409,14 +409,17 @@ uint64_t trail_file_put_ring(struct trail_ring *ring) {
         trail_file_put_thread(ring);
         ring->name_written = 1;
     }
-    // Name every new site before the records that use it.
-    uint64_t last_site = 0;
+    // Name every new site before the records that use it. The last few names seen are skipped at once: runs of
+    // one site are common (loops, recursion), and with values a call's ENTER, VALUE and EXIT records alternate
+    // between its site and its descriptors.
+    uint64_t recent[4] = { 0, 0, 0, 0 };
+    unsigned next_recent = 0;
     for (uint64_t index = tail; index < head && !trail_rec.full; index++) {
         uint64_t word = ring->records[index & ring->mask].word;
         if (!names_site(word)) continue;
         uint64_t site = word & WORD_ADDRESS_MASK;
-        if (site == last_site) continue;  // runs of one site are common (loops, recursion)
-        last_site = site;
+        if (site == recent[0] || site == recent[1] || site == recent[2] || site == recent[3]) continue;
+        recent[next_recent++ & 3] = site;
         if (!site_named(site)) {
             put_name(site);
             if (!trail_rec.crash_flushing) remember_site(site);
