@@ -325,16 +325,24 @@ __attribute__((always_inline)) static inline void exit_sync(struct trail_thread 
 
 void trail_exit_sync(void) { exit_sync(&trail_thread_state); }
 
-/// The result of the innermost call, recorded right before its EXIT when it records values, then its exit.
+/// The result of the innermost call, recorded right before its EXIT when it records values, then its exit. The
+/// common case, recording with room in the ring, puts both records at once.
 void trail_value_exit_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
     struct trail_thread *thread = &trail_thread_state;
     uint32_t depth = thread->depth;
     if (LIKELY(depth != 0 && depth - 1 < thread->capacity) && (thread->frames[depth - 1].word & FRAME_VALUES)) {
+        uint64_t word = thread->frames[depth - 1].word;
+        struct trail_ring *ring = thread->ring;
+        if (LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && LIKELY(ring != NULL) && (word & FRAME_RECORDED)
+            && !(word & FRAME_MATCHED) && thread->result_depth != depth
+            && trail_ring_put_pair(ring, bits, trail_value_word(descriptor, tag, VALUE_ROLE_RESULT, 0), trail_ticks(),
+                                   record_word(word, depth - 1, KIND_EXIT))) {
+            thread->depth = depth - 1;
+            return;
+        }
         if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG))
             return trail_values_exit_logging(descriptor, tag, bits, NULL, 0);
-        if (LIKELY(thread->ring != NULL)) {
-            trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
-        }
+        if (LIKELY(ring != NULL)) trail_ring_put(ring, bits, trail_value_word(descriptor, tag, VALUE_ROLE_RESULT, 0));
     }
     exit_sync(thread);
 }

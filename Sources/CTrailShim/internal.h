@@ -210,6 +210,22 @@ __attribute__((always_inline)) static inline uint64_t trail_ring_put(struct trai
     return head;
 }
 
+/// Two records at once when the ring has room and nothing was dropped (a call's result and its EXIT): one check
+/// and one release of the head; 0 when the caller must put them one by one.
+__attribute__((always_inline)) static inline int
+trail_ring_put_pair(struct trail_ring *ring, uint64_t time, uint64_t word, uint64_t next_time, uint64_t next_word) {
+    uint64_t head = ring->head;
+    if (UNLIKELY(ring->dropped) || UNLIKELY(head + 2 - ring->cached_tail > ring->mask + 1)) return 0;
+    struct trail_record *first = &ring->records[head & ring->mask];
+    struct trail_record *second = &ring->records[(head + 1) & ring->mask];
+    first->time = time;
+    first->word = word;
+    second->time = next_time;
+    second->word = next_word;
+    __atomic_store_n(&ring->head, head + 2, __ATOMIC_RELEASE);
+    return 1;
+}
+
 // MARK: tracer span details (spans.c)
 
 /// Writes every queued SPAN chunk through `put` and empties the queue; from a signal handler, only when the

@@ -154,8 +154,28 @@ static size_t kept_bytes(const uint8_t *bytes, size_t length) {
 static void put_string(struct trail_ring *ring, const char *descriptor, uint32_t tag, uint32_t role,
                        const uint8_t *bytes, size_t kept, size_t length);
 
+static void value_bits_slowly(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint32_t role,
+                              uint64_t bits) __attribute__((noinline));
+
+/// The common case inline, recording with room in the ring and no redaction list; the rest out of line, so that
+/// this one saves no registers.
 void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint64_t bits) {
     struct trail_thread *thread = &trail_thread_state;
+    struct trail_ring *ring = thread->ring;
+    uint64_t head = ring ? ring->head : 0;
+    if (LIKELY(ring != NULL) && LIKELY(trail_mode_value == TRAIL_MODE_RECORD) && !trail_settings.values_redact
+        && LIKELY(!ring->dropped) && LIKELY(head + 1 - ring->cached_tail <= ring->mask + 1) && valued_frame(thread)) {
+        struct trail_record *record = &ring->records[head & ring->mask];
+        record->time = bits;
+        record->word = trail_value_word(descriptor, tag, role, 0);
+        __atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    value_bits_slowly(thread, descriptor, tag, role, bits);
+}
+
+static void value_bits_slowly(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint32_t role,
+                              uint64_t bits) {
     if (!valued_frame(thread)) return;
     if (redacted(descriptor, role)) tag = VALUE_REDACTED, bits = 0;
     if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
