@@ -289,6 +289,18 @@ void trail_enter_sync(const char *site) { enter_sync(&trail_thread_state, site);
 /// With values built in (values.c has the rest): the entry, then whether the call records its `count` values.
 int trail_values_enter(const char *site, uint32_t count) {
     struct trail_thread *thread = &trail_thread_state;
+    uint32_t nested = thread->depth;
+    struct trail_ring *ring = thread->ring;
+    // The common case, as enter_sync's, with the frame marked at once: a nested call, recording, no filters.
+    if (LIKELY(ring && nested && nested < thread->capacity && !filters_active && !trail_settings.values_filter
+               && trail_mode_value == TRAIL_MODE_RECORD)) {
+        uint64_t address = (uintptr_t)site & WORD_ADDRESS_MASK;
+        struct trail_frame *frame = &thread->frames[nested];
+        thread->depth = nested + 1;
+        frame->word = address | FRAME_RECORDED | FRAME_VALUES;
+        frame->start = trail_ring_put(ring, trail_ticks(), record_word(address, nested, KIND_ENTER));
+        return 1;
+    }
     if (UNLIKELY(trail_mode_value == TRAIL_MODE_LOG)) return trail_values_enter_logging(site, count);
     enter_sync(thread, site);
     uint32_t depth = thread->depth;
