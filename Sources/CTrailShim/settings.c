@@ -276,6 +276,7 @@ static const struct setting settings[] = {
     { "TRAIL_VALUES_FILTER", TEXT, TRACING, FIELD(values_filter), 0, 0, 0, NULL, NULL },
     { "TRAIL_VALUES_REDACT", TEXT, TRACING, FIELD(values_redact), 0, 0, 0, NULL, NULL },
     { "TRAIL_VALUES_STRING_MAX", COUNT, TRACING, FIELD(values_string_max), 0, VALUE_STRING_MAX, 64, NULL, NULL },
+    { "TRAIL_VALUES_DESCRIBE", TEXT, TRACING, FIELD(values_describe), 0, 0, 0, NULL, NULL },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 

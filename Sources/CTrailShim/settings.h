@@ -27,6 +27,7 @@ struct trail_settings {
     const char *values_filter;   // TRAIL_VALUES_FILTER: functions whose values are recorded; NULL: all
     const char *values_redact;   // TRAIL_VALUES_REDACT: labels and names recorded as <redacted>; NULL: the default list
     uint64_t values_string_max;  // TRAIL_VALUES_STRING_MAX: bytes of a string recorded
+    const char *values_describe;  // TRAIL_VALUES_DESCRIBE: written types recorded by String(describing:); NULL: none
 };
 
 extern struct trail_settings trail_settings;

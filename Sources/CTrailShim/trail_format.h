@@ -237,6 +237,7 @@ enum value_tag {
     VALUE_NIL = 16,        // an optional that held nil; payload 0
     VALUE_TYPE_ONLY = 17,  // not recorded: the descriptor's written type is what is shown; payload 0
     VALUE_REDACTED = 18,   // its label or name is on the redaction list; payload 0
+    VALUE_DESCRIBED = 19,  // String(describing:) of a type TRAIL_VALUES_DESCRIBE names; as VALUE_STRING, shown unquoted
 };
 
 #endif

@@ -32,7 +32,7 @@ static size_t put_text(char *out, size_t size, size_t used, const char *text, si
     return used + length;
 }
 
-/// `quote` 0: the text as it is (a thrown error's), escaped as the viewers escape it, not quoted.
+/// `quote` 0: text shown as it is (an error's, a description), control bytes escaped, quotes not.
 static size_t put_quoted(char *out, size_t size, const uint8_t *bytes, size_t kept, size_t whole, char quote) {
     static const char digits[] = "0123456789abcdef";
     size_t used = quote ? put_text(out, size, 0, &quote, 1) : 0;
@@ -46,7 +46,7 @@ static size_t put_quoted(char *out, size_t size, const uint8_t *bytes, size_t ke
             at += 1;
             continue;
         }
-        if (byte == '"' || byte == '\\') used = put_text(out, size, used, "\\", 1);
+        if (quote && (byte == '"' || byte == '\\')) used = put_text(out, size, used, "\\", 1);
         used = put_text(out, size, used, (const char *)bytes + at, width);
         at += width;
     }
@@ -124,6 +124,7 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
     case VALUE_STRING:
     case VALUE_SUBSTRING: return put_quoted(out, size, bytes, kept, whole, '"');
     case VALUE_CHARACTER: return put_quoted(out, size, bytes, kept, whole, '\'');
+    case VALUE_DESCRIBED: return put_quoted(out, size, bytes, kept, whole, 0);
     case VALUE_NIL: strcpy(text, "nil"); break;
     case VALUE_REDACTED: strcpy(text, "<redacted>"); break;
     default: {

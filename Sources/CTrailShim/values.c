@@ -21,7 +21,7 @@ struct choice_cache {
     int lock;
 };
 
-static struct choice_cache filter_choices, redaction_choices;
+static struct choice_cache filter_choices, redaction_choices, description_choices;
 
 static int cached_choice(struct choice_cache *cache, const char *key, int (*decide)(const char *)) {
     size_t start = ((uintptr_t)key >> 3) % CHOICE_SLOTS;
@@ -52,6 +52,49 @@ static int filter_chooses(const char *site) {
     char name[1024];
     trail_site_name(site, name, sizeof name);
     return trail_matches_any(patterns, name);
+}
+
+static struct trail_frame *valued_frame(struct trail_thread *thread);
+
+/// Whether `type` is `pattern[0 ..< length]`, where `*` stands for any text and everything else for itself:
+/// brackets are part of types (`[Int]`), not character classes.
+static int type_matches(const char *pattern, size_t length, const char *type) {
+    if (length == 0) return *type == 0;
+    if (*pattern == '*') {
+        for (const char *rest = type;; rest++) {
+            if (type_matches(pattern + 1, length - 1, rest)) return 1;
+            if (!*rest) return 0;
+        }
+    }
+    return *type == *pattern && type_matches(pattern + 1, length - 1, type + 1);
+}
+
+/// TRAIL_VALUES_DESCRIBE's patterns against a descriptor's written type ("n: Int", "-> [Int]"): split at the
+/// commas outside brackets, so that `[String: Int], Dictionary<K, V>` is two types.
+static int describes_type(const char *descriptor) {
+    const char *type = strncmp(descriptor, "-> ", 3) == 0 ? descriptor + 3 : strchr(descriptor, ':');
+    if (type && *type == ':') type += 2;
+    if (!type) type = descriptor;
+    const char *list = trail_settings.values_describe;
+    int nesting = 0;
+    for (const char *start = list, *at = list; start && *start; at++) {
+        if (*at == '<' || *at == '[' || *at == '(') nesting++;
+        if ((*at == '>' || *at == ']' || *at == ')') && nesting > 0) nesting--;
+        if (*at != 0 && (*at != ',' || nesting > 0)) continue;
+        const char *end = at;
+        while (start < end && isspace((unsigned char)*start)) start++;
+        while (end > start && isspace((unsigned char)end[-1])) end--;
+        if (type_matches(start, (size_t)(end - start), type)) return 1;
+        if (!*at) break;
+        start = at + 1;
+        nesting = 0;
+    }
+    return 0;
+}
+
+int trail_values_describes(const char *descriptor) {
+    return UNLIKELY(trail_settings.values_describe != NULL) && trail_mode_value == TRAIL_MODE_RECORD
+           && valued_frame(&trail_thread_state) && cached_choice(&description_choices, descriptor, describes_type);
 }
 
 /// Whether `word` (its case ignored) is in `text[0 ..< length]`.
@@ -283,7 +326,9 @@ static int takes_result(struct trail_thread *thread, uint32_t depth) {
     return 1;
 }
 
-static int is_string(uint32_t tag) { return tag == VALUE_STRING || tag == VALUE_CHARACTER || tag == VALUE_SUBSTRING; }
+static int is_string(uint32_t tag) {
+    return tag == VALUE_STRING || tag == VALUE_CHARACTER || tag == VALUE_SUBSTRING || tag == VALUE_DESCRIBED;
+}
 
 void trail_values_put_result(struct trail_thread *thread, uint32_t depth) {
     if (!takes_result(thread, depth)) return;

@@ -36,6 +36,14 @@ extension Trail {
         ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
     }
 
+    /// Any other copyable value: by its description when `TRAIL_VALUES_DESCRIBE` names its written type, else as
+    /// the fallback above. The overload with fewer suppressed constraints wins, and both take the value as it is.
+    public static func value<Value>(_ descriptor: StaticString, _ v: Value) {
+        if !ValueRecorder.described(descriptor, .argument, v) {
+            ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
+        }
+    }
+
     public static func value(_ descriptor: StaticString, _ v: Int) {
         ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: Int64(v)))
     }

@@ -32,6 +32,15 @@ enum ValueRecorder {
         withUTF8(text) { trail_value_result_string(descriptor.utf8Start, tag.rawValue, $0.baseAddress, $0.count) }
     }
 
+    /// `String(describing:)` of a value whose written type TRAIL_VALUES_DESCRIBE names, when the innermost call
+    /// records values; false otherwise, and nothing ran. Its description may run traced code: recorded as children
+    /// of the call.
+    static func described<Value>(_ descriptor: StaticString, _ role: ValueRole, _ value: Value) -> Bool {
+        guard trail_values_describes(descriptor.utf8Start) != 0 else { return false }
+        string(descriptor, .described, role, String(describing: value))
+        return true
+    }
+
     /// The bytes where they are when they are contiguous (native strings), else a copy.
     private static func withUTF8(_ text: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         if text.utf8.withContiguousStorageIfAvailable(body) == nil { Array(text.utf8).withUnsafeBufferPointer(body) }

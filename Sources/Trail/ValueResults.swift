@@ -26,6 +26,21 @@ extension Trail {
         ValueRecorder.exit(descriptor, .typeOnly, bits: 0)
     }
 
+    /// Any other copyable result: by its description when `TRAIL_VALUES_DESCRIBE` names its written type.
+    @_transparent
+    public static func exit<Value>(_ descriptor: StaticString, describing v: Value) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, describing: v) }
+    }
+
+    @usableFromInline
+    static func recordExit<Value>(_ descriptor: StaticString, describing v: Value) {
+        if trail_values_describes(descriptor.utf8Start) != 0 {
+            ValueRecorder.exit(descriptor, .described, String(describing: v))
+        } else {
+            recordExitTypeOnly(descriptor)
+        }
+    }
+
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int) {
         ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
     }

@@ -25,6 +25,21 @@ extension Trail {
         ValueRecorder.result(descriptor, .typeOnly, bits: 0)
     }
 
+    /// Any other copyable result: by its description when `TRAIL_VALUES_DESCRIBE` names its written type.
+    @_transparent
+    public static func result<Value>(_ descriptor: StaticString, describing v: Value) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, describing: v) }
+    }
+
+    @usableFromInline
+    static func recordResult<Value>(_ descriptor: StaticString, describing v: Value) {
+        if trail_values_describes(descriptor.utf8Start) != 0 {
+            ValueRecorder.result(descriptor, .described, String(describing: v))
+        } else {
+            recordResultTypeOnly(descriptor)
+        }
+    }
+
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int) {
         ValueRecorder.result(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
     }

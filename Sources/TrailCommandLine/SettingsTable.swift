@@ -60,6 +60,11 @@ public enum SettingsTable {
                     effect:
                         "an argument whose label or name holds one is recorded as <redacted>, besides the build's list"),
                 Setting(
+                    name: "TRAIL_VALUES_DESCRIBE", values: "types as written, comma-separated, * for any text",
+                    effect:
+                        "arguments and results of these types are recorded by String(describing:), which runs their code"
+                ),
+                Setting(
                     name: "TRAIL_VALUES_STRING_MAX", values: "0 to 434 (default 64)",
                     effect: "the bytes of a string argument or result recorded"),
             ]),
@@ -134,6 +139,13 @@ public enum SettingsTable {
                 Setting(
                     name: "TRAIL_RESOURCES_ATTRIBUTES", values: "names, comma-separated",
                     effect: "more XML attributes whose values become constants"),
+            ]),
+        Group(
+            title: "Viewers",
+            settings: [
+                Setting(
+                    name: "TRAIL_TUI_SLICE_DELAY", values: "seconds (default 0)",
+                    effect: "for tests only: 'trail tui' waits this long after each block it reads")
             ]),
     ]
 

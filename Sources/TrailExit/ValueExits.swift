@@ -13,6 +13,14 @@ public func ~>| <Value: ~Copyable & ~Escapable>(value: consuming Value, exit: Tr
     return value
 }
 
+/// Any other copyable, escapable result: by its description when TRAIL_VALUES_DESCRIBE names its written type. The
+/// more constrained overload wins, with the same `Value` on both sides.
+@_transparent
+public func ~>| <Value>(value: Value, exit: Trail.TypedValueExit<Value>) -> Value {
+    Trail.exit(exit.descriptor, describing: value)
+    return value
+}
+
 @_transparent public func ~>| (value: Int, exit: Trail.TypedValueExit<Int>) -> Int {
     Trail.exit(exit.descriptor, returning: value)
     return value

@@ -15,6 +15,13 @@ public func ~>> <Value: ~Copyable & ~Escapable>(value: consuming Value, result: 
     return value
 }
 
+/// Any other copyable, escapable result: by its description when TRAIL_VALUES_DESCRIBE names its written type.
+@_transparent
+public func ~>> <Value>(value: Value, result: Trail.TypedResult<Value>) -> Value {
+    Trail.result(result.descriptor, describing: value)
+    return value
+}
+
 @_transparent public func ~>> (value: Int, result: Trail.TypedResult<Int>) -> Int {
     Trail.result(result.descriptor, value)
     return value

@@ -105,6 +105,9 @@ public enum ValueTag: UInt32, Sendable {
     case typeOnly = 17
     /// Its label or name is on the redaction list.
     case redacted = 18
+    /// `String(describing:)` of a value whose written type `TRAIL_VALUES_DESCRIBE` names: as `string`, shown
+    /// unquoted.
+    case described = 19
 
-    public var isString: Bool { self == .string || self == .character || self == .substring }
+    public var isString: Bool { self == .string || self == .character || self == .substring || self == .described }
 }

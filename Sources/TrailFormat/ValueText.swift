@@ -1,5 +1,6 @@
 /// A recorded value as viewers show it: `30`, `2.5`, `true`, `0x7f00…`, `"text"` (a capped string ends in `…`,
-/// bytes that are not UTF-8 shown `\x..`), `nil`, `<redacted>`, `<Type>` for a value recorded by type only.
+/// bytes that are not UTF-8 shown `\x..`), `nil`, `<redacted>`, `<Type>` for a value recorded by type only, and
+/// a described value's text as it is (`2026-12-06 01:30:00 +0000`).
 public enum ValueText {
     /// `type`: the written type, from the descriptor (`ValueText.type(ofDescriptor:)`).
     public static func format(_ value: ValueRecord.Value, type: String) -> String {
@@ -18,6 +19,7 @@ public enum ValueText {
             let quote = value.tag == .character ? "'" : "\""
             let cut = Int(bits >> 32) > value.bytes.count ? "…" : ""
             return quote + escaped(value.bytes) + quote + cut
+        case .described: return escaped(value.bytes, quoted: false) + (Int(bits >> 32) > value.bytes.count ? "…" : "")
         case .nilValue: return "nil"
         case .typeOnly: return "<\(type)>"
         case .redacted: return "<redacted>"
@@ -37,8 +39,9 @@ public enum ValueText {
         return String(names.prefix { $0 != " " })
     }
 
-    /// Valid UTF-8 as it is, with `"`, `\` and control characters escaped; any other byte as `\xHH`.
-    public static func escaped(_ bytes: [UInt8]) -> String {
+    /// Valid UTF-8 as it is, with `"`, `\` and control characters escaped; any other byte as `\xHH`. `quoted`
+    /// false: text shown without quotes (a description, an error), whose `"` and `\` stay as they are.
+    public static func escaped(_ bytes: [UInt8], quoted: Bool = true) -> String {
         var out = ""
         var index = 0
         while index < bytes.count {
@@ -50,8 +53,8 @@ public enum ValueText {
             }
             let scalarText = String(decoding: bytes[index ..< index + width], as: UTF8.self)
             switch scalarText {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
+            case "\"" where quoted: out += "\\\""
+            case "\\" where quoted: out += "\\\\"
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "\r": out += "\\r"

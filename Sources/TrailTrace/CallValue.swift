@@ -35,7 +35,7 @@ public struct CallValue: Sendable, Equatable {
         // An error is shown as Swift prints it, `ParseError.badHeader`, not as a quoted string.
         let text =
             value.role == .thrown && value.tag.isString
-            ? ValueText.escaped(value.bytes) + (Int(value.payload >> 32) > value.bytes.count ? "…" : "")
+            ? ValueText.escaped(value.bytes, quoted: false) + (Int(value.payload >> 32) > value.bytes.count ? "…" : "")
             : ValueText.format(value, type: type)
         self.init(role: value.role, label: label, name: name, type: type, text: text)
     }

@@ -37,12 +37,18 @@ import TrailTestSupport
         let plain = try run(built.plain, ["arguments"], check: true).stdout
         #expect(plain.contains("arguments: -3 4 5 6 1.5 2.25 true é str sub true"))
         let trace = Paths.temporaryDirectory("zoo-values-trace") + "/zoo.trace"
+        let described = Paths.temporaryDirectory("zoo-values-described") + "/zoo.trace"
         for binary in [built.traced5, built.traced6] {
             #expect(try run(binary, ["arguments"], check: true).stdout == plain)
             let recording = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace]
             #expect(try run(binary, ["arguments"], environment: recording, check: true).stdout == plain)
             #expect(try run(binary, ["arguments"], environment: ["TRAIL_TRACE": "1"], check: true).stdout == plain)
+            // Every copyable value described: the descriptions run the zoo's own code, which changes nothing.
+            let describing = ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": described, "TRAIL_VALUES_DESCRIBE": "*"]
+            #expect(try run(binary, ["arguments"], environment: describing, check: true).stdout == plain)
         }
+        let replay = try run(Paths.trail, ["replay", described], check: true).stdout
+        #expect(replay.contains(#"Zoo.Arguments.collections([7, 8], ["k": 1], [3]) = 4;"#), "\(replay.prefix(3000))")
     }
 
     /// Log mode's lines with values: arguments in place of the labels, results after the name

@@ -23,7 +23,7 @@ extension CWriterTests {
             ("UINT16", .uint16), ("UINT32", .uint32), ("UINT64", .uint64), ("FLOAT32", .float32),
             ("FLOAT64", .float64), ("BOOL", .bool), ("POINTER", .pointer), ("STRING", .string),
             ("CHARACTER", .character), ("SUBSTRING", .substring), ("NIL", .nilValue), ("TYPE_ONLY", .typeOnly),
-            ("REDACTED", .redacted),
+            ("REDACTED", .redacted), ("DESCRIBED", .described),
         ]
         for (name, tag) in tags { twins["VALUE_" + name] = String(tag.rawValue) }
         return twins

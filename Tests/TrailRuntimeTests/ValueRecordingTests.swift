@@ -35,15 +35,16 @@ import TrailTestSupport
             let items = [1, 2]
             return items.count
         }
+        func tail(of items: [Int]) -> ArraySlice<Int> { items.dropFirst() }
         var number = 10
         bump(&number, by: -2)
         print(fib(n: 4), describe(0.5, flag: nil, note: "caf\\u{e9} " + String(repeating: "x", count: 80), list: [1]),
               Account(name: "ann").login(user: "ann", password: "hunter2", attempts: 1), number, sign(of: -1))
-        print((try? parse(header: "bad")) == nil, try parse(header: "ok"), (try? refuse()) == nil, total())
+        print((try? parse(header: "bad")) == nil, try parse(header: "ok"), (try? refuse()) == nil, total(), tail(of: [1, 2]))
 
         """
 
-    static let expectedOutput = "3 0.5 1 true 8 minus\ntrue 1 true 2\n"
+    static let expectedOutput = "3 0.5 1 true 8 minus\ntrue 1 true 2 [2]\n"
 
     static let binary: String = {
         let directory = Paths.temporaryDirectory("value-recording")
@@ -95,7 +96,7 @@ import TrailTestSupport
                 let text = ValueText.format(value, type: ValueText.type(ofDescriptor: descriptor))
                 if value.role == .thrown {
                     closed.insert(last)
-                    calls[last] += ") throws " + ValueText.escaped(value.bytes)
+                    calls[last] += ") throws " + ValueText.escaped(value.bytes, quoted: false)
                 } else if value.role == .result {
                     closed.insert(last)
                     calls[last] += ") = " + text
@@ -129,6 +130,7 @@ import TrailTestSupport
                 "App.refuse()() throws Refusal: refused 1", "App.Refusal.description.get() = \"refused 1\"",
                 "App.fib(n:)(n: 1) = 1",
                 "App.total()() = 2",
+                "App.tail(of:)(of items: <[Int]>) = <ArraySlice<Int>>",
             ])
     }
 
@@ -142,6 +144,10 @@ import TrailTestSupport
             redacted.contains(
                 "App.Account.login(user:password:attempts:)(user: <redacted>, password: <redacted>, attempts: 1) = true"
             ))
+        // Types named by TRAIL_VALUES_DESCRIBE are recorded by their description, arguments and results alike.
+        let described = try Self.calls(["TRAIL_VALUES_DESCRIBE": "[Int], ArraySlice<*>"])
+        #expect(described.contains("App.tail(of:)(of items: [1, 2]) = [2]"))
+        #expect(described.contains { $0.hasPrefix("App.describe(_:flag:note:list:)(") && $0.contains("list: [1])") })
         // Never a character cut in two: "é" takes 2 bytes, so 4 bytes keep "caf".
         let cut = try Self.calls(["TRAIL_VALUES_STRING_MAX": "4"])
         #expect(cut.contains { $0.contains("note: \"caf\"…") })

@@ -45,6 +45,7 @@ import TrailTestSupport
             <duration> [TID] |   } = "refused 1" /* App.Refusal.description.get */
             <duration> [TID] | } throws Refusal: refused 1 /* App.refuse() */
             <duration> [TID] | App.total() = 2;
+            <duration> [TID] | App.tail(of: <[Int]>) = <ArraySlice<Int>>;
 
             """
         let text = Transcript.maskReplay(output.stdout)
@@ -71,7 +72,7 @@ import TrailTestSupport
         ] {
             #expect(shown.contains(line), "\(line) in \(shown)")
         }
-        #expect(shown.count == 20)
+        #expect(shown.count == 21)
     }
 
     @Test func otlpSpanAttributesCarryThem() throws {

@@ -111,6 +111,9 @@ void trail_value_exit_string(const char *descriptor, uint32_t tag, const uint8_t
 /// A result returned where the exit is a `defer`: kept until the innermost call's exit writes it (`~>>`).
 void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits);
 void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *_Nullable bytes, size_t length);
+/// Whether the innermost call records values (record mode) and TRAIL_VALUES_DESCRIBE names the written type in
+/// `descriptor`: then the value is recorded by its description, a VALUE_DESCRIBED string.
+int trail_values_describes(const char *descriptor);
 /// Whether the innermost call records values and wants the error it throws (Trail.threw): not while an error's
 /// description is being made, whose own calls' errors are not described.
 int trail_values_thrown_wanted(void);
