@@ -41,6 +41,24 @@ import FoundationXML
         #expect(Transcript.firstDifference(actual, expected) == nil)
     }
 
+    /// Built through the plugin with values (`TRAIL_VALUES=1`, issue 41): the demo prints the same, and its replay
+    /// shows each call's arguments, results and the error `remove` throws, as demo-values-replay.txt (hand-checked
+    /// against Demo.run: the seeded serials, the edit to 45, the second removal of the sofa).
+    @Test func valuesBuildShowsArgumentsResultsAndErrors() throws {
+        try Self.sample.build(scratch: "values", traced: true, environment: ["TRAIL_VALUES": "1"])
+        let binary = Self.sample.products(scratch: "values") + "/ItemStore"
+        let directory = Paths.temporaryDirectory("values")
+        let trace = directory + "/demo.trace"
+        let recorded = try run(
+            binary, ["--store", directory + "/items.json", "demo"],
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": trace], check: true)
+        #expect(recorded.stdout == (try demo(Self.plain, trace: false)).stdout)
+        let replay = Transcript.maskReplay(try run(Paths.trail, ["replay", trace], check: true).stdout)
+        let expected = Transcript.read(Paths.fixture("ItemStore/demo-values-replay.txt"))
+        #expect(Transcript.firstDifference(replay, expected) == nil)
+        #expect(expected.contains("} throws StoreError: no item with serial number G6G7Y8RG"))
+    }
+
     @Test func recordReplayAndReportMatchTheTranscript() throws {
         let directory = Paths.temporaryDirectory("record")
         let trace = directory + "/demo.trace"
