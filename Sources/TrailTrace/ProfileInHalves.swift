@@ -4,8 +4,8 @@ import TrailFormat
 /// One process's trace read into a `Profile` by two threads, each a half of the file's blocks. A profile is sums,
 /// minima and maxima per function, so the halves' add up to one reader's, provided the second half starts from
 /// the state the first leaves: every thread's stack of open calls. Those the second thread works out itself with
-/// a light pass over the first half (`FirstHalfScan`), about a quarter of what reading it costs, so the first
-/// half is the larger share. Only synchronous calls are worked out that way: a first half with a task, an async
+/// a pass over the first half (`SyncCallWalk.scan`), so the first half is the larger share. Each half is read
+/// as `ProfileReading` reads a whole process. Only synchronous calls are worked out that way: a first half with a task, an async
 /// call or a tracer span is read by one thread after all (the verdict comes early, from the scan).
 struct ProfileInHalves {
     /// Files of fewer blocks are read by one thread: a second would cost more than it saves.
@@ -25,23 +25,26 @@ struct ProfileInHalves {
         profile.beginProcess(process)
         let chunks = file.chunks()
         chunks.end = split
+        var walk = SyncCallWalk()
+        var tallies = SiteTallies()
         let halved = withExtendedLifetime(chunks) {
-            reader.walk(chunks, &profile)
+            let stop = walk.walk(chunks, &reader.builder, &tallies)
             chunks.end = .max
-            guard second.verdict.wait() else {
-                // Not synchronous calls alone: this thread reads the rest, as one reader does.
-                reader.walk(chunks, &profile)
+            guard stop == nil, second.verdict.wait() else {
+                // Not synchronous calls alone (the second thread's scan stops at the same record): this thread
+                // reads the rest, as one reader does.
+                reader.goOn(after: walk, from: stop, chunks, &profile)
                 reader.builder.release(upTo: .max, &profile)
                 return false
             }
-            reader.builder.release(upTo: .max, &profile)
-            chunks.firstBlockInUse = .max
-            // The second half's records are the other thread's; what it says of the process is this file's too.
+            // The second half's records are the other thread's, and so are the calls open at the split; what
+            // the rest of the file says of the process is this file's too.
             while let next = chunks.next() { file.metadata.absorb(next.chunk) }
             return true
         }
         reader.note(chunks)
         thread.join()
+        reader.add(tallies, to: &profile)
         if halved {
             merge(second, into: process, profile: &profile)
             if file.endDropped > process.dropped { process.dropped = file.endDropped }
@@ -57,6 +60,9 @@ struct ProfileInHalves {
         let other = second.reader.builder.process
         process.lastTicks = max(process.lastTicks, other.lastTicks)
         process.dropped += other.dropped
+        // Values cut or malformed in the second half: the first half had none (the scan stops at the first).
+        let skipped = second.file.skippedValues
+        if skipped.records > 0 { process.file.skippedValues.skip(skipped.records, because: skipped.firstReason) }
         for thread in other.threads {
             if let index = process.threads.firstIndex(where: { $0.slot == thread.slot && $0.tid == thread.tid }) {
                 if !thread.name.isEmpty { process.threads[index].name = thread.name }
@@ -85,15 +91,18 @@ private final class SecondHalf {
 
     func run() {
         profile.beginProcess(reader.builder.process)
-        var scan = FirstHalfScan()
-        let synchronous = scan.run(file, until: split, into: &reader.builder)
+        var walk = SyncCallWalk()
+        let synchronous = walk.scan(file, until: split, into: &reader.builder)
         verdict.say(synchronous)
         guard synchronous else { return }
         let chunks = file.chunks(from: split)
+        var tallies = SiteTallies()
         withExtendedLifetime(chunks) {
-            reader.walk(chunks, &profile)
+            let stop = walk.walk(chunks, &reader.builder, &tallies)
+            reader.goOn(after: walk, from: stop, chunks, &profile)
             reader.builder.release(upTo: .max, &profile)
         }
+        reader.add(tallies, to: &profile)
         reader.builder.finishOpenCalls(&profile)
     }
 }

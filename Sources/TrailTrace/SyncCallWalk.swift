@@ -1,11 +1,26 @@
 import TrailFormat
 
-/// Every thread's open synchronous calls where the first half of a file ends, found by a light pass over it for
-/// the thread that reads the second half (`ProfileInHalves`): the nesting rules of CallBuilder's `enter`, `exit`
-/// and `endFrame` (calls whose exits were lost end where a shallower record shows it), on frames of five fields
-/// instead of calls handed to a visitor. Names and threads met on the way go to the builder as its reading would
-/// have taken them.
-struct FirstHalfScan {
+/// What a `SyncCallWalk` hands on: each synchronous call at its end, and DROPPED records' counts.
+protocol SyncCallSink {
+    mutating func ended(site: Int32, duration: UInt64, childTicks: UInt64, outermost: Bool)
+    mutating func dropped(_ records: UInt64)
+}
+
+/// A walk that only wants the open calls where it stops (the second thread's scan of the first half): the first
+/// thread hands on those calls and counts those records.
+struct NothingHandedOn: SyncCallSink {
+    @inline(__always) mutating func ended(site: Int32, duration: UInt64, childTicks: UInt64, outermost: Bool) {}
+    @inline(__always) mutating func dropped(_ records: UInt64) {}
+}
+
+/// Synchronous calls straight from ENTER and EXIT records, for a report (`ProfileReading`) and for the open calls
+/// where the first half of a file ends (`ProfileInHalves`): the nesting rules of CallBuilder's `enter`, `exit`
+/// and `endFrame` (calls whose exits were lost end where a shallower record shows it) on frames of six fields,
+/// without the watermark merge, call events or a visitor. A profile is sums, minima and maxima per function,
+/// and a synchronous call's figures depend on its own thread's records alone, so the threads' records need not
+/// be merged by time. Names and threads met on the way go to the builder as its reading would have taken them;
+/// `install` leaves the builder's stacks as its reading would have, for it to go on where the walk stopped.
+struct SyncCallWalk {
     /// An open call: its site and `sameName[site]` (kept so that a return needs no lookup), its start, the time
     /// of the calls it made so far, and the position of its ENTER record.
     struct Frame {
@@ -62,42 +77,58 @@ struct FirstHalfScan {
     private var lastTicks: UInt64 = 0
 
     /// Scans the blocks before `end` and leaves `builder` as reading them would have, its stacks included; false
-    /// at the first record of a task or an async call, or a tracer span, whose effects the scan does not follow.
-    mutating func run(_ file: TraceFile, until end: Int, into builder: inout CallBuilder) -> Bool {
+    /// at the first record or chunk the walk does not follow (see `walk`).
+    mutating func scan(_ file: TraceFile, until end: Int, into builder: inout CallBuilder) -> Bool {
         let chunks = file.chunks()
         chunks.end = end
-        lastTicks = builder.process.lastTicks
+        var nothing = NothingHandedOn()
+        guard walk(chunks, &builder, &nothing) == nil else { return false }
+        if chunks.truncated { file.truncated = true }
+        return true
+    }
+
+    /// Takes the cursor's chunks until it stops, handing `sink` every call that ends; nil then. It stops early at
+    /// the first record of a task or an async call, an AUX record (a value), or a tracer span, whose effects it
+    /// does not follow, and returns what is left of that chunk (the records from that one on) for the builder,
+    /// after `install`, to go on with.
+    mutating func walk<Sink: SyncCallSink>(
+        _ chunks: TraceFile.ChunkCursor, _ builder: inout CallBuilder, _ sink: inout Sink
+    ) -> TraceFile.ChunkCursor.Chunk? {
+        lastTicks = max(lastTicks, builder.process.lastTicks)
         while let next = chunks.next() {
-            file.metadata.absorb(next.chunk)
+            builder.file.metadata.absorb(next.chunk)
             switch next.chunk {
-            case .records(let records, let base):
+            case .records(var records, let base):
                 let index = Int(builder.thread(slot: records.slot, tid: records.tid))
                 while threads.count < builder.threads.count { threads.append(Thread()) }
                 threads[index].position = records.position
-                guard scan(base, count: records.count, threads[index], &builder) else { return false }
+                let taken = take(base, count: records.count, threads[index], &builder, &sink)
+                guard taken == records.count else {
+                    records.position &+= UInt64(taken)
+                    records.count -= taken
+                    return .init(chunk: .records(records, base + taken * TraceRecord.size), block: next.block)
+                }
             case .thread(let thread):
                 builder.noteThread(thread)
             case .span:
-                return false
+                return next
             case .info, .name, .clock, .end, .cut, .watermark, .unknown:
                 break
             }
         }
-        if chunks.truncated { file.truncated = true }
-        install(into: &builder)
-        return true
+        return nil
     }
 
-    private mutating func scan(
-        _ base: UnsafeRawPointer, count: Int, _ thread: Thread, _ builder: inout CallBuilder
-    ) -> Bool {
+    /// A thread's records in order, up to the first the walk does not follow; returns how many it took.
+    private mutating func take<Sink: SyncCallSink>(
+        _ base: UnsafeRawPointer, count: Int, _ thread: Thread, _ builder: inout CallBuilder, _ sink: inout Sink
+    ) -> Int {
         // Kinds as the word's top bits: no optional enum made per record.
         let enter = UInt64(TraceRecord.Kind.enter.rawValue)
         let exit = UInt64(TraceRecord.Kind.exit.rawValue)
         let dropped = UInt64(TraceRecord.Kind.dropped.rawValue)
         let depthMax = Int(TraceRecord.depthMax)
         let first = thread.position
-        defer { thread.position = first &+ UInt64(count) }
         var lastTicks = self.lastTicks
         defer { self.lastTicks = lastTicks }
         // The last site met, and its name: a thread mostly calls the few functions it just called.
@@ -107,10 +138,9 @@ struct FirstHalfScan {
         for index in 0 ..< count {
             let record = TraceRecord(base, at: index &* TraceRecord.size)
             let kind = record.word >> TraceRecord.kindShift
-            if record.time > lastTicks { lastTicks = record.time }
             if kind == enter {
                 let depth = record.depth
-                while thread.count > depth, depth < depthMax { end(thread, at: record.time) }
+                while thread.count > depth, depth < depthMax { end(thread, at: record.time, &sink) }
                 if record.address != lastAddress || lastAddress == 0 {
                     lastAddress = record.address
                     lastSite = builder.site(record.address)
@@ -125,27 +155,33 @@ struct FirstHalfScan {
             } else if kind == exit {
                 if thread.count > 0 {
                     let depth = record.depth
-                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time) }
-                    end(thread, at: record.time)
+                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time, &sink) }
+                    end(thread, at: record.time, &sink)
                 }
-            } else if kind != dropped, TraceRecord.Kind(rawValue: UInt8(kind)) != nil {
-                return false  // a task, an async call or AUX (unknown kinds are skipped, as CallBuilder does)
+            } else if kind == dropped {
+                sink.dropped(record.address)
+            } else if TraceRecord.Kind(rawValue: UInt8(kind)) != nil {
+                // A task, an async call or AUX (unknown kinds are skipped, as CallBuilder does).
+                thread.position = first &+ UInt64(index)
+                return index
             }
+            if record.time > lastTicks { lastTicks = record.time }
         }
-        return true
+        thread.position = first &+ UInt64(count)
+        return count
     }
 
     @inline(__always)
-    private func end(_ thread: Thread, at time: UInt64) {
+    private func end<Sink: SyncCallSink>(_ thread: Thread, at time: UInt64, _ sink: inout Sink) {
         let frame = thread.pop()
         thread.open[Int(frame.name)] -= 1
-        if thread.count > 0 {
-            thread.frames[thread.count - 1].childTicks &+= max(time, frame.start) - frame.start
-        }
+        let duration = max(time, frame.start) - frame.start
+        if thread.count > 0 { thread.frames[thread.count - 1].childTicks &+= duration }
+        sink.ended(site: frame.site, duration: duration, childTicks: frame.childTicks, outermost: frame.outermost)
     }
 
-    /// The stacks as CallBuilder keeps them (span ids, parents, depths), for the second half's reading.
-    private func install(into builder: inout CallBuilder) {
+    /// The stacks as CallBuilder keeps them (span ids, parents, depths), for the builder to go on reading.
+    func install(into builder: inout CallBuilder) {
         for (index, thread) in threads.enumerated() {
             let state = builder.threads[index]
             var parent: CallBuilder.Frame?
