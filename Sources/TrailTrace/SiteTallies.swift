@@ -28,6 +28,11 @@ final class SiteTallies: SyncCallSink {
     @inline(__always)
     func dropped(_ records: UInt64) { droppedRecords &+= records }
 
+    func addTotal(_ ticks: UInt64, site: Int32) {
+        if Int(site) >= capacity { makeRoom(for: Int(site)) }
+        tallies[Int(site)].total &+= ticks
+    }
+
     private func makeRoom(for index: Int) {
         let larger = UnsafeMutablePointer<Profile.Tally>.allocate(capacity: index + 64)
         larger.moveInitialize(from: tallies, count: capacity)

@@ -4,6 +4,8 @@ import TrailFormat
 protocol SyncCallSink {
     mutating func ended(site: Int32, duration: UInt64, childTicks: UInt64, outermost: Bool)
     mutating func dropped(_ records: UInt64)
+    /// Inclusive time of calls that turned out to be outermost after they ended (`SyncCallWalk.join`).
+    mutating func addTotal(_ ticks: UInt64, site: Int32)
 }
 
 /// A walk that only wants the open calls where it stops (the second thread's scan of the first half): the first
@@ -11,6 +13,7 @@ protocol SyncCallSink {
 struct NothingHandedOn: SyncCallSink {
     @inline(__always) mutating func ended(site: Int32, duration: UInt64, childTicks: UInt64, outermost: Bool) {}
     @inline(__always) mutating func dropped(_ records: UInt64) {}
+    mutating func addTotal(_ ticks: UInt64, site: Int32) {}
 }
 
 /// Synchronous calls straight from ENTER and EXIT records, for a report (`ProfileReading`) and for the open calls
@@ -27,6 +30,11 @@ struct SyncCallWalk {
         var site, name: Int32
         var start, childTicks, position: UInt64
         var outermost: Bool
+        /// No call of its name is open above the unknown calls it was made in (`startsUnknown`): it is outermost
+        /// unless one of them has its name (`UnknownStart.conditionalTotals`).
+        var aboveUnknown = false
+        /// A call open where the walk started, unknown to it (site -1).
+        var isUnknown: Bool { site < 0 }
     }
 
     /// One thread's open calls and, per name (`sameName`), how many are open, as `CallBuilder.ThreadState` keeps
@@ -38,6 +46,10 @@ struct SyncCallWalk {
         private(set) var open = UnsafeMutablePointer<Int32>.allocate(capacity: 0)
         private(set) var names = 0
         var position: UInt64 = 0
+        /// What a walk that starts inside the file learns of the calls open there (nil otherwise).
+        var unknownStart: UnknownStart?
+        /// Of those calls, how many are still open (the bottom of the stack).
+        var unknownLeft = 0
 
         deinit {
             frames.deallocate()
@@ -73,8 +85,11 @@ struct SyncCallWalk {
         }
     }
 
-    private var threads: [Thread] = []
-    private var lastTicks: UInt64 = 0
+    var threads: [Thread] = []
+    var lastTicks: UInt64 = 0
+    /// The walk starts inside the file (the second half of `ProfileInHalves`): each thread's open calls there are
+    /// unknown, as many as its first record's depth says (`UnknownStart`); it stops at a depth it cannot tell.
+    var startsUnknown = false
 
     /// Scans the blocks before `end` and leaves `builder` as reading them would have, its stacks included; false
     /// at the first record or chunk the walk does not follow (see `walk`).
@@ -100,8 +115,14 @@ struct SyncCallWalk {
             switch next.chunk {
             case .records(var records, let base):
                 let index = Int(builder.thread(slot: records.slot, tid: records.tid))
-                while threads.count < builder.threads.count { threads.append(Thread()) }
+                while threads.count < builder.threads.count {
+                    threads.append(Thread())
+                    if startsUnknown { threads[threads.count - 1].unknownStart = UnknownStart() }
+                }
                 threads[index].position = records.position
+                if let unknown = threads[index].unknownStart, unknown.count == nil {
+                    guard threads[index].guessUnknownCalls(base, count: records.count) else { return next }
+                }
                 let taken = take(base, count: records.count, threads[index], &builder, &sink)
                 guard taken == records.count else {
                     records.position &+= UInt64(taken)
@@ -147,10 +168,12 @@ struct SyncCallWalk {
                     lastName = Int(builder.sameName[Int(lastSite)])
                     thread.makeRoom(forName: lastName)
                 }
+                let outermost = thread.open[lastName] == 0
                 thread.push(
                     Frame(
                         site: lastSite, name: Int32(lastName), start: record.time, childTicks: 0,
-                        position: first &+ UInt64(index), outermost: thread.open[lastName] == 0))
+                        position: first &+ UInt64(index), outermost: outermost && thread.unknownLeft == 0,
+                        aboveUnknown: outermost && thread.unknownLeft > 0))
                 thread.open[lastName] += 1
             } else if kind == exit {
                 if thread.count > 0 {
@@ -172,12 +195,17 @@ struct SyncCallWalk {
     }
 
     @inline(__always)
-    private func end<Sink: SyncCallSink>(_ thread: Thread, at time: UInt64, _ sink: inout Sink) {
+    func end<Sink: SyncCallSink>(_ thread: Thread, at time: UInt64, _ sink: inout Sink) {
         let frame = thread.pop()
+        if frame.isUnknown {
+            thread.unknownLeft -= 1
+            return thread.unknownStart!.ended(frame, at: time, depth: thread.count)
+        }
         thread.open[Int(frame.name)] -= 1
         let duration = max(time, frame.start) - frame.start
         if thread.count > 0 { thread.frames[thread.count - 1].childTicks &+= duration }
         sink.ended(site: frame.site, duration: duration, childTicks: frame.childTicks, outermost: frame.outermost)
+        if frame.aboveUnknown { thread.unknownStart!.addTotal(duration, site: frame.site) }
     }
 
     /// The stacks as CallBuilder keeps them (span ids, parents, depths), for the builder to go on reading.
