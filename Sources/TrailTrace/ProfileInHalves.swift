@@ -1,4 +1,3 @@
-import Foundation
 import TrailFormat
 
 /// One process's trace read into a `Profile` by two threads, each half of the file's blocks, as `ProfileReading`
@@ -28,19 +27,19 @@ struct ProfileInHalves {
         let chunks = file.chunks()
         chunks.end = split
         var walk = SyncCallWalk()
-        var tallies = SiteTallies()
+        let tallies = SiteTallies()
         let halved = withExtendedLifetime(chunks) {
-            var stop = walk.walk(chunks, &reader.builder, &tallies)
+            var stop = walk.walk(chunks, &reader.builder, tallies)
             if stop == nil {
                 thread.join()
                 if second.synchronous,
-                    walk.join(second.walk, from: second.reader.builder, into: &reader.builder, &tallies)
+                    walk.join(second.walk, from: second.reader.builder, into: &reader.builder, tallies)
                 {
                     return true
                 }
             }
             chunks.end = .max
-            if stop == nil { stop = walk.walk(chunks, &reader.builder, &tallies) }
+            if stop == nil { stop = walk.walk(chunks, &reader.builder, tallies) }
             reader.goOn(after: walk, from: stop, chunks, &profile)
             reader.builder.release(upTo: .max, &profile)
             return false
@@ -52,7 +51,7 @@ struct ProfileInHalves {
             return true
         }
         process.lastTicks = max(process.lastTicks, walk.lastTicks)
-        walk.finish(at: max(process.lastTicks, second.reader.builder.process.lastTicks), &tallies)
+        walk.finish(at: max(process.lastTicks, second.reader.builder.process.lastTicks), tallies)
         reader.add(tallies, to: &profile)
         merge(second, into: process, profile: &profile)
         file.readInHalves = true
@@ -111,8 +110,8 @@ private final class SecondHalf {
         }
         walk.startsUnknown = true
         let chunks = file.chunks(from: split)
-        var tallies = SiteTallies()
-        synchronous = withExtendedLifetime(chunks) { walk.walk(chunks, &reader.builder, &tallies) == nil }
+        let tallies = SiteTallies()
+        synchronous = withExtendedLifetime(chunks) { walk.walk(chunks, &reader.builder, tallies) == nil }
         truncated = skim.truncated || chunks.truncated
         reader.add(tallies, to: &profile)
     }

@@ -8,9 +8,9 @@ extension TraceReader {
         profile.beginProcess(builder.process)
         let chunks = file.chunks()
         var walk = SyncCallWalk()
-        var tallies = SiteTallies()
+        let tallies = SiteTallies()
         withExtendedLifetime(chunks) {
-            let stop = walk.walk(chunks, &builder, &tallies)
+            let stop = walk.walk(chunks, &builder, tallies)
             goOn(after: walk, from: stop, chunks, &profile)
             builder.release(upTo: .max, &profile)
         }

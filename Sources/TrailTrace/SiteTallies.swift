@@ -1,7 +1,7 @@
 /// A report's figures per site as a `SyncCallWalk` hands on calls (`ProfileReading`): `Profile.Tally`s in a
 /// buffer of their own, since the array in `Profile` costs a uniqueness and a bounds check per field per call.
 /// Folded into the profile (`Profile.add`) before the process ends.
-final class SiteTallies: SyncCallSink {
+final class SiteTallies {
     private(set) var tallies = UnsafeMutablePointer<Profile.Tally>.allocate(capacity: 0)
     private(set) var capacity = 0
     /// DROPPED records' counts, for `TraceProcess.dropped`.

@@ -6,8 +6,8 @@ extension SyncCallWalk {
     /// sides, the conditional totals count where no open call has their name, and the second's open calls go
     /// on this walk's stacks. False, changing nothing, when a thread's guessed count of open calls is not this
     /// walk's (exits lost at the split): this walk then reads the second half itself.
-    mutating func join<Sink: SyncCallSink>(
-        _ second: SyncCallWalk, from secondBuilder: CallBuilder, into builder: inout CallBuilder, _ sink: inout Sink
+    mutating func join(
+        _ second: SyncCallWalk, from secondBuilder: CallBuilder, into builder: inout CallBuilder, _ tallies: SiteTallies
     ) -> Bool {
         var firstIndex: [Int?] = []
         for (index, thread) in second.threads.enumerated() {
@@ -41,14 +41,14 @@ extension SyncCallWalk {
             func outermost(_ name: Int32, above unknownBelow: Int) -> Bool { lowest[name] ?? .max >= unknownBelow }
             for ended in unknown.ended {
                 mine.frames[ended.depth].childTicks &+= ended.childTicks
-                end(mine, at: ended.time, &sink)
+                end(mine, at: ended.time, tallies)
             }
             for depth in 0 ..< other.unknownLeft { mine.frames[depth].childTicks &+= other.frames[depth].childTicks }
             unknown.settle()
             for total in unknown.conditionalTotals {
                 let found = site(total.site)
                 if outermost(builder.sameName[Int(found)], above: total.unknownBelow) {
-                    sink.addTotal(total.ticks, site: found)
+                    tallies.addTotal(total.ticks, site: found)
                 }
             }
             for depth in other.unknownLeft ..< other.count {
@@ -67,9 +67,9 @@ extension SyncCallWalk {
     }
 
     /// Ends every open call at `time` (the process's last record), as `CallBuilder.finishOpenCalls` does.
-    mutating func finish<Sink: SyncCallSink>(at time: UInt64, _ sink: inout Sink) {
+    mutating func finish(at time: UInt64, _ tallies: SiteTallies) {
         for thread in threads {
-            while thread.count > 0 { end(thread, at: time, &sink) }
+            while thread.count > 0 { end(thread, at: time, tallies) }
         }
     }
 }

@@ -1,23 +1,7 @@
 import TrailFormat
 
-/// What a `SyncCallWalk` hands on: each synchronous call at its end, and DROPPED records' counts.
-protocol SyncCallSink {
-    mutating func ended(site: Int32, duration: UInt64, childTicks: UInt64, outermost: Bool)
-    mutating func dropped(_ records: UInt64)
-    /// Inclusive time of calls that turned out to be outermost after they ended (`SyncCallWalk.join`).
-    mutating func addTotal(_ ticks: UInt64, site: Int32)
-}
-
-/// A walk that only wants the open calls where it stops (the second thread's scan of the first half): the first
-/// thread hands on those calls and counts those records.
-struct NothingHandedOn: SyncCallSink {
-    @inline(__always) mutating func ended(site: Int32, duration: UInt64, childTicks: UInt64, outermost: Bool) {}
-    @inline(__always) mutating func dropped(_ records: UInt64) {}
-    mutating func addTotal(_ ticks: UInt64, site: Int32) {}
-}
-
-/// Synchronous calls straight from ENTER and EXIT records, for a report (`ProfileReading`) and for the open calls
-/// where the first half of a file ends (`ProfileInHalves`): the nesting rules of CallBuilder's `enter`, `exit`
+/// Synchronous calls straight from ENTER and EXIT records into a report's tallies (`ProfileReading`,
+/// `ProfileInHalves`): the nesting rules of CallBuilder's `enter`, `exit`
 /// and `endFrame` (calls whose exits were lost end where a shallower record shows it) on frames of six fields,
 /// without the watermark merge, call events or a visitor. A profile is sums, minima and maxima per function,
 /// and a synchronous call's figures depend on its own thread's records alone, so the threads' records need not
@@ -38,7 +22,7 @@ struct SyncCallWalk {
     }
 
     /// One thread's open calls and, per name (`sameName`), how many are open, as `CallBuilder.ThreadState` keeps
-    /// them; in buffers of its own, since an array's uniqueness check on every push and pop was a third of the scan.
+    /// them; in buffers of its own, since an array's uniqueness check on every push and pop was a third of the walk.
     final class Thread {
         private(set) var frames = UnsafeMutablePointer<Frame>.allocate(capacity: 64)
         private var capacity = 64
@@ -91,23 +75,12 @@ struct SyncCallWalk {
     /// unknown, as many as its first record's depth says (`UnknownStart`); it stops at a depth it cannot tell.
     var startsUnknown = false
 
-    /// Scans the blocks before `end` and leaves `builder` as reading them would have, its stacks included; false
-    /// at the first record or chunk the walk does not follow (see `walk`).
-    mutating func scan(_ file: TraceFile, until end: Int, into builder: inout CallBuilder) -> Bool {
-        let chunks = file.chunks()
-        chunks.end = end
-        var nothing = NothingHandedOn()
-        guard walk(chunks, &builder, &nothing) == nil else { return false }
-        if chunks.truncated { file.truncated = true }
-        return true
-    }
-
-    /// Takes the cursor's chunks until it stops, handing `sink` every call that ends; nil then. It stops early at
+    /// Takes the cursor's chunks until it stops, adding every call that ends to `tallies`; nil then. It stops early at
     /// the first record of a task or an async call, an AUX record (a value), or a tracer span, whose effects it
     /// does not follow, and returns what is left of that chunk (the records from that one on) for the builder,
     /// after `install`, to go on with.
-    mutating func walk<Sink: SyncCallSink>(
-        _ chunks: TraceFile.ChunkCursor, _ builder: inout CallBuilder, _ sink: inout Sink
+    mutating func walk(
+        _ chunks: TraceFile.ChunkCursor, _ builder: inout CallBuilder, _ tallies: SiteTallies
     ) -> TraceFile.ChunkCursor.Chunk? {
         lastTicks = max(lastTicks, builder.process.lastTicks)
         while let next = chunks.next() {
@@ -123,7 +96,7 @@ struct SyncCallWalk {
                 if let unknown = threads[index].unknownStart, unknown.count == nil {
                     guard threads[index].guessUnknownCalls(base, count: records.count) else { return next }
                 }
-                let taken = take(base, count: records.count, threads[index], &builder, &sink)
+                let taken = take(base, count: records.count, threads[index], &builder, tallies)
                 guard taken == records.count else {
                     records.position &+= UInt64(taken)
                     records.count -= taken
@@ -141,8 +114,8 @@ struct SyncCallWalk {
     }
 
     /// A thread's records in order, up to the first the walk does not follow; returns how many it took.
-    private mutating func take<Sink: SyncCallSink>(
-        _ base: UnsafeRawPointer, count: Int, _ thread: Thread, _ builder: inout CallBuilder, _ sink: inout Sink
+    private mutating func take(
+        _ base: UnsafeRawPointer, count: Int, _ thread: Thread, _ builder: inout CallBuilder, _ tallies: SiteTallies
     ) -> Int {
         // Kinds as the word's top bits: no optional enum made per record.
         let enter = UInt64(TraceRecord.Kind.enter.rawValue)
@@ -161,7 +134,7 @@ struct SyncCallWalk {
             let kind = record.word >> TraceRecord.kindShift
             if kind == enter {
                 let depth = record.depth
-                while thread.count > depth, depth < depthMax { end(thread, at: record.time, &sink) }
+                while thread.count > depth, depth < depthMax { end(thread, at: record.time, tallies) }
                 if record.address != lastAddress || lastAddress == 0 {
                     lastAddress = record.address
                     lastSite = builder.site(record.address)
@@ -178,11 +151,11 @@ struct SyncCallWalk {
             } else if kind == exit {
                 if thread.count > 0 {
                     let depth = record.depth
-                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time, &sink) }
-                    end(thread, at: record.time, &sink)
+                    while thread.count > depth + 1, depth < depthMax { end(thread, at: record.time, tallies) }
+                    end(thread, at: record.time, tallies)
                 }
             } else if kind == dropped {
-                sink.dropped(record.address)
+                tallies.dropped(record.address)
             } else if TraceRecord.Kind(rawValue: UInt8(kind)) != nil {
                 // A task, an async call or AUX (unknown kinds are skipped, as CallBuilder does).
                 thread.position = first &+ UInt64(index)
@@ -195,7 +168,7 @@ struct SyncCallWalk {
     }
 
     @inline(__always)
-    func end<Sink: SyncCallSink>(_ thread: Thread, at time: UInt64, _ sink: inout Sink) {
+    func end(_ thread: Thread, at time: UInt64, _ tallies: SiteTallies) {
         let frame = thread.pop()
         if frame.isUnknown {
             thread.unknownLeft -= 1
@@ -204,7 +177,7 @@ struct SyncCallWalk {
         thread.open[Int(frame.name)] -= 1
         let duration = max(time, frame.start) - frame.start
         if thread.count > 0 { thread.frames[thread.count - 1].childTicks &+= duration }
-        sink.ended(site: frame.site, duration: duration, childTicks: frame.childTicks, outermost: frame.outermost)
+        tallies.ended(site: frame.site, duration: duration, childTicks: frame.childTicks, outermost: frame.outermost)
         if frame.aboveUnknown { thread.unknownStart!.addTotal(duration, site: frame.site) }
     }
 
