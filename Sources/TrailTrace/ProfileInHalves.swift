@@ -5,9 +5,9 @@ import TrailFormat
 /// once the second half's calls are settled against the calls open at the split, which only the first thread
 /// knows when it gets there. So the second thread starts with each thread's open calls unknown (`UnknownStart`:
 /// as many as the first record's depth says), and the first joins its walk onto its own at the split
-/// (`SyncCallWalk.join`). A first half with a task, an async call, a value or a tracer span is read by the
-/// first thread alone, to the end; so is the second half when the second thread met one of those, or guessed a
-/// thread's open calls wrong (exits lost at the split).
+/// (`SyncCallWalk.join`). A first half with a task, an async call or a tracer span is read by the first
+/// thread alone, to the end; so is the second half when the second thread met one of those or a value, or guessed
+/// a thread's open calls wrong (exits lost at the split), or a value waits at the split for its DATA records.
 struct ProfileInHalves {
     /// Files of fewer blocks are read by one thread: a second would cost more than it saves.
     static let minimumBlocks = 16
@@ -32,7 +32,8 @@ struct ProfileInHalves {
             var stop = walk.walk(chunks, &reader.builder, tallies)
             if stop == nil {
                 thread.join()
-                if second.synchronous,
+                // A value cut by the split would be counted at the next record, which the second thread read.
+                if second.synchronous, !reader.builder.threads.contains(where: { $0.valueDataLeft > 0 }),
                     walk.join(second.walk, from: second.reader.builder, into: &reader.builder, tallies)
                 {
                     return true

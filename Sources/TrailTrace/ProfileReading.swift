@@ -1,7 +1,7 @@
 /// A report's reading of one process (`CallStream.read(_:into: inout Profile)`): synchronous calls go straight from
 /// their records to per-site tallies (`SyncCallWalk` into `SiteTallies`), a few nanoseconds a record instead of a
 /// call event at each end of each call. From the first record the walk does not follow (a task, an async call, a
-/// value, a tracer span) the builder goes on as it does for every viewer, from the walk's open calls.
+/// tracer span) the builder goes on as it does for every viewer, from the walk's open calls.
 extension TraceReader {
     /// The whole process on this thread (a file too small for `ProfileInHalves`).
     mutating func readProfile(_ profile: inout Profile) {

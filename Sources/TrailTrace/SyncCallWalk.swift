@@ -6,7 +6,9 @@ import TrailFormat
 /// without the watermark merge, call events or a visitor. A profile is sums, minima and maxima per function,
 /// and a synchronous call's figures depend on its own thread's records alone, so the threads' records need not
 /// be merged by time. Names and threads met on the way go to the builder as its reading would have taken them;
-/// `install` leaves the builder's stacks as its reading would have, for it to go on where the walk stopped.
+/// values are checked on the builder's thread states as its reading checks them (for the file's count of
+/// values skipped; a profile shows none). `install` leaves the builder's stacks as its reading would have, for it
+/// to go on where the walk stopped.
 struct SyncCallWalk {
     /// An open call: its site and `sameName[site]` (kept so that a return needs no lookup), its start, the time
     /// of the calls it made so far, and the position of its ENTER record.
@@ -76,8 +78,8 @@ struct SyncCallWalk {
     var startsUnknown = false
 
     /// Takes the cursor's chunks until it stops, adding every call that ends to `tallies`; nil then. It stops early at
-    /// the first record of a task or an async call, an AUX record (a value), or a tracer span, whose effects it
-    /// does not follow, and returns what is left of that chunk (the records from that one on) for the builder,
+    /// the first record of a task or an async call, or a tracer span, whose effects it does not follow, or a
+    /// value's AUX record when the calls open at the start are unknown (`startsUnknown`), and returns what is left of that chunk (the records from that one on) for the builder,
     /// after `install`, to go on with.
     mutating func walk(
         _ chunks: TraceFile.ChunkCursor, _ builder: inout CallBuilder, _ tallies: SiteTallies
@@ -96,7 +98,22 @@ struct SyncCallWalk {
                 if let unknown = threads[index].unknownStart, unknown.count == nil {
                     guard threads[index].guessUnknownCalls(base, count: records.count) else { return next }
                 }
-                let taken = take(base, count: records.count, threads[index], &builder, tallies)
+                let state = builder.threads[index]
+                var taken = 0
+                while true {
+                    // The DATA records of a VALUE record before (one that ended the thread's last chunk too).
+                    taken = takeValueData(base, from: taken, count: records.count, state, &builder)
+                    threads[index].position = records.position &+ UInt64(taken)
+                    taken += take(
+                        base + taken * TraceRecord.size, count: records.count - taken, threads[index], &builder,
+                        tallies)
+                    guard taken < records.count, !startsUnknown,
+                        TraceRecord(base, at: taken * TraceRecord.size).kind == .aux
+                    else { break }
+                    // A value, checked as its reading checks it (a profile shows none).
+                    builder.takeValue(TraceRecord(base, at: taken * TraceRecord.size), state: state)
+                    taken += 1
+                }
                 guard taken == records.count else {
                     records.position &+= UInt64(taken)
                     records.count -= taken
@@ -157,7 +174,8 @@ struct SyncCallWalk {
             } else if kind == dropped {
                 tallies.dropped(record.address)
             } else if TraceRecord.Kind(rawValue: UInt8(kind)) != nil {
-                // A task, an async call or AUX (unknown kinds are skipped, as CallBuilder does).
+                // A task, an async call, or AUX (a value, for `walk` to take; unknown kinds are skipped, as
+                // CallBuilder does).
                 thread.position = first &+ UInt64(index)
                 return index
             }
@@ -165,6 +183,22 @@ struct SyncCallWalk {
         }
         thread.position = first &+ UInt64(count)
         return count
+    }
+
+    /// The DATA records from `index` on while a VALUE record waits for some (on the builder's state, as its
+    /// reading keeps it); returns the index of the first other record, which cut the value short if it still
+    /// waited, and is taken as usual.
+    private func takeValueData(
+        _ base: UnsafeRawPointer, from start: Int, count: Int, _ state: CallBuilder.ThreadState,
+        _ builder: inout CallBuilder
+    ) -> Int {
+        var index = start
+        while state.valueDataLeft > 0, index < count,
+            builder.takeValueData(TraceRecord(base, at: index &* TraceRecord.size), state: state)
+        {
+            index += 1
+        }
+        return index
     }
 
     @inline(__always)

@@ -93,10 +93,49 @@ import TrailTestSupport
         try expectSameAsEveryViewersReader(builder, "lost", halves: false)
     }
 
-    @Test(arguments: [Trace.Interruption.async, .span, .values], [5, 70])
+    @Test(arguments: [Trace.Interruption.async, .span], [5, 70])
     func recordsTheWalkDoesNotFollowReportAlike(_ interruption: Trace.Interruption, round: Int) throws {
         let builder = Trace.trace(pid: 22, seed: 8, threads: 2, rounds: 80, interruptions: [round: interruption])
         #expect(builder.blocks.count > 20)
         try expectSameAsEveryViewersReader(builder, "\(interruption)-\(round)", halves: false)
+    }
+
+    /// Values are checked by the walk of the first half (one of them cut), not by the second thread's, which
+    /// cannot tell which calls they belong to: values in the second half, and the first thread reads it.
+    @Test(arguments: [5, 70])
+    func valuesReportAlike(round: Int) throws {
+        let builder = Trace.trace(pid: 23, seed: 9, threads: 2, rounds: 80, interruptions: [round: .values])
+        try expectSameAsEveryViewersReader(builder, "values-\(round)", halves: round < 40)
+    }
+
+    /// A VALUE record ends the last chunk before the split, and the next record, in the second half, cuts it: the
+    /// halves are not joined, so that the cut value is counted as one reader counts it. Earlier, one whose DATA
+    /// record starts the next chunk is whole.
+    @Test func aValueWaitingAtTheSplitReportsAlike() throws {
+        var builder = TraceBuilder()
+        builder.info(exe: "/usr/bin/value")
+        for (site, text) in Trace.sites { builder.name(site, text) }
+        let word = TraceBuilder.word
+        let rounds = 40
+        let split = (1 + rounds) / 2
+        var clock: UInt64 = 1000
+        var position: UInt64 = 0
+        for round in 0 ..< rounds {
+            builder.nextBlock()
+            var records = [
+                (clock, word(.enter, 0x4000, 0)), (clock + 2, word(.enter, 0x5000, 1)),
+                (clock + 5, word(.exit, 0x5000, 1)), (clock + 7, word(.exit, 0x4000, 0)),
+            ]
+            // Earlier, a value whose DATA record starts the next chunk.
+            if round == 3 || round + 1 == split - 1 {
+                records.append(ValueReadingTests.value(0x1000, .string, data: 1, 2 << 32 | 2))
+            }
+            if round == 4 { records.insert(ValueReadingTests.data(Array("ok".utf8)), at: 0) }
+            builder.records(slot: 0, tid: 9, position: position, records)
+            position += UInt64(records.count)
+            clock += 10
+        }
+        #expect(builder.blocks.count == 1 + rounds)
+        try expectSameAsEveryViewersReader(builder, "value-at-split", halves: false)
     }
 }
