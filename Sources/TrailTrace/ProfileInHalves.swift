@@ -6,8 +6,9 @@ import TrailFormat
 /// knows when it gets there. So the second thread starts with each thread's open calls unknown (`UnknownStart`:
 /// as many as the first record's depth says), and the first joins its walk onto its own at the split
 /// (`SyncCallWalk.join`). A first half with a task, an async call or a tracer span is read by the first
-/// thread alone, to the end; so is the second half when the second thread met one of those or a value, or guessed
-/// a thread's open calls wrong (exits lost at the split), or a value waits at the split for its DATA records.
+/// thread alone, to the end; so is the second half when the second thread met one of those, or DATA records it
+/// cannot place (their VALUE record before the split), or guessed a thread's open calls wrong (exits lost at the
+/// split), or when a value waits at the split for its DATA records.
 struct ProfileInHalves {
     /// Files of fewer blocks are read by one thread: a second would cost more than it saves.
     static let minimumBlocks = 16
@@ -70,6 +71,9 @@ struct ProfileInHalves {
         if second.truncated { file.truncated = true }
         process.lastTicks = max(process.lastTicks, other.lastTicks)
         process.dropped += other.dropped
+        // Values skipped in the second half come after the first half's.
+        let skipped = second.file.skippedValues
+        if skipped.records > 0 { file.skippedValues.skip(skipped.records, because: skipped.firstReason) }
         for thread in other.threads {
             if let index = process.threads.firstIndex(where: { $0.slot == thread.slot && $0.tid == thread.tid }) {
                 if !thread.name.isEmpty { process.threads[index].name = thread.name }
@@ -113,6 +117,7 @@ private final class SecondHalf {
         let chunks = file.chunks(from: split)
         let tallies = SiteTallies()
         synchronous = withExtendedLifetime(chunks) { walk.walk(chunks, &reader.builder, tallies) == nil }
+        reader.builder.finishValues()
         truncated = skim.truncated || chunks.truncated
         reader.add(tallies, to: &profile)
     }

@@ -79,7 +79,7 @@ struct SyncCallWalk {
 
     /// Takes the cursor's chunks until it stops, adding every call that ends to `tallies`; nil then. It stops early at
     /// the first record of a task or an async call, or a tracer span, whose effects it does not follow, or a
-    /// value's AUX record when the calls open at the start are unknown (`startsUnknown`), and returns what is left of that chunk (the records from that one on) for the builder,
+    /// DATA record without its VALUE record when values may have been seen before the start (`startsUnknown`), and returns what is left of that chunk (the records from that one on) for the builder,
     /// after `install`, to go on with.
     mutating func walk(
         _ chunks: TraceFile.ChunkCursor, _ builder: inout CallBuilder, _ tallies: SiteTallies
@@ -107,11 +107,13 @@ struct SyncCallWalk {
                     taken += take(
                         base + taken * TraceRecord.size, count: records.count - taken, threads[index], &builder,
                         tallies)
-                    guard taken < records.count, !startsUnknown,
-                        TraceRecord(base, at: taken * TraceRecord.size).kind == .aux
+                    guard taken < records.count else { break }
+                    let record = TraceRecord(base, at: taken * TraceRecord.size)
+                    // DATA without its VALUE record is noted once values were seen, maybe before the start.
+                    guard record.kind == .aux, !startsUnknown || ValueRecord.isValue(record) || state.valuesSeen
                     else { break }
                     // A value, checked as its reading checks it (a profile shows none).
-                    builder.takeValue(TraceRecord(base, at: taken * TraceRecord.size), state: state)
+                    builder.takeValue(record, state: state)
                     taken += 1
                 }
                 guard taken == records.count else {

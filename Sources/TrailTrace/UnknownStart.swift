@@ -78,7 +78,7 @@ extension SyncCallWalk.Thread {
                 unknownLeft = calls
                 unknownStart!.start(count: calls)
                 return true
-            case .dropped, nil:
+            case .dropped, .aux, nil:
                 continue
             default:
                 return true  // the walk stops at it

@@ -31,6 +31,8 @@ import TrailTestSupport
         case span
         /// A value of the open call, then one cut short (one of its two DATA records missing).
         case values
+        /// A DATA record without its VALUE record.
+        case strayData
     }
 
     /// Threads calling nested functions in rounds of chunks, each round closed by a watermark, over many blocks;
@@ -116,6 +118,8 @@ import TrailTestSupport
                 ValueReadingTests.value(0x2000, .string, data: 2, 20 << 32 | 20),
                 ValueReadingTests.data(Array("0123456789abcd".utf8)),
             ]
+        case .strayData:
+            return [ValueReadingTests.data(Array("stray".utf8))]
         }
     }
 

@@ -100,12 +100,19 @@ import TrailTestSupport
         try expectSameAsEveryViewersReader(builder, "\(interruption)-\(round)", halves: false)
     }
 
-    /// Values are checked by the walk of the first half (one of them cut), not by the second thread's, which
-    /// cannot tell which calls they belong to: values in the second half, and the first thread reads it.
+    /// Values are checked by either half's walk (one of them cut), as one reader checks them.
     @Test(arguments: [5, 70])
     func valuesReportAlike(round: Int) throws {
         let builder = Trace.trace(pid: 23, seed: 9, threads: 2, rounds: 80, interruptions: [round: .values])
-        try expectSameAsEveryViewersReader(builder, "values-\(round)", halves: round < 40)
+        try expectSameAsEveryViewersReader(builder, "values-\(round)", halves: true)
+    }
+
+    /// DATA without its VALUE record is noted once the thread's values were seen, which the second thread cannot
+    /// tell when they were before the split: it stops there, and the first thread reads the second half.
+    @Test func strayDataAfterTheSplitReportsAlike() throws {
+        let builder = Trace.trace(
+            pid: 24, seed: 10, threads: 2, rounds: 80, interruptions: [5: .values, 60: .strayData])
+        try expectSameAsEveryViewersReader(builder, "stray-data", halves: false)
     }
 
     /// A VALUE record ends the last chunk before the split, and the next record, in the second half, cuts it: the
