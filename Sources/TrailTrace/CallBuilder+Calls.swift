@@ -6,9 +6,14 @@ extension CallBuilder {
 
     mutating func site(_ address: UInt64) -> Int32 {
         if let index = siteOf.find(address) { return index }
-        let text = file.names[address] ?? "0x" + String(address, radix: 16)
-        let index = process.sites.index(text)
+        let index = site(named: file.names[address] ?? "0x" + String(address, radix: 16))
         siteOf.insert(address, index)
+        return index
+    }
+
+    /// The site of a site string, `sameName` kept up with the table.
+    mutating func site(named text: String) -> Int32 {
+        let index = process.sites.index(text)
         while sameName.count < process.sites.sameName.count { sameName.append(process.sites.sameName[sameName.count]) }
         return index
     }

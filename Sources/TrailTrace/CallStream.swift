@@ -7,7 +7,9 @@ import TrailFormat
 /// under the async call that created it (Docs/trace-format.md, "Task trees").
 public struct CallStream {
     public let sites = SiteTable()
-    /// Whether a report may read a large file on two threads (`ProfileInHalves`); off, one thread reads all.
+    /// Whether a report may read a large file on two threads (`ProfileInHalves`) and take its synchronous calls
+    /// straight from their records (`ProfileReading`); off, one reader turns every record into calls, as for
+    /// the other viewers (what tests hold the report's ways against).
     public var usesBothCores = true
     /// The fewest blocks a file read on two threads has (`ProfileInHalves.minimumBlocks`; tests lower it).
     var twoThreadsFrom = ProfileInHalves.minimumBlocks
@@ -30,7 +32,7 @@ public struct CallStream {
             let process = TraceProcess(file: file, sites: sites)
             if !ProfileInHalves.read(process, into: &visitor, minimumBlocks: twoThreadsFrom) {
                 var reader = TraceReader(process: process)
-                reader.read(&visitor)
+                reader.readProfile(&visitor)
             }
         }
     }

@@ -66,6 +66,16 @@ public struct Profile: CallVisitor {
         var minimum = UInt64.max
         var maximum: UInt64 = 0
         var sum: UInt64 = 0
+
+        /// Another reading's figures for the same site, as if this one had counted them.
+        mutating func add(_ other: Tally) {
+            calls += other.calls
+            total &+= other.total
+            selfTicks &+= other.selfTicks
+            sum &+= other.sum
+            minimum = min(minimum, other.minimum)
+            maximum = max(maximum, other.maximum)
+        }
     }
 
     let byProcess: Bool
@@ -101,12 +111,18 @@ public struct Profile: CallVisitor {
             if index >= tallies.count {
                 tallies.append(contentsOf: repeatElement(Tally(), count: index + 1 - tallies.count))
             }
-            tallies[index].calls += tally.calls
-            tallies[index].total &+= tally.total
-            tallies[index].selfTicks &+= tally.selfTicks
-            tallies[index].sum &+= tally.sum
-            tallies[index].minimum = min(tallies[index].minimum, tally.minimum)
-            tallies[index].maximum = max(tallies[index].maximum, tally.maximum)
+            tallies[index].add(tally)
+        }
+    }
+
+    /// Adds what a `SyncCallWalk` handed on for the current process (same sites).
+    mutating func add(_ other: SiteTallies) {
+        for index in 0 ..< other.capacity where other.tallies[index].calls > 0 {
+            let tally = other.tallies[index]
+            if index >= tallies.count {
+                tallies.append(contentsOf: repeatElement(Tally(), count: index + 1 - tallies.count))
+            }
+            tallies[index].add(tally)
         }
     }
 

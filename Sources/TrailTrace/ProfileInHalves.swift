@@ -1,17 +1,19 @@
-import Foundation
 import TrailFormat
 
-/// One process's trace read into a `Profile` by two threads, each a half of the file's blocks. A profile is sums,
-/// minima and maxima per function, so the halves' add up to one reader's, provided the second half starts from
-/// the state the first leaves: every thread's stack of open calls. Those the second thread works out itself with
-/// a light pass over the first half (`FirstHalfScan`), about a quarter of what reading it costs, so the first
-/// half is the larger share. Only synchronous calls are worked out that way: a first half with a task, an async
-/// call or a tracer span is read by one thread after all (the verdict comes early, from the scan).
+/// One process's trace read into a `Profile` by two threads, each half of the file's blocks, as `ProfileReading`
+/// reads a whole one. A profile is sums, minima and maxima per function, so the halves' add up to one reader's,
+/// once the second half's calls are settled against the calls open at the split, which only the first thread
+/// knows when it gets there. So the second thread starts with each thread's open calls unknown (`UnknownStart`:
+/// as many as the first record's depth says), and the first joins its walk onto its own at the split
+/// (`SyncCallWalk.join`). A first half with a task, an async call or a tracer span is read by the first
+/// thread alone, to the end; so is the second half when the second thread met one of those, or DATA records it
+/// cannot place (their VALUE record before the split), or guessed a thread's open calls wrong (exits lost at the
+/// split), or when a value waits at the split for its DATA records.
 struct ProfileInHalves {
     /// Files of fewer blocks are read by one thread: a second would cost more than it saves.
     static let minimumBlocks = 16
-    /// The first thread's share of the blocks: it reads them whole while the second scans them, then reads the rest.
-    static let firstShare = 0.57
+    /// The first thread's share of the blocks: the second also skims the first half's chunk headers for names.
+    static let firstShare = 0.5
 
     /// Reads `process` into `profile`, beginning and ending the process; false (nothing read) when the file is
     /// too small to split or no thread could be started.
@@ -25,38 +27,53 @@ struct ProfileInHalves {
         profile.beginProcess(process)
         let chunks = file.chunks()
         chunks.end = split
+        var walk = SyncCallWalk()
+        let tallies = SiteTallies()
         let halved = withExtendedLifetime(chunks) {
-            reader.walk(chunks, &profile)
-            chunks.end = .max
-            guard second.verdict.wait() else {
-                // Not synchronous calls alone: this thread reads the rest, as one reader does.
-                reader.walk(chunks, &profile)
-                reader.builder.release(upTo: .max, &profile)
-                return false
+            var stop = walk.walk(chunks, &reader.builder, tallies)
+            if stop == nil {
+                thread.join()
+                // A value cut by the split would be counted at the next record, which the second thread read.
+                if second.synchronous, !reader.builder.threads.contains(where: { $0.valueDataLeft > 0 }),
+                    walk.join(second.walk, from: second.reader.builder, into: &reader.builder, tallies)
+                {
+                    return true
+                }
             }
+            chunks.end = .max
+            if stop == nil { stop = walk.walk(chunks, &reader.builder, tallies) }
+            reader.goOn(after: walk, from: stop, chunks, &profile)
             reader.builder.release(upTo: .max, &profile)
-            chunks.firstBlockInUse = .max
-            // The second half's records are the other thread's; what it says of the process is this file's too.
-            while let next = chunks.next() { file.metadata.absorb(next.chunk) }
-            return true
+            return false
         }
         reader.note(chunks)
-        thread.join()
-        if halved {
-            merge(second, into: process, profile: &profile)
-            if file.endDropped > process.dropped { process.dropped = file.endDropped }
-            profile.endProcess(process)
-        } else {
+        guard halved else {
+            reader.add(tallies, to: &profile)
             reader.builder.finish(&profile)
+            return true
         }
+        process.lastTicks = max(process.lastTicks, walk.lastTicks)
+        walk.finish(at: max(process.lastTicks, second.reader.builder.process.lastTicks), tallies)
+        reader.add(tallies, to: &profile)
+        merge(second, into: process, profile: &profile)
+        file.readInHalves = true
+        if file.endDropped > process.dropped { process.dropped = file.endDropped }
+        profile.endProcess(process)
         return true
     }
 
     /// What the second thread learnt of the process, added to what the first did.
     private static func merge(_ second: SecondHalf, into process: TraceProcess, profile: inout Profile) {
         let other = second.reader.builder.process
+        let file = process.file
+        // The second thread read every chunk's metadata, the first half's too.
+        file.metadata = second.file.metadata
+        if second.truncated { file.truncated = true }
         process.lastTicks = max(process.lastTicks, other.lastTicks)
         process.dropped += other.dropped
+        // Values skipped in the second half come after the first half's.
+        let skipped = second.file.skippedValues
+        if skipped.records > 0 { file.skippedValues.skip(skipped.records, because: skipped.firstReason) }
         for thread in other.threads {
             if let index = process.threads.firstIndex(where: { $0.slot == thread.slot && $0.tid == thread.tid }) {
                 if !thread.name.isEmpty { process.threads[index].name = thread.name }
@@ -69,13 +86,17 @@ struct ProfileInHalves {
     }
 }
 
-/// The second thread's work: scan the first half for the open calls, then read the second half from there.
+/// The second thread's work: the first half's names and threads from its chunk headers, then the second half
+/// walked from unknown open calls.
 private final class SecondHalf {
     let file: TraceFile
     let split: Int
     var reader: TraceReader
+    var walk = SyncCallWalk()
     var profile = Profile()
-    let verdict = Verdict()
+    /// The second half holds synchronous calls alone (else the first thread reads it).
+    var synchronous = false
+    var truncated = false
 
     init(file: TraceFile, split: Int) {
         self.file = file
@@ -85,35 +106,19 @@ private final class SecondHalf {
 
     func run() {
         profile.beginProcess(reader.builder.process)
-        var scan = FirstHalfScan()
-        let synchronous = scan.run(file, until: split, into: &reader.builder)
-        verdict.say(synchronous)
-        guard synchronous else { return }
-        let chunks = file.chunks(from: split)
-        withExtendedLifetime(chunks) {
-            reader.walk(chunks, &profile)
-            reader.builder.release(upTo: .max, &profile)
+        let skim = file.chunks()
+        skim.end = split
+        skim.prefetches = false
+        while let next = skim.next() {
+            file.metadata.absorb(next.chunk)
+            if case .thread(let thread) = next.chunk { reader.builder.noteThread(thread) }
         }
-        reader.builder.finishOpenCalls(&profile)
-    }
-}
-
-/// Whether the first half holds synchronous calls alone, said once by the second thread, waited for by the first.
-private final class Verdict {
-    private let condition = NSCondition()
-    private var said: Bool?
-
-    func say(_ value: Bool) {
-        condition.lock()
-        said = value
-        condition.signal()
-        condition.unlock()
-    }
-
-    func wait() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while said == nil { condition.wait() }
-        return said!
+        walk.startsUnknown = true
+        let chunks = file.chunks(from: split)
+        let tallies = SiteTallies()
+        synchronous = withExtendedLifetime(chunks) { walk.walk(chunks, &reader.builder, tallies) == nil }
+        reader.builder.finishValues()
+        truncated = skim.truncated || chunks.truncated
+        reader.add(tallies, to: &profile)
     }
 }

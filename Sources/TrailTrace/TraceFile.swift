@@ -68,6 +68,8 @@ public final class TraceFile {
     var heldBytesLimit = 64 << 20
     /// The most blocks a cursor held at once (for tests).
     var mostBlocksHeld = 0
+    /// A report read it on two threads whose halves joined at the split (`ProfileInHalves`; for tests).
+    var readInHalves = false
 
     public init(path: String) throws {
         self.path = path
@@ -262,6 +264,8 @@ public final class TraceFile {
         }
         /// The block ordinal the cursor stops before (`next` gives nil there); raised, it goes on.
         var end = Int.max
+        /// Whether each block is mapped in whole when reached; off for a pass that reads a few chunk headers.
+        var prefetches = true
 
         init(file: TraceFile, from first: Int = 0) {
             self.file = file
@@ -295,7 +299,8 @@ public final class TraceFile {
                 block += 1
                 release()
                 let next = file.blocks[block]
-                walker = BlockChunks(memory.bytes(at: next.offset, count: next.used, prefetch: true), used: next.used)
+                walker = BlockChunks(
+                    memory.bytes(at: next.offset, count: next.used, prefetch: prefetches), used: next.used)
             }
         }
 

@@ -23,8 +23,24 @@ import TrailTestSupport
         }
     }
 
-    /// Threads calling nested functions in rounds of chunks, each round closed by a watermark, over many blocks.
-    static func trace(pid: UInt32, seed: UInt64, threads: Int, rounds: Int, asyncFirst: Bool = false) -> TraceBuilder {
+    /// Records a report's fast path does not follow (`SyncCallWalk`), put amid the first thread's records.
+    enum Interruption {
+        /// An async call that starts and returns.
+        case async
+        /// A tracer span (its SPAN chunks come before the records) inside the open calls.
+        case span
+        /// A value of the open call, then one cut short (one of its two DATA records missing).
+        case values
+        /// A DATA record without its VALUE record.
+        case strayData
+    }
+
+    /// Threads calling nested functions in rounds of chunks, each round closed by a watermark, over many blocks;
+    /// `interruptions` by round.
+    static func trace(
+        pid: UInt32, seed: UInt64, threads: Int, rounds: Int, asyncFirst: Bool = false,
+        interruptions: [Int: Interruption] = [:]
+    ) -> TraceBuilder {
         var builder = TraceBuilder()
         builder.pid = pid
         builder.info(exe: "/usr/bin/probe\(pid)")
@@ -64,6 +80,16 @@ import TrailTestSupport
                         records.append((clock, TraceBuilder.word(.exit, site, depth: depth - 1)))
                     }
                 }
+                if thread == 0, let interruption = interruptions[round] {
+                    let time = records[records.count / 2].0
+                    let token = 0x1_0000_0000 + UInt64(round)
+                    if case .span = interruption {
+                        for phase in [UInt32(1), 2] { builder.chunk(.span, le(token) + le(phase) + le(UInt32(0))) }
+                    }
+                    records.insert(
+                        contentsOf: Self.interrupting(interruption, at: time, token: token),
+                        at: records.count / 2 + 1)
+                }
                 builder.records(
                     slot: UInt32(thread), tid: UInt32(100 + thread), position: positions[thread], records)
                 positions[thread] += UInt64(records.count)
@@ -75,6 +101,26 @@ import TrailTestSupport
         }
         builder.end(records: positions.reduce(0, +))
         return builder
+    }
+
+    static func interrupting(_ interruption: Interruption, at time: UInt64, token: UInt64) -> [(UInt64, UInt64)] {
+        let word = { (kind: TraceRecord.Kind, site: UInt64) in TraceBuilder.word(kind, site) }
+        switch interruption {
+        case .async, .span:
+            return [
+                (time, word(.asyncEnter, 0x4000)), (token, word(.aux, 0xA000)), (0, word(.aux, 0)),
+                (time, word(.asyncExit, 0x4000)), (token, word(.aux, 0xA000)),
+            ]
+        case .values:
+            return [
+                ValueReadingTests.value(0x1000, .string, data: 1, 2 << 32 | 2),
+                ValueReadingTests.data(Array("ok".utf8)),
+                ValueReadingTests.value(0x2000, .string, data: 2, 20 << 32 | 20),
+                ValueReadingTests.data(Array("0123456789abcd".utf8)),
+            ]
+        case .strayData:
+            return [ValueReadingTests.data(Array("stray".utf8))]
+        }
     }
 
     func report(_ paths: [String], byProcess: Bool, twoThreads: Bool) throws -> (String, [TraceFile]) {
