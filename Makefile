@@ -93,6 +93,11 @@ demo: deps
 	.build/debug/trail replay $(DEMO)/survey.trace
 	@echo "== the same calls as OpenTelemetry spans (OTLP/JSON), for a Collector"
 	.build/debug/trail export --otlp $(DEMO)/survey.trace -o $(DEMO)/spans.json
+	@echo "== built with values (TRAIL_VALUES=1): each call's arguments, result, and the error it threw"
+	cd $(SAMPLE) && TRAIL=1 TRAIL_VALUES=1 $(SWIFT) build --scratch-path .build/trail-values
+	TRAIL_TRACE=record TRAIL_TRACE_FILE=$(DEMO)/values.trace $(SAMPLE)/.build/trail-values/debug/ItemStore \
+	  --store $(DEMO)/values.json demo
+	.build/debug/trail replay $(DEMO)/values.trace
 
 # `trail` and the binaries it hands verbs to, in PREFIX/bin; the package itself in PREFIX/share/swift-trail,
 # which `trail test` and `trail run` add to a package's traced copy. An installed trail needs no clone.
