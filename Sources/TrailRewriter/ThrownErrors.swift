@@ -5,11 +5,17 @@ import SwiftSyntax
 /// closing brace, so the error passes through unchanged and the exit shows it. Typed throws get
 /// `do throws(E) {`, so the `catch` sees an `E` and rethrows one; in a `rethrows` body the `catch` is one the
 /// compiler accepts there (it rethrows what the body's calls threw). Not where no statement of the body's own can
-/// throw (a `catch` that no error reaches draws a warning), nor for `throws(Never)`.
+/// throw (a `catch` that no error reaches draws a warning), nor for `throws(Never)`, nor in a `rethrows` body
+/// with a `throw` of its own (in a `catch` that rethrows, as `withSpan` does): the compiler then takes the added
+/// `catch`'s `throw` for one the parameters do not cause.
 enum ThrownErrors {
     /// The `do` that opens the body's statements, or nil when its errors are not caught.
     static func opening(_ clause: ThrowsClauseSyntax?, _ statements: CodeBlockItemListSyntax) -> String? {
-        guard let clause, !statements.isEmpty, ThrowFinder.finds(in: statements) else { return nil }
+        guard let clause, !statements.isEmpty else { return nil }
+        let finder = ThrowFinder(viewMode: .sourceAccurate)
+        finder.walk(statements)
+        guard finder.found else { return nil }
+        if clause.throwsSpecifier.tokenKind == .keyword(.rethrows), finder.foundThrowStatement { return nil }
         guard let type = clause.type else { return " do {" }
         let text = ValueCapture.typeText(type)
         if text == "Never" || text == "Swift.Never" { return nil }
@@ -22,8 +28,13 @@ enum ThrownErrors {
 
 /// A plain `try` or a `throw` among a body's own statements that may leave the body: not one a `try?` or `try!`
 /// covers, nor one inside a `do` with a `catch` that takes every error, nor inside a macro's arguments (its
-/// expansion may handle it).
+/// expansion may handle it), nor inside the arguments of a call that no `try` covers: the parameter may be an
+/// `@autoclosure` of a function that does not throw (`XCTAssertEqual(try f(), 1)`, `check(try g())`), whose
+/// errors never leave the body, and a `catch` no error reaches draws a warning.
 final class ThrowFinder: OwnStatementsFinder {
+    /// A `throw` statement among them, not only `try`s.
+    private(set) var foundThrowStatement = false
+
     override func visit(_ node: TryExprSyntax) -> SyntaxVisitorContinueKind {
         if node.questionOrExclamationMark == nil { found = true }
         return .skipChildren
@@ -31,6 +42,7 @@ final class ThrowFinder: OwnStatementsFinder {
 
     override func visit(_ node: ThrowStmtSyntax) -> SyntaxVisitorContinueKind {
         found = true
+        foundThrowStatement = true
         return .skipChildren
     }
 
@@ -42,6 +54,16 @@ final class ThrowFinder: OwnStatementsFinder {
     override func visit(_ node: DoStmtSyntax) -> SyntaxVisitorContinueKind {
         guard node.catchClauses.contains(where: Self.catchesEverything) else { return .visitChildren }
         for clause in node.catchClauses { walk(clause) }
+        return .skipChildren
+    }
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        walk(node.calledExpression)
+        return .skipChildren
+    }
+
+    override func visit(_ node: SubscriptCallExprSyntax) -> SyntaxVisitorContinueKind {
+        walk(node.calledExpression)
         return .skipChildren
     }
 

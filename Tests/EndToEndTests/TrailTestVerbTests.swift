@@ -74,6 +74,16 @@ import TrailTestSupport
         let badThreshold = try run(Paths.trail, ["test", "--package", package, "--diff", "--threshold", "5"])
         #expect(badThreshold.status == 2 && badThreshold.stderr.contains("--threshold: a time with its unit"))
 
+        // --values: every file instrumented again; a failing test's calls show arguments and results, and the `try`
+        // in testFixture's XCTAssertEqual (an autoclosure) leaves no unreachable `catch` behind.
+        let values = try run(
+            Paths.trail, ["test", "--package", package, "--values", "--filter", "CalcXCTests"],
+            environment: ["MIXED_FAIL": "1"])
+        #expect(values.stdout.contains("== trail test: 2 passed, 1 failed"), "\(values.stdout.suffix(3000))")
+        #expect(values.stdout.contains("Calc.add(2, 2) = 4;"), "\(values.stdout.suffix(3000))")
+        #expect(values.stdout.contains("} = 4 /* Calc.double(_:) */"))
+        #expect(!(values.stdout + values.stderr).contains("is unreachable"))
+
         // Release, with --diff and no earlier run left.
         try FileManager.default.removeItem(atPath: package + "/.build/trail-shadow/traces")
         let release = try run(

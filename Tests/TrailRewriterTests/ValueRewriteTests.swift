@@ -103,6 +103,51 @@ import TrailDriver
         #expect(try stripped(result) == source)
     }
 
+    /// A `rethrows` body that rethrows from a `catch` of its own (swift-distributed-tracing's `withSpan`): the
+    /// compiler would take an added `catch`'s `throw` for one the parameters do not cause, so none is added. One
+    /// whose own statements only `try` still gets it.
+    @Test func rethrowsBodyWithAThrowOfItsOwnIsNotCaught() throws {
+        let source = """
+            func withSpan<T>(_ operation: () throws -> T) rethrows -> T {
+                do {
+                    return try operation()
+                } catch {
+                    throw error
+                }
+            }
+            func relay<T>(_ operation: () throws -> T) rethrows -> T {
+                let value = try operation()
+                return value
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(result.contains(#"M.withSpan(_:) @ M/F.swift:1", 0); defer { Trail.exit() };/*trail>*/"#))
+        #expect(result.contains(#"M.relay(_:) @ M/F.swift:8", 0); defer { Trail.exit() }; do {/*trail>*/"#))
+        #expect(try stripped(result) == source)
+    }
+
+    /// A `try` in the arguments of a call no `try` covers may be in an `@autoclosure` of a function that does not
+    /// throw (XCTest's assertions), so no error of it leaves the body: a `catch` there would be unreachable, a
+    /// warning that stops a build with warnings as errors. A call a `try` covers still counts.
+    @Test func tryInAnUncoveredCallsArgumentsIsNotCaught() throws {
+        let source = """
+            func testLoad() throws {
+                XCTAssertEqual(try load(), 1)
+                items[try index()] = 2
+            }
+            func total() throws -> Int {
+                let sum = try add(count(), try load())
+                return sum
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(result.contains(#"Trail.enter("M.testLoad() @ M/F.swift:1"); defer { Trail.exit() };/*trail>*/"#))
+        #expect(result.contains("total() @ M/F.swift:5\", 0); defer { Trail.exit() }; do {"))
+        #expect(try stripped(result) == source)
+    }
+
     /// Closures, autoclosures, parameter packs and unnamed parameters are not passed; async bodies record no values
     /// (their entry is unchanged), nor does a result type the exit cannot name.
     @Test func whatIsLeftOut() throws {

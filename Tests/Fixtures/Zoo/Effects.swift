@@ -90,6 +90,27 @@ enum Throwing {
         return value + 1
     }
 
+    /// Rethrows from a `catch` of its own, as swift-distributed-tracing's `withSpan` does: no `catch` is added.
+    static func relayNoting(_ body: () throws -> Int) rethrows -> Int {
+        do {
+            return try body()
+        } catch {
+            print("relay noted", error)
+            throw error
+        }
+    }
+
+    /// A `try` in an autoclosure of a function that does not throw, as XCTest's assertions take one: no error
+    /// leaves the body, so no `catch` is added.
+    static func asserted(_ text: String) throws -> Bool {
+        let equal = matches(try Parser.parse(text), 7)
+        return equal
+    }
+
+    static func matches(_ value: @autoclosure () throws -> Int, _ expected: Int) -> Bool {
+        (try? value()) == expected
+    }
+
     static func typed<Failure: Error>(_ body: () throws(Failure) -> Int) throws(Failure) -> Int {
         let value = try body()
         return value * 2
@@ -141,6 +162,8 @@ enum Throwing {
 
     static func report() -> String {
         let relayed = relay { 1 }
+        let noted = (try? relayNoting { throw ParseError(input: "n") }) ?? relayNoting { 2 }
+        let equal = (try? asserted("7")) ?? false
         let typed = (try? typed { () throws(ParseError) -> Int in throw ParseError(input: "t") }) ?? -1
         let parsed = (try? existential("7")) ?? -1
         let node = (try? Node(text: "x"))?.value ?? -1
@@ -149,6 +172,6 @@ enum Throwing {
         let missing = (try? box?[5]) ?? -1
         let empty = (try? Box(items: [])) == nil ? "nil" : "box"
         return "\(relayed) \(typed) \(parsed) \(node) \(item) \(missing) \(empty) \((try? covered("x")) ?? -1) "
-            + "\((try? tested("")) ?? -1)"
+            + "\((try? tested("")) ?? -1) \(noted) \(equal)"
     }
 }
