@@ -106,13 +106,11 @@ public struct ShadowPackage {
         let cache = root + "/" + Self.declarationsFile
         var settings = InstrumentSettings()
         settings.values = values
-        let valuesMark = root + "/values"
-        let switched = FileManager.default.fileExists(atPath: valuesMark) != values
-        if switched, values {
-            _ = FileManager.default.createFile(atPath: valuesMark, contents: nil)
-        } else if switched {
-            try? FileManager.default.removeItem(atPath: valuesMark)
-        }
+        // Another build of trail, or values switched: what is in the copy was instrumented otherwise.
+        let stampPath = root + "/" + Self.instrumenterFile
+        let stamp = Self.instrumenterStamp(values: values)
+        let switched = (try? FileIO.read(stampPath)).map { String(decoding: $0, as: UTF8.self) } != stamp
+        if switched { try FileIO.writeIfChanged(Array(stamp.utf8), to: stampPath) }
         let files: [SourceFile]
         if changes.manifestChanged || switched || !FileManager.default.fileExists(atPath: cache) {
             files = all
@@ -153,6 +151,17 @@ public struct ShadowPackage {
         let text = found.map { "\($0.module)\t\($0.relativePath)\n" }.joined()
         try FileIO.writeIfChanged(Array(text.utf8), to: list)
         return found
+    }
+
+    /// What instrumented the copy, so that a rerun by another build of trail instruments it all again.
+    static let instrumenterFile = "instrumented-by"
+
+    /// This trail executable, by its size and modification time, and whether values are recorded.
+    static func instrumenterStamp(values: Bool) -> String {
+        var info = stat()
+        let executable =
+            stat("/proc/self/exe", &info) == 0 ? "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "?"
+        return "trail \(executable) values \(values ? 1 : 0)\n"
     }
 
     private func readFilesState() -> [String: String] {

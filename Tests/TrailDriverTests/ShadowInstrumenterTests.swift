@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import TrailDriver
+import TrailTestSupport
+
+/// `trail test` and `trail run` keep an instrumented copy between runs and instrument only what changed; a copy
+/// that another build of trail instrumented (its rewriter may have changed), or that values were switched on or
+/// off for, is instrumented whole again.
+@Suite struct ShadowInstrumenterTests {
+    @Test func anotherTrailOrSwitchedValuesInstrumentsTheCopyAgain() throws {
+        let package = try ScratchPackage(
+            "shadow-instrumenter",
+            manifest: """
+                // swift-tools-version:6.0
+                import PackageDescription
+                let package = Package(name: "P", targets: [.target(name: "A"), .target(name: "B")])
+
+                """)
+        let shadow = try ShadowPackage(package: package.folder)
+        func run(values: Bool = false) throws -> Int {
+            let changes = try shadow.sync(trail: Paths.packageRoot)
+            let report = try shadow.instrument(changes, values: values)
+            try shadow.commit(changes)
+            return report.changed + report.unchanged  // the files instrumented, changed or not
+        }
+        #expect(try run() == 2)
+        #expect(try run() == 0)
+        #expect(try run(values: true) == 2)
+        #expect(try run(values: true) == 0)
+        // As if trail had been rebuilt since: its stamp is not this executable's.
+        try "trail 1 2.3 values 1\n".write(
+            toFile: shadow.root + "/instrumented-by", atomically: true, encoding: .utf8)
+        #expect(try run(values: true) == 2)
+        #expect(try run(values: true) == 0)
+    }
+}
