@@ -109,14 +109,17 @@ extension ShadowPackage {
         for call in finder.dependencies {
             if isTrail(call) {
                 hasTrail = true
-                // The copy builds against the swift-trail this trail belongs to.
+                // The copy builds against the swift-trail this trail belongs to, with the traits the package asks
+                // for (TrailLogging, TrailTracing): without them their products do not build.
                 if let first = call.arguments.first, let last = call.arguments.last {
                     let start = first.positionAfterSkippingLeadingTrivia.utf8Offset
                     let end = last.endPositionBeforeTrailingTrivia.utf8Offset
+                    let traits = call.argument("traits").map { ", " + $0.trimmedDescription } ?? ""
+                    let kept = traits.hasSuffix(",") ? String(traits.dropLast()) : traits
                     edits.append(
                         Edit(
                             offset: start, length: end - start,
-                            text: "name: \"swift-trail\", path: \(String(reflecting: trail))"))
+                            text: "name: \"swift-trail\", path: \(String(reflecting: trail))" + kept))
                 }
                 continue
             }

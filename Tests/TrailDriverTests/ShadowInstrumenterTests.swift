@@ -34,3 +34,30 @@ import TrailTestSupport
         #expect(try run(values: true) == 0)
     }
 }
+
+/// The copy's manifest points swift-trail at this checkout and keeps the traits the package asked for: the Server
+/// Sample's TrailLogging and TrailTracing products do not build without them.
+@Suite struct ShadowManifestTraitsTests {
+    @Test func theTrailDependencyKeepsItsTraits() throws {
+        let package = try ScratchPackage(
+            "shadow-traits",
+            manifest: """
+                // swift-tools-version:6.1
+                import PackageDescription
+                let package = Package(
+                    name: "P",
+                    dependencies: [
+                        .package(name: "swift-trail", path: "../..", traits: ["TrailLogging", "TrailTracing"]),
+                    ],
+                    targets: [.target(name: "A"), .target(name: "B")])
+
+                """)
+        let shadow = try ShadowPackage(package: package.folder)
+        _ = try shadow.sync(trail: Paths.packageRoot)
+        let copied = Transcript.read(shadow.copy + "/Package.swift")
+        #expect(
+            copied.contains(
+                ".package(name: \"swift-trail\", path: \(String(reflecting: Paths.packageRoot)), "
+                    + "traits: [\"TrailLogging\", \"TrailTracing\"])"), "\(copied)")
+    }
+}
