@@ -31,6 +31,9 @@ public enum Interruption {
                 }
             }
             sigemptyset(&action.sa_mask)
+            // Reads and writes under way go on: Foundation's FileHandle traps on EINTR (a pipe to a child cut by
+            // the signal ended trail with SIGILL, exit 132, instead of 130).
+            action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
     }
