@@ -25,6 +25,12 @@ extension Trail {
         trail_values_enter(site.utf8Start, count) != 0
     }
 
+    /// A parameter whose value is never read (a closure, an `@autoclosure`, `_: Int`, a pack): its written type
+    /// holds its place among the values shown.
+    public static func unread(_ descriptor: StaticString) {
+        ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
+    }
+
     /// An argument whose label or name is on the rewriter's redaction list: its value is never passed.
     public static func redacted(_ descriptor: StaticString) {
         ValueRecorder.bits(descriptor, .redacted, .argument, 0)

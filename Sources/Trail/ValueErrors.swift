@@ -19,6 +19,15 @@ extension Trail {
         text.withUTF8 { trail_value_thrown(("throws" as StaticString).utf8Start, $0.baseAddress, $0.count) }
     }
 
+    /// Never throws: the first statement of the `do` the rewriter adds, so that its `catch` is reachable for the
+    /// compiler even when the body's only `try` is in an `@autoclosure` that handles its errors.
+    @_transparent
+    public static func mayThrow() throws {}
+
+    /// The same for `do throws(E)`.
+    @_transparent
+    public static func mayThrow<Failure: Error>(_: Failure.Type) throws(Failure) {}
+
     /// `ParseError.badHeader`, `ParseError.line(4)` for an enum; `Type: description` for an error that describes
     /// itself; Swift's own text otherwise (`Inner(code: 3)`), or the type of a class.
     static func thrownText(_ error: some Error) -> String {

@@ -3,23 +3,27 @@ import SwiftSyntax
 /// Where a build with values learns what a call threw: a throwing body that keeps its `defer` and whose own
 /// statements can throw gets `do {` after its entry and `} catch { Trail.threw(error); throw error }` before its
 /// closing brace, so the error passes through unchanged and the exit shows it. Typed throws get
-/// `do throws(E) {`, so the `catch` sees an `E` and rethrows one; in a `rethrows` body the `catch` is one the
-/// compiler accepts there (it rethrows what the body's calls threw). Not where no statement of the body's own can
-/// throw (a `catch` that no error reaches draws a warning), nor for `throws(Never)`, nor in a `rethrows` body
-/// with a `throw` of its own (in a `catch` that rethrows, as `withSpan` does): the compiler then takes the added
-/// `catch`'s `throw` for one the parameters do not cause.
+/// `do throws(E) {`, so the `catch` sees an `E` and rethrows one. A `try` in a call's arguments may be in an
+/// `@autoclosure` of a function that does not throw (`XCTAssertEqual(try f(), 1)`), whose errors never leave:
+/// `try Trail.mayThrow()`, which never throws, keeps the `catch` reachable for the compiler, which would warn
+/// otherwise. A `rethrows` body may call nothing that throws of itself, so it gets no `mayThrow` and counts no
+/// `try` in a call's arguments; nor is it wrapped with a `throw` of its own (in a `catch` that rethrows, as
+/// `withSpan` does): the compiler then takes the added `catch`'s `throw` for one the parameters do not cause. Not
+/// where no statement of the body's own can throw, nor for `throws(Never)`.
 enum ThrownErrors {
     /// The `do` that opens the body's statements, or nil when its errors are not caught.
     static func opening(_ clause: ThrowsClauseSyntax?, _ statements: CodeBlockItemListSyntax) -> String? {
         guard let clause, !statements.isEmpty else { return nil }
+        let rethrowing = clause.throwsSpecifier.tokenKind == .keyword(.rethrows)
         let finder = ThrowFinder(viewMode: .sourceAccurate)
+        finder.countsCallArguments = !rethrowing
         finder.walk(statements)
         guard finder.found else { return nil }
-        if clause.throwsSpecifier.tokenKind == .keyword(.rethrows), finder.foundThrowStatement { return nil }
-        guard let type = clause.type else { return " do {" }
+        if rethrowing { return finder.foundThrowStatement ? nil : " do {" }
+        guard let type = clause.type else { return " do { try Trail.mayThrow();" }
         let text = ValueCapture.typeText(type)
         if text == "Never" || text == "Swift.Never" { return nil }
-        return " do throws(\(text)) {"
+        return " do throws(\(text)) { try Trail.mayThrow((\(text)).self);"
     }
 
     /// What closes the `do` before the body's closing brace.
@@ -34,6 +38,8 @@ enum ThrownErrors {
 final class ThrowFinder: OwnStatementsFinder {
     /// A `throw` statement among them, not only `try`s.
     private(set) var foundThrowStatement = false
+    /// Whether a `try` in the arguments of a call no `try` covers counts (see `ThrownErrors`).
+    var countsCallArguments = false
 
     override func visit(_ node: TryExprSyntax) -> SyntaxVisitorContinueKind {
         if node.questionOrExclamationMark == nil { found = true }
@@ -58,11 +64,13 @@ final class ThrowFinder: OwnStatementsFinder {
     }
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        if countsCallArguments { return .visitChildren }
         walk(node.calledExpression)
         return .skipChildren
     }
 
     override func visit(_ node: SubscriptCallExprSyntax) -> SyntaxVisitorContinueKind {
+        if countsCallArguments { return .visitChildren }
         walk(node.calledExpression)
         return .skipChildren
     }

@@ -7,23 +7,24 @@ import SwiftSyntax
 /// descriptor, `"label name: Type"` (`"n: Int"`, `"_ path: String"`), names the value in the trace, and the
 /// redaction list is matched against its label and name.
 enum ValueCapture {
-    /// One recorded parameter: its descriptor literal's text and the name the body knows it by.
+    /// One parameter: its descriptor literal's text and the name the body knows it by; nil for one whose value
+    /// is never read, recorded by its written type alone so that the values shown keep their places.
     struct Argument: Equatable {
         var descriptor: String
-        var name: String
+        var name: String?
     }
 
-    /// The parameters a synchronous function or initializer records, in order. Left out: those without a name
-    /// in the body (`_: Int`), functions and `@autoclosure`s (the fallback would have to take a closure that
-    /// may not escape, and an autoclosure is never evaluated for it), and parameter packs.
+    /// The parameters of a synchronous function or initializer, in order. Not read: those without a name in the
+    /// body (`_: Int`), functions and `@autoclosure`s (the fallback would have to take a closure that may not
+    /// escape, and an autoclosure is never evaluated for it), and parameter packs.
     static func arguments(_ parameters: FunctionParameterListSyntax) -> [Argument] {
-        parameters.compactMap { parameter in
+        parameters.map { parameter in
             let label = parameter.firstName.text
             let name = (parameter.secondName ?? parameter.firstName).text
-            guard name != "_", recordable(parameter.type) else { return nil }
             let names = label == name ? label : "\(label) \(name)"
             let ellipsis = parameter.ellipsis == nil ? "" : "..."
-            return Argument(descriptor: "\(names): \(typeText(parameter.type))\(ellipsis)", name: name)
+            let descriptor = "\(names): \(typeText(parameter.type))\(ellipsis)"
+            return Argument(descriptor: descriptor, name: name != "_" && recordable(parameter.type) ? name : nil)
         }
     }
 
@@ -74,10 +75,11 @@ enum ValueCapture {
     /// `_ = Trail.enterValues(site, 0);` for a body that records only its result or error.
     static func entry(site: String, arguments: [Argument]) -> String {
         if arguments.isEmpty { return "_ = Trail.enterValues(\(Marker.literal(site)), 0);" }
-        let values = arguments.map {
-            isRedacted($0)
-                ? "Trail.redacted(\(Marker.literal($0.descriptor)))"
-                : "Trail.value(\(Marker.literal($0.descriptor)), \($0.name))"
+        let values = arguments.map { argument in
+            guard let name = argument.name else { return "Trail.unread(\(Marker.literal(argument.descriptor)))" }
+            return isRedacted(argument)
+                ? "Trail.redacted(\(Marker.literal(argument.descriptor)))"
+                : "Trail.value(\(Marker.literal(argument.descriptor)), \(name))"
         }
         return
             "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(values.joined(separator: "; ")) };"

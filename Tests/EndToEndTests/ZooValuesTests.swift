@@ -27,7 +27,7 @@ import TrailTestSupport
         #expect(source.contains(#"Trail.value("_ value: Int", value); Trail.value("by step: Int", step)"#))
         #expect(
             source.contains(
-                #"@ Zoo/Arguments.swift:43", 1) { Trail.value("_ flag: Bool", flag) }"#
+                #"@ Zoo/Arguments.swift:43", 2) { Trail.value("_ flag: Bool", flag); Trail.unread("_ message: () -> String") }"#
             ))
         #expect(source.contains(#"~>| Trail.TypedValueExit<Double>("-> Double")"#))
     }
