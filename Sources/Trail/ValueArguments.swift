@@ -45,9 +45,10 @@ extension Trail {
     /// Any other copyable value: by its description when `TRAIL_VALUES_DESCRIBE` names its written type, else as
     /// the fallback above. The overload with fewer suppressed constraints wins, and both take the value as it is.
     public static func value<Value>(_ descriptor: StaticString, _ v: Value) {
-        if !ValueRecorder.described(descriptor, .argument, v) {
-            ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
+        guard let text = ValueRecorder.description(descriptor, v) else {
+            return ValueRecorder.bits(descriptor, .typeOnly, .argument, 0)
         }
+        ValueRecorder.string(descriptor, .described, .argument, text)
     }
 
     public static func value(_ descriptor: StaticString, _ v: Int) {

@@ -33,12 +33,10 @@ enum ValueRecorder {
     }
 
     /// `String(describing:)` of a value whose written type TRAIL_VALUES_DESCRIBE names, when the innermost call
-    /// records values; false otherwise, and nothing ran. Its description may run traced code: recorded as children
+    /// records values; nil otherwise, and nothing ran. Its description may run traced code: recorded as children
     /// of the call.
-    static func described<Value>(_ descriptor: StaticString, _ role: ValueRole, _ value: Value) -> Bool {
-        guard trail_values_describes(descriptor.utf8Start) != 0 else { return false }
-        string(descriptor, .described, role, String(describing: value))
-        return true
+    static func description<Value>(_ descriptor: StaticString, _ value: Value) -> String? {
+        trail_values_describes(descriptor.utf8Start) != 0 ? String(describing: value) : nil
     }
 
     /// The bytes where they are when they are contiguous (native strings), else a copy.

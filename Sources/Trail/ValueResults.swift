@@ -34,11 +34,8 @@ extension Trail {
 
     @usableFromInline
     static func recordExit<Value>(_ descriptor: StaticString, describing v: Value) {
-        if trail_values_describes(descriptor.utf8Start) != 0 {
-            ValueRecorder.exit(descriptor, .described, String(describing: v))
-        } else {
-            recordExitTypeOnly(descriptor)
-        }
+        guard let text = ValueRecorder.description(descriptor, v) else { return recordExitTypeOnly(descriptor) }
+        ValueRecorder.exit(descriptor, .described, text)
     }
 
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int) {

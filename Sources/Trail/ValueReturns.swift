@@ -33,11 +33,8 @@ extension Trail {
 
     @usableFromInline
     static func recordResult<Value>(_ descriptor: StaticString, describing v: Value) {
-        if trail_values_describes(descriptor.utf8Start) != 0 {
-            ValueRecorder.result(descriptor, .described, String(describing: v))
-        } else {
-            recordResultTypeOnly(descriptor)
-        }
+        guard let text = ValueRecorder.description(descriptor, v) else { return recordResultTypeOnly(descriptor) }
+        ValueRecorder.result(descriptor, .described, text)
     }
 
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int) {
