@@ -21,7 +21,8 @@ for attempt in (1, 2):
     if warnings:
         fail("the demo printed warnings:\n  " + "\n  ".join(warnings[:10]))
     names = sorted(os.listdir(demo))
-    expected = ["build-status", "demo.trace", "items.json", "spans.json", "survey.trace"]
+    expected = ["build-status", "demo.trace", "items.json", "spans.json", "survey.trace", "values.json",
+                "values.trace"]
     if names != expected:
         fail(f"the demo folder holds {names}, not {expected}")
     # The replay of demo.trace shows this run's pid in its header; the recorded process printed nothing else
@@ -33,6 +34,14 @@ for attempt in (1, 2):
     for call in ("ItemStore.", "} /* "):
         if call not in replay:
             fail(f"the demo's replay shows no {call!r}")
+    # The values build's replay: this run's, with arguments, results and the error remove throws.
+    values = subprocess.run([".build/debug/trail", "replay", os.path.join(demo, "values.trace")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    if values not in output:
+        fail("the values replay the demo printed is not the replay of the trace it wrote")
+    for shown in ('ItemStore.Store.create(name: "Lamp", value: 40)', "} throws StoreError: no item with serial"):
+        if shown not in values:
+            fail(f"the values replay shows no {shown!r}")
 if failures:
     print("demo check FAILED\n" + "\n".join(failures))
     sys.exit(1)
