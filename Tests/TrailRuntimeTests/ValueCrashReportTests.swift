@@ -7,19 +7,9 @@ import TrailTestSupport
 @Suite struct ValueCrashReportTests {
     @Test func theLastCallsShowTheirValues() throws {
         let directory = Paths.temporaryDirectory("value-crash-report")
-        let source = directory + "/main.swift"
-        try Data(ValueCrashTests.program.utf8).write(to: URL(fileURLWithPath: source))
-        try run(Paths.trail, ["instrument", "--values", "--module", "App", "--in-place", source], check: true)
-        let build = Paths.buildDirectory
-        try run(
-            "swiftc",
-            [
-                "-module-name", "App", "-swift-version", "6", "-Onone", "-o", directory + "/app", source, "-I",
-                build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include", "-L", build,
-                "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build,
-            ], check: true)
+        let app = try ValuesProgram.build(ValueCrashTests.program, in: directory)
         let logs = directory + "/logs"
-        let crashed = try run(directory + "/app", [logs], environment: ["TRAIL_TRACE": "record", "TRAIL_LOG": "file"])
+        let crashed = try run(app, [logs], environment: ["TRAIL_TRACE": "record", "TRAIL_LOG": "file"])
         #expect(crashed.signal == SIGSEGV)
 
         let report = try run(Paths.trail, ["report", "--crash", logs], check: true).stdout

@@ -22,21 +22,10 @@ import TrailTestSupport
 
     @Test func breadcrumbsCarryTheValues() throws {
         let directory = Paths.temporaryDirectory("value-crash")
-        let source = directory + "/main.swift"
-        try Data(Self.program.utf8).write(to: URL(fileURLWithPath: source))
-        try run(Paths.trail, ["instrument", "--values", "--module", "App", "--in-place", source], check: true)
-        let build = Paths.buildDirectory
-        try run(
-            "swiftc",
-            [
-                "-module-name", "App", "-swift-version", "6", "-Onone", "-warnings-as-errors", "-o",
-                directory + "/app", source, "-I", build + "/Modules", "-I",
-                Paths.packageRoot + "/Sources/CTrailHooks/include", "-L", build, "-lTrailDynamic", "-Xlinker",
-                "-rpath", "-Xlinker", build,
-            ], check: true)
+        let app = try ValuesProgram.build(Self.program, in: directory)
         let logs = directory + "/logs"
         let result = try run(
-            directory + "/app", [logs],
+            app, [logs],
             environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/app.trace", "TRAIL_LOG": "file"])
         #expect(result.signal == SIGSEGV)
         var text = ""

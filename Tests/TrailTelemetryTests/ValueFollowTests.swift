@@ -15,21 +15,11 @@ import TrailTestSupport
 
     @Test func followedSpansCarryTheValues() throws {
         let directory = Paths.temporaryDirectory("value-follow")
-        let source = directory + "/main.swift"
-        try Data(Self.program.utf8).write(to: URL(fileURLWithPath: source))
-        try run(Paths.trail, ["instrument", "--values", "--module", "App", "--in-place", source], check: true)
-        let build = Paths.buildDirectory
-        try run(
-            "swiftc",
-            [
-                "-module-name", "App", "-swift-version", "6", "-Onone", "-o", directory + "/app", source, "-I",
-                build + "/Modules", "-I", Paths.packageRoot + "/Sources/CTrailHooks/include", "-L", build,
-                "-lTrailDynamic", "-Xlinker", "-rpath", "-Xlinker", build,
-            ], check: true)
+        let app = try ValuesProgram.build(Self.program, in: directory)
         let folder = directory + "/traces"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try run(
-            directory + "/app", [], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": folder + "/app.trace"],
+            app, [], environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": folder + "/app.trace"],
             check: true)
 
         let sink = CapturedRequests()
