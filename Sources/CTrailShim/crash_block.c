@@ -258,10 +258,8 @@ static void put_breadcrumbs(void) {
             put(label);
             put(" ");
             char valued[1024];
-            size_t length =
-                kind == KIND_ENTER || kind == KIND_EXIT
-                    ? trail_crumb_site(ring, index, head, kind == KIND_EXIT ? result : 0, valued, sizeof valued)
-                    : 0;
+            int exit = kind == KIND_EXIT || kind == KIND_ASYNC_EXIT;
+            size_t length = trail_crumb_site(ring, index, head, exit ? result : 0, valued, sizeof valued);
             if (length)
                 put_bytes(valued, length < sizeof valued ? length : sizeof valued - 1);
             else

@@ -1,7 +1,7 @@
 // A crash block's breadcrumb with its call's values (issue 41): an entry's site with its arguments in place of the
 // labels, "App.fib(n: 30) @ App/Fib.swift:3", and an exit's with its result, "App.fib(n:) = 832040 @ ...", or its
 // error, "App.load(path:) throws ParseError.badHeader @ ...", read from
-// the VALUE records beside the ENTER and EXIT in the crashing thread's ring. What the ring holds was redacted when
+// the VALUE records beside the ENTER and EXIT (or ASYNC_ENTER and ASYNC_EXIT) in the crashing thread's ring. What the ring holds was redacted when
 // it was recorded. Async-signal-safe: strings are copied with trail_copy_readable, nothing is allocated.
 #include "internal.h"
 
@@ -76,13 +76,14 @@ size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, 
     size_t name_length = at ? (size_t)(at - site) : strlen(site);
     struct crumb_text text = { out, size, 0 };
     if (size) out[0] = 0;
-    if (kind == KIND_EXIT) {
+    if (kind == KIND_EXIT || kind == KIND_ASYNC_EXIT) {
         const struct trail_record *value = result ? &ring->records[result & ring->mask] : NULL;
         if (!value || !copy_name(value->word & WORD_ADDRESS_MASK, descriptor, sizeof descriptor)) return 0;
         add(&text, site, name_length);
         if (!add_value(&text, ring, result, head, descriptor, 0)) return 0;
     } else {
-        uint64_t next = index + 1;
+        // An async call's arguments follow its two AUX records (token and task, parent token).
+        uint64_t next = index + (kind == KIND_ASYNC_ENTER ? 3 : 1);
         if (next >= head || !is_value(&ring->records[next & ring->mask])) return 0;
         const char *open = memchr(site, '(', name_length),
                    *close = open ? memchr(open, ')', name_length - (size_t)(open - site)) : NULL;

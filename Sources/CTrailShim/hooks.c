@@ -377,7 +377,15 @@ static trail_span enter_async(const char *site, const void *details, uint32_t le
         // Its start is its span id too, pushed (as a recorded token is) for log lines inside it.
         uint64_t start = trail_log_unique_ns();
         if (span) trail_context_count(1);
-        trail_log_event(site, 1, thread->depth + task_depth(current_task(), 1), 0, 1, start);
+        uint32_t depth = thread->depth + task_depth(current_task(), 1);
+        if (UNLIKELY(thread->values_deferring)) {  // the line waits for the call's values (values.c)
+            thread->value_site = site;
+            thread->value_depth = depth;
+            thread->value_start = start;
+            thread->value_async = 1;
+        } else {
+            trail_log_event(site, 1, depth, 0, 1, start);
+        }
         if (span != 1 && push_token(start)) word |= SPAN_PUSHED;
         return (trail_span){ word, start };
     }
@@ -404,10 +412,14 @@ static void exit_async(trail_span span, const void *details, uint32_t length, in
     struct trail_ring *ring;
     if (trail_mode_value == TRAIL_MODE_LOG) {
         uint32_t before = task_depth(current_task(), -1);
-        trail_log_event(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1,
-                        span.start);
+        char kept[VALUE_LINE_MAX];
+        const char *result =
+            span.word & SPAN_VALUES ? trail_values_async_result_text(thread, span, kept, sizeof kept) : NULL;
+        trail_log_event_values(site, 0, thread->depth + (before ? before - 1 : 0), trail_monotonic_ns() - span.start, 1,
+                               span.start, result);
     } else if (trail_mode_value == TRAIL_MODE_RECORD && (ring = ring_of(thread))) {
         if (is_span) trail_span_details_queue(span.start, TRAIL_SPAN_PHASE_END, details, length);
+        if (span.word & SPAN_VALUES) trail_values_put_async_result(thread, ring, span);
         trail_ring_put(ring, trail_ticks(), record_word((uintptr_t)site, thread->depth, KIND_ASYNC_EXIT));
         trail_ring_put(ring, span.start, record_word((uintptr_t)current_task(), 0, KIND_AUX));
     }

@@ -54,6 +54,7 @@ static inline uint64_t record_word(uint64_t address, uint32_t depth, enum record
 #define SPAN_ASYNC (UINT64_C(1) << 63)     // entered by enter_async
 #define SPAN_PUSHED (UINT64_C(1) << 62)    // a parent token was pushed as a task-local: exit pops it
 #define SPAN_RECORDED (UINT64_C(1) << 61)  // an exit event is due
+#define SPAN_VALUES (UINT64_C(1) << 60)    // the call records its arguments and result (Trail.Span.recordsValues)
 
 // MARK: per-thread ring: written only by its thread, drained by the writer thread.
 
@@ -86,6 +87,22 @@ struct trail_frame {
     uint64_t start;
 };
 
+/// Values of async calls (values.c), which have no frame on the thread's stack: the arguments of the one entered last
+/// follow its entry at the synchronous depth it entered at, and its result is kept from its `return` to its exit,
+/// both on one thread (nothing between them can suspend).
+struct trail_async_values {
+    uint32_t arguments_left;  // arguments still to come, recorded at `arguments_depth`
+    uint32_t arguments_depth;
+    uint32_t pending_depth;  // where the call whose `return` is being recorded runs
+    uint64_t pending;        // its token (0: none): the next result recorded at `pending_depth` is its
+    uint64_t kept;           // the token whose result or error is kept below (0: none)
+    const char *descriptor;
+    uint32_t tag;
+    uint32_t role;
+    uint64_t bits;
+    uint8_t *bytes;  // a string's bytes (VALUE_STRING_MAX, allocated on first use)
+};
+
 struct trail_thread {
     uint32_t depth;  // synchronous call depth
     uint32_t tid;
@@ -99,6 +116,7 @@ struct trail_thread {
     uint32_t values_left;    // values still to come before the entry line is written
     const char *value_site;  // the waiting entry line's site (NULL: none)
     uint32_t value_depth;
+    int value_async;  // the waiting entry line is an async call's
     uint64_t value_start;
     const char *value_result;  // set around trail_exit_sync: the exit line's " = result" or " throws error"
     char *value_text;          // the entry's values so far (VALUE_LINE_MAX bytes, allocated on first use)
@@ -111,6 +129,7 @@ struct trail_thread {
     const char *result_descriptor;
     uint64_t result_bits;
     uint8_t *result_bytes;  // a string's bytes (VALUE_STRING_MAX, allocated on first use)
+    struct trail_async_values async_values;
 };
 
 #define VALUE_LINE_MAX 768
@@ -374,6 +393,10 @@ void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bi
 /// At the exit of frame `depth` when it records values (hooks.c): the result kept for it, before its EXIT; in log
 /// mode its text, into `text`, or NULL.
 void trail_values_put_result(struct trail_thread *thread, uint32_t depth);
+/// Log mode: the text of the result or error kept for the async call `span` (" = 3"), into `text`, or NULL.
+const char *trail_values_async_result_text(struct trail_thread *thread, trail_span span, char *text, size_t size);
+/// The result or error kept for the async call `span`, right before its ASYNC_EXIT record.
+void trail_values_put_async_result(struct trail_thread *thread, struct trail_ring *ring, trail_span span);
 const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth, char *text, size_t size);
 /// A recorded value as the viewers show it, into `out` (NUL-terminated, cut to `size`); the full length (value_text.c).
 /// `signal_safe`: floating point by its bits, so that a crash handler may call it.
@@ -383,7 +406,7 @@ size_t trail_value_format(char *out, size_t size, uint32_t tag, uint64_t bits, c
 /// text as it was recorded (`role` VALUE_ROLE_THROWN; escaped, unquoted).
 size_t trail_value_outcome(char *out, size_t size, uint32_t role, uint32_t tag, uint64_t bits, const uint8_t *bytes,
                            size_t kept, size_t whole, const char *descriptor, int signal_safe);
-/// A breadcrumb's site with its values (crash_values.c): the ENTER or EXIT record at ring position `index`, the
+/// A breadcrumb's site with its values (crash_values.c): the (async) ENTER or EXIT record at ring position `index`, the
 /// result's VALUE record at `result` (0: none) for an EXIT; 0 when the record has none, or they are not whole.
 size_t trail_crumb_site(struct trail_ring *ring, uint64_t index, uint64_t head, uint64_t result, char *out,
                         size_t size);

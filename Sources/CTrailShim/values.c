@@ -92,9 +92,14 @@ static int describes_type(const char *descriptor) {
     return 0;
 }
 
+static int async_argument(const struct trail_thread *thread);
+static int async_result_pending(const struct trail_thread *thread);
+
 int trail_values_describes(const char *descriptor) {
+    struct trail_thread *thread = &trail_thread_state;
     return UNLIKELY(trail_settings.values_describe != NULL) && trail_mode_value == TRAIL_MODE_RECORD
-           && valued_frame(&trail_thread_state) && cached_choice(&description_choices, descriptor, describes_type);
+           && (valued_frame(thread) || async_argument(thread) || async_result_pending(thread))
+           && cached_choice(&description_choices, descriptor, describes_type);
 }
 
 /// Whether `word` (its case ignored) is in `text[0 ..< length]`.
@@ -158,7 +163,8 @@ void trail_values_flush_entry(struct trail_thread *thread) {
     const char *site = thread->value_site;
     thread->value_site = NULL;
     const char *values = thread->value_text && thread->value_length ? thread->value_text : NULL;
-    trail_log_event_values(site, 1, thread->value_depth, 0, 0, thread->value_start, values);
+    trail_log_event_values(site, 1, thread->value_depth, 0, thread->value_async, thread->value_start, values);
+    thread->value_async = 0;
     thread->value_length = 0;
 }
 
@@ -219,7 +225,11 @@ void trail_value_bits(const char *descriptor, uint32_t tag, uint32_t role, uint6
 
 static void value_bits_slowly(struct trail_thread *thread, const char *descriptor, uint32_t tag, uint32_t role,
                               uint64_t bits) {
-    if (!valued_frame(thread)) return;
+    if (async_argument(thread)) {
+        thread->async_values.arguments_left--;
+    } else if (!valued_frame(thread)) {
+        return;
+    }
     if (redacted(descriptor, role)) tag = VALUE_REDACTED, bits = 0;
     if (trail_mode_value == TRAIL_MODE_RECORD && thread->ring) {
         trail_ring_put(thread->ring, bits, trail_value_word(descriptor, tag, role, 0));
@@ -230,9 +240,13 @@ static void value_bits_slowly(struct trail_thread *thread, const char *descripto
 
 void trail_value_string(const char *descriptor, uint32_t tag, uint32_t role, const uint8_t *bytes, size_t length) {
     struct trail_thread *thread = &trail_thread_state;
-    if (!valued_frame(thread)) return;
-    if (redacted(descriptor, role)) {
+    if (redacted(descriptor, role) && (valued_frame(thread) || async_argument(thread))) {
         trail_value_bits(descriptor, VALUE_REDACTED, role, 0);
+        return;
+    }
+    if (async_argument(thread)) {
+        thread->async_values.arguments_left--;
+    } else if (!valued_frame(thread)) {
         return;
     }
     size_t kept = kept_bytes(bytes, length);
@@ -291,13 +305,24 @@ static void keep_result(struct trail_thread *thread, const char *descriptor, uin
     thread->result_bits = bits;
 }
 
+static void keep_async_result(struct trail_thread *thread, uint64_t token, const char *descriptor, uint32_t tag,
+                              uint32_t role, uint64_t bits, const uint8_t *bytes, size_t length);
+
 void trail_value_result_bits(const char *descriptor, uint32_t tag, uint64_t bits) {
     struct trail_thread *thread = &trail_thread_state;
-    if (valued_frame(thread)) keep_result(thread, descriptor, tag, bits);
+    if (UNLIKELY(async_result_pending(thread))) {
+        keep_async_result(thread, thread->async_values.pending, descriptor, tag, VALUE_ROLE_RESULT, bits, NULL, 0);
+    } else if (valued_frame(thread)) {
+        keep_result(thread, descriptor, tag, bits);
+    }
 }
 
 void trail_value_result_string(const char *descriptor, uint32_t tag, const uint8_t *bytes, size_t length) {
     struct trail_thread *thread = &trail_thread_state;
+    if (UNLIKELY(async_result_pending(thread))) {
+        keep_async_result(thread, thread->async_values.pending, descriptor, tag, VALUE_ROLE_RESULT, 0, bytes, length);
+        return;
+    }
     if (!valued_frame(thread)) return;
     if (!thread->result_bytes && !(thread->result_bytes = malloc(VALUE_STRING_MAX))) return;
     size_t kept = kept_bytes(bytes, length);
@@ -350,4 +375,99 @@ const char *trail_values_result_text(struct trail_thread *thread, uint32_t depth
                         string ? (size_t)(bits & 0xFFFFFFFFu) : 0, string ? (size_t)(bits >> 32) : 0,
                         thread->result_descriptor, 0);
     return text;
+}
+
+// MARK: async calls (struct trail_async_values): no frame on the thread's stack, so their state is apart
+
+/// An argument recorded now is the async call's entered last: its arguments are still coming, at its depth.
+static int async_argument(const struct trail_thread *thread) {
+    return thread->async_values.arguments_left != 0 && thread->async_values.arguments_depth == thread->depth;
+}
+
+/// A result recorded now is the returning async call's (`~>>` marked it), not that of a call its description makes.
+static int async_result_pending(const struct trail_thread *thread) {
+    return thread->async_values.pending != 0 && thread->async_values.pending_depth == thread->depth;
+}
+
+trail_span trail_values_enter_async(const char *site, uint32_t count) {
+    struct trail_thread *thread = &trail_thread_state;
+    thread->async_values.arguments_left = 0;
+    int logging = trail_mode_value == TRAIL_MODE_LOG;
+    thread->values_deferring = logging;
+    trail_span span = trail_enter_async(site);
+    thread->values_deferring = 0;
+    int chosen = span.word & SPAN_RECORDED && (logging || (trail_mode_value == TRAIL_MODE_RECORD && thread->ring))
+                 && (!trail_settings.values_filter || trail_values_chosen(site));
+    if (chosen) {
+        span.word |= SPAN_VALUES;
+        thread->async_values.arguments_left = count;
+        thread->async_values.arguments_depth = thread->depth;
+    }
+    if (logging && thread->value_site) {
+        // As a synchronous call's: the entry line waits for the arguments, and the last one writes it.
+        thread->value_length = 0;
+        thread->values_left = count;
+        if (!thread->value_text) thread->value_text = malloc(VALUE_LINE_MAX);
+        if (!chosen || count == 0 || !thread->value_text) trail_values_flush_entry(thread);
+    }
+    return span;
+}
+
+void trail_values_async_result(trail_span span) {
+    struct trail_thread *thread = &trail_thread_state;
+    if (!(span.word & SPAN_VALUES)) return;
+    thread->async_values.pending = span.start;
+    thread->async_values.pending_depth = thread->depth;
+}
+
+static void keep_async_result(struct trail_thread *thread, uint64_t token, const char *descriptor, uint32_t tag,
+                              uint32_t role, uint64_t bits, const uint8_t *bytes, size_t length) {
+    struct trail_async_values *values = &thread->async_values;
+    values->pending = 0;
+    if (is_string(tag)) {
+        if (!values->bytes && !(values->bytes = malloc(VALUE_STRING_MAX))) return;
+        size_t kept = bytes ? kept_bytes(bytes, length) : 0;
+        if (kept) memcpy(values->bytes, bytes, kept);
+        bits = (uint64_t)kept | (uint64_t)(length > UINT32_MAX ? UINT32_MAX : length) << 32;
+    }
+    values->kept = token;
+    values->descriptor = descriptor;
+    values->tag = tag;
+    values->role = role;
+    values->bits = bits;
+}
+
+int trail_values_thrown_wanted_async(void) { return !trail_thread_state.values_describing; }
+
+void trail_value_thrown_async(trail_span span, const char *descriptor, const uint8_t *bytes, size_t length) {
+    if (span.word & SPAN_VALUES)
+        keep_async_result(&trail_thread_state, span.start, descriptor, VALUE_STRING, VALUE_ROLE_THROWN, 0, bytes,
+                          length);
+}
+
+const char *trail_values_async_result_text(struct trail_thread *thread, trail_span span, char *text, size_t size) {
+    struct trail_async_values *values = &thread->async_values;
+    values->arguments_left = 0;
+    values->pending = 0;
+    if (values->kept != span.start) return NULL;
+    values->kept = 0;
+    int string = is_string(values->tag);
+    trail_value_outcome(text, size, values->role, values->tag, values->bits, string ? values->bytes : NULL,
+                        string ? (size_t)(values->bits & 0xFFFFFFFFu) : 0, string ? (size_t)(values->bits >> 32) : 0,
+                        values->descriptor, 0);
+    return text;
+}
+
+void trail_values_put_async_result(struct trail_thread *thread, struct trail_ring *ring, trail_span span) {
+    struct trail_async_values *values = &thread->async_values;
+    values->arguments_left = 0;
+    values->pending = 0;
+    if (values->kept != span.start) return;
+    values->kept = 0;
+    if (is_string(values->tag)) {
+        put_string(ring, values->descriptor, values->tag, values->role, values->bytes,
+                   (size_t)(values->bits & 0xFFFFFFFFu), (size_t)(values->bits >> 32));
+    } else {
+        trail_ring_put(ring, values->bits, trail_value_word(values->descriptor, values->tag, values->role, 0));
+    }
 }

@@ -22,6 +22,11 @@ public enum Trail {
 
         @_transparent
         public init(_ raw: trail_span) { self.raw = raw }
+
+        /// Whether the call records its arguments and result (`enterAsync(_:values:)`): SPAN_VALUES in the C
+        /// runtime's internal.h.
+        @_transparent
+        public var recordsValues: Bool { raw.word & (1 << 60) != 0 }
     }
 
     /// Records the entry of a synchronous function; `exit()` must follow on the same thread.

@@ -20,6 +20,19 @@ extension Trail {
         return false
     }
 
+    /// `enterAsync(site)` in a build with values: the span says whether this call records its values, `count`
+    /// arguments (`Span.recordsValues`), which follow it as a synchronous call's do.
+    @_transparent
+    public static func enterAsync(_ site: StaticString, values count: UInt32) -> Span {
+        if _fastPath(trail_mode_address.pointee == 0) { return Span(trail_span(word: 0, start: 0)) }
+        return enterAsyncRecordingValues(site, count)
+    }
+
+    @usableFromInline
+    static func enterAsyncRecordingValues(_ site: StaticString, _ count: UInt32) -> Span {
+        Span(trail_values_enter_async(site.utf8Start, count))
+    }
+
     @usableFromInline
     static func enterRecordingValues(_ site: StaticString, _ count: UInt32) -> Bool {
         trail_values_enter(site.utf8Start, count) != 0

@@ -2,7 +2,7 @@
 //
 //     do { … } catch { Trail.threw(error); throw error }
 //
-// (`do throws(E)` for typed throws), so the call's exit shows `throws ParseError.badHeader`. The error is kept as
+// (`do throws(E)` for typed throws; `Trail.threw(error, __trail)` in an async body), so the call's exit shows `throws ParseError.badHeader`. The error is kept as
 // a `~>>` result is and written right before the call's EXIT.
 internal import CTrailHooks
 internal import CTrailShim
@@ -17,6 +17,18 @@ extension Trail {
         var text = thrownText(error)
         trail_values_describing(0)
         text.withUTF8 { trail_value_thrown(("throws" as StaticString).utf8Start, $0.baseAddress, $0.count) }
+    }
+
+    /// The same for the async call `span` (`catch { Trail.threw(error, __trail); throw error }`), which has no
+    /// frame on the thread's stack: kept for its exit.
+    public static func threw(_ error: some Error, _ span: Span) {
+        guard _slowPath(span.recordsValues), trail_values_thrown_wanted_async() != 0 else { return }
+        trail_values_describing(1)
+        var text = thrownText(error)
+        trail_values_describing(0)
+        text.withUTF8 {
+            trail_value_thrown_async(span.raw, ("throws" as StaticString).utf8Start, $0.baseAddress, $0.count)
+        }
     }
 
     /// Never throws: the first statement of the `do` the rewriter adds, so that its `catch` is reachable for the

@@ -12,7 +12,18 @@ extension Trail {
 
         @_transparent
         public init(_ descriptor: StaticString) { self.descriptor = descriptor }
+
+        /// In an async body: the result that the operator records next is the call `span`'s, kept for its exit.
+        /// The operands are made left to right, so this runs after the value and right before the operator.
+        @_transparent
+        public init(_ descriptor: StaticString, _ span: Span) {
+            self.descriptor = descriptor
+            if _slowPath(span.raw.word != 0) { Trail.returning(span) }
+        }
     }
+
+    @usableFromInline
+    static func returning(_ span: Span) { trail_values_async_result(span.raw) }
 
     /// Any other result: its written type is what is shown.
     @_transparent

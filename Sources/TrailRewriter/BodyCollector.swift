@@ -346,7 +346,7 @@ final class BodyCollector: SyntaxVisitor {
         let exitCode =
             options.values && exitType != nil
             ? ValueCapture.foldedExit(resultType: exitType!) : Marker.foldedExitCode(resultType: exitType)
-        let values = options.values && !async
+        let values = options.values
         let arguments = values ? parameters.map(ValueCapture.arguments) ?? [] : []
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
@@ -357,15 +357,16 @@ final class BodyCollector: SyntaxVisitor {
             statements.isEmpty
             ? arguments.isEmpty
                 ? Marker.emptyBodyCode(site: site, async: async)
-                : ValueCapture.entry(site: site, arguments: arguments) + " Trail.exit();"
+                : ValueCapture.entry(site: site, arguments: arguments, async: async)
+                    + (async ? " Trail.exit(__trail);" : " Trail.exit();")
             : recordsValues
-                ? ValueCapture.entry(site: site, arguments: arguments)
-                    + (folded != nil ? "" : Marker.exitCode(mayBeEmpty: mayBeEmpty)) + (opening ?? "")
+                ? ValueCapture.entry(site: site, arguments: arguments, async: async)
+                    + (folded != nil ? "" : Marker.exitCode(async: async, mayBeEmpty: mayBeEmpty)) + (opening ?? "")
                 : folded != nil
                     ? Marker.foldedEntryCode(site: site)
                     : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
         // Values: the results a body with a `defer` returns (`ReturnedValues`).
-        if options.values, foldsExit, !async, folded == nil, let exitType {
+        if options.values, foldsExit, folded == nil, let exitType {
             let copies = options.lineDirectiveFile != nil
             let lines = self.lines
             let ends = ReturnedValues.ends(statements, implicitReturns: returnPoints) { value in
@@ -374,7 +375,9 @@ final class BodyCollector: SyntaxVisitor {
                         != lines.line(of: value.endPositionBeforeTrailingTrivia.utf8Offset)
             }
             for end in ends {
-                edits.append(Edit(offset: end, text: Marker.wrap(ValueCapture.returnedValue(resultType: exitType))))
+                edits.append(
+                    Edit(offset: end, text: Marker.wrap(ValueCapture.returnedValue(resultType: exitType, async: async)))
+                )
             }
         }
         let closing = statements.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate)
@@ -384,7 +387,7 @@ final class BodyCollector: SyntaxVisitor {
                 edits.append(
                     Edit(
                         offset: closing.positionAfterSkippingLeadingTrivia.utf8Offset,
-                        text: Marker.wrap(ThrownErrors.closing)))
+                        text: Marker.wrap(ThrownErrors.closing(async: async))))
             }
             for point in returnPoints { edits.append(Edit(offset: point, text: Marker.explicitReturn)) }
             if let folded { edits.append(Edit(offset: folded, text: Marker.wrap(exitCode))) }
@@ -401,7 +404,7 @@ final class BodyCollector: SyntaxVisitor {
         // The closing brace keeps its column: a missing `return` is reported there.
         if opening != nil, let closing {
             let at = closing.positionAfterSkippingLeadingTrivia.utf8Offset
-            edits.append(columns.insertion(ThrownErrors.closing, at: at, before: closing))
+            edits.append(columns.insertion(ThrownErrors.closing(async: async), at: at, before: closing))
         }
     }
 

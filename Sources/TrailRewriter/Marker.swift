@@ -35,8 +35,10 @@ public enum Marker {
             : "Trail.enter(\(literal(site))); defer { Trail.exit() };" + tail
     }
 
-    /// The exit of a synchronous body whose entry is written apart (`ValueCapture.entry`), as `entryCode` ends.
-    static func exitCode(mayBeEmpty: Bool) -> String { " defer { Trail.exit() };" + (mayBeEmpty ? " do {};" : "") }
+    /// The exit of a body whose entry is written apart (`ValueCapture.entry`), as `entryCode` ends.
+    static func exitCode(async: Bool, mayBeEmpty: Bool) -> String {
+        (async ? " defer { Trail.exit(__trail) };" : " defer { Trail.exit() };") + (mayBeEmpty ? " do {};" : "")
+    }
 
     /// Entry for a synchronous body that is one value: its exit follows the value (`foldedExitCode`).
     static func foldedEntryCode(site: String) -> String { "Trail.enter(\(literal(site)));" }

@@ -26,8 +26,11 @@ enum ThrownErrors {
         return " do throws(\(text)) { try Trail.mayThrow((\(text)).self);"
     }
 
-    /// What closes the `do` before the body's closing brace.
-    static let closing = "} catch { Trail.threw(error); throw error }"
+    /// What closes the `do` before the body's closing brace; an async body names its span, having no frame on the
+    /// thread's stack.
+    static func closing(async: Bool) -> String {
+        async ? "} catch { Trail.threw(error, __trail); throw error }" : "} catch { Trail.threw(error); throw error }"
+    }
 }
 
 /// A plain `try` or a `throw` among a body's own statements that may leave the body: not one a `try?` or `try!`

@@ -14,7 +14,7 @@ enum ValueCapture {
         var name: String?
     }
 
-    /// The parameters of a synchronous function or initializer, in order. Not read: those without a name in the
+    /// The parameters of a function or initializer, in order. Not read: those without a name in the
     /// body (`_: Int`), functions and `@autoclosure`s (the fallback would have to take a closure that may not
     /// escape, and an autoclosure is never evaluated for it), and parameter packs.
     static func arguments(_ parameters: FunctionParameterListSyntax) -> [Argument] {
@@ -72,22 +72,33 @@ enum ValueCapture {
     }
 
     /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`, or
-    /// `_ = Trail.enterValues(site, 0);` for a body that records only its result or error.
-    static func entry(site: String, arguments: [Argument]) -> String {
+    /// `_ = Trail.enterValues(site, 0);` for a body that records only its result or error. An async body's:
+    /// `let __trail = Trail.enterAsync(site, values: count); if __trail.recordsValues { … };`.
+    static func entry(site: String, arguments: [Argument], async: Bool = false) -> String {
+        if async {
+            let span = "let __trail = Trail.enterAsync(\(Marker.literal(site)), values: \(arguments.count));"
+            return arguments.isEmpty ? span : span + " if __trail.recordsValues { \(recorders(arguments)) };"
+        }
         if arguments.isEmpty { return "_ = Trail.enterValues(\(Marker.literal(site)), 0);" }
+        return
+            "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(recorders(arguments)) };"
+    }
+
+    /// One recorder per argument, in order.
+    private static func recorders(_ arguments: [Argument]) -> String {
         let values = arguments.map { argument in
             guard let name = argument.name else { return "Trail.unread(\(Marker.literal(argument.descriptor)))" }
             return isRedacted(argument)
                 ? "Trail.redacted(\(Marker.literal(argument.descriptor)))"
                 : "Trail.value(\(Marker.literal(argument.descriptor)), \(name))"
         }
-        return
-            "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(values.joined(separator: "; ")) };"
+        return values.joined(separator: "; ")
     }
 
     /// What follows a returned value where the exit is a `defer` (`ReturnedValues`), typed as `resultType`.
-    static func returnedValue(resultType: String) -> String {
-        " ~>> Trail.TypedResult<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"
+    static func returnedValue(resultType: String, async: Bool = false) -> String {
+        let span = async ? ", __trail" : ""
+        return " ~>> Trail.TypedResult<\(resultType)>(\(Marker.literal(resultDescriptor(resultType)))\(span))"
     }
 
     /// A folded body's exit that records its result, typed as `resultType`.

@@ -40,6 +40,8 @@ extension CallBuilder {
         frame.tag = visitor.enter(call, parentTag: parentTag)
         openAsync[token] = AsyncFrame(frame: frame, thread: thread, task: task)
         taskStacks[task, default: []].append(token)
+        let state = threads[Int(thread)]
+        state.asyncArguments = (frame.spanId, state.stack.count)
     }
 
     /// A tracer span: the innermost call or span open where it started (on its thread inside a synchronous
@@ -86,9 +88,13 @@ extension CallBuilder {
     }
 
     mutating func asyncExit<V: CallVisitor>(
-        _ record: TraceRecord, token: UInt64, task: UInt64, thread: Int32, _ visitor: inout V
+        _ record: TraceRecord, token: UInt64, task: UInt64, thread: Int32, exitAt position: UInt64,
+        _ visitor: inout V
     ) {
         guard let open = openAsync.removeValue(forKey: token) else { return }  // its entry was cut
+        if threads[Int(thread)].lastResult != nil {
+            asyncResult(spanId: open.frame.spanId, exitAt: position, state: threads[Int(thread)])
+        }
         endAsync(open, token: token, at: record.time, exitThread: thread, unfinished: false, &visitor)
     }
 
@@ -118,6 +124,10 @@ extension CallBuilder {
         call.unfinished = unfinished
         visitor.exit(call, tag: open.frame.tag)
         if open.frame.isSpan { process.spanDetails.removeValue(forKey: open.frame.spanId) }
+        if !process.callValues.isEmpty { process.callValues[open.frame.spanId] = nil }
+        if threads[Int(open.thread)].asyncArguments?.spanId == open.frame.spanId {
+            threads[Int(open.thread)].asyncArguments = nil
+        }
     }
 
     mutating func rememberEnded(_ token: UInt64, spanId: UInt64, depth: Int32) {

@@ -22,7 +22,7 @@ extension CallBuilder {
     mutating func handle<V: CallVisitor>(
         _ record: TraceRecord, position: UInt64, thread: Int32, state: ThreadState, _ visitor: inout V
     ) {
-        if state.valueDataLeft > 0, takeValueData(record, state: state) { return }
+        if state.valueDataLeft > 0, takeValueData(record, state: state, position: position) { return }
         switch state.awaiting {
         case .nothing: break
         case .taskParent:
@@ -49,7 +49,9 @@ extension CallBuilder {
         case .asyncExitToken:
             state.awaiting = .nothing
             if record.kind == .aux {
-                asyncExit(state.held, token: record.time, task: record.address, thread: thread, &visitor)
+                asyncExit(
+                    state.held, token: record.time, task: record.address, thread: thread, exitAt: state.heldPosition,
+                    &visitor)
                 return
             }
         }
@@ -66,11 +68,12 @@ extension CallBuilder {
             state.awaiting = .asyncEnterToken
         case .asyncExit:
             state.held = record
+            state.heldPosition = position
             state.awaiting = .asyncExitToken
         case .dropped:
             process.dropped += record.address
         case .aux:
-            takeValue(record, state: state)
+            takeValue(record, state: state, position: position)
         case nil:
             break
         }

@@ -6,7 +6,8 @@ import TrailFormat
 /// `skippedValues`, never shown.
 extension CallBuilder {
     /// An AUX record that no call record took: a VALUE record, or DATA without its VALUE record.
-    mutating func takeValue(_ record: TraceRecord, state: ThreadState) {
+    /// `position`: the record's, when known (a result right before an ASYNC_EXIT is that async call's).
+    mutating func takeValue(_ record: TraceRecord, state: ThreadState, position: UInt64 = .max) {
         guard ValueRecord.isValue(record) else {
             // A call's AUX records are taken after their call record; a stray one is DATA once values are seen.
             if state.valuesSeen { file.skippedValues.skip(1, because: "data without its value record") }
@@ -15,7 +16,7 @@ extension CallBuilder {
         state.valuesSeen = true
         let data = Int((record.word >> ValueRecord.dataShift) & ValueRecord.dataMax)
         if data == 0 {
-            decodeValue([record], state: state)
+            decodeValue([record], state: state, end: position)
         } else {
             state.valueParts = [record]
             state.valueDataLeft = data
@@ -24,12 +25,12 @@ extension CallBuilder {
 
     /// The next record while a VALUE record waits for `valueDataLeft` DATA records: true when it was one. Any
     /// other record cuts the value short (it is skipped) and is handled as usual.
-    mutating func takeValueData(_ record: TraceRecord, state: ThreadState) -> Bool {
+    mutating func takeValueData(_ record: TraceRecord, state: ThreadState, position: UInt64 = .max) -> Bool {
         let isData = record.kind == .aux && (record.word >> ValueRecord.tagShift) & 0xFFF == 0
         if isData { state.valueParts.append(record) }
         state.valueDataLeft = isData ? state.valueDataLeft - 1 : 0
         if state.valueDataLeft == 0 {
-            decodeValue(state.valueParts, state: state)
+            decodeValue(state.valueParts, state: state, end: isData ? position : .max)
             state.valueParts.removeAll(keepingCapacity: true)
         }
         return isData
@@ -44,15 +45,39 @@ extension CallBuilder {
         }
     }
 
-    private mutating func decodeValue(_ records: [TraceRecord], state: ThreadState) {
+    /// `end`: the position of the value's last record, when known.
+    private mutating func decodeValue(_ records: [TraceRecord], state: ThreadState, end: UInt64 = .max) {
         switch ValueRecord.decode(records, at: 0) {
         case .malformed(let reason, let count):
             file.skippedValues.skip(count, because: reason)
         case .value(let value, _):
+            let callValue = CallValue(value, descriptor: file.names[value.descriptor] ?? "?")
+            // An async call's arguments follow its entry at the depth it entered at (nothing deeper is its).
+            if value.role == .argument, let target = state.asyncArguments, target.depth == state.stack.count {
+                process.callValues[target.spanId, default: []].append(callValue)
+                return
+            }
+            // A result is the synchronous call's whose EXIT follows, unless an ASYNC_EXIT does (`asyncResult`).
+            let call = state.stack.last
+            if value.role != .argument, end != .max {
+                state.lastResult = (callValue, end, call?.spanId ?? 0)
+            }
             // Its call's entry was cut: nothing to attach it to.
-            guard let call = state.stack.last else { return }
-            let descriptor = file.names[value.descriptor] ?? "?"
-            process.callValues[call.spanId, default: []].append(CallValue(value, descriptor: descriptor))
+            guard let call else { return }
+            process.callValues[call.spanId, default: []].append(callValue)
         }
+    }
+
+    /// At an async call's exit at `position`: the result or error recorded right before it is that call's, taken
+    /// back from the synchronous call it was first given to.
+    mutating func asyncResult(spanId: UInt64, exitAt position: UInt64, state: ThreadState) {
+        guard let result = state.lastResult else { return }
+        state.lastResult = nil
+        guard result.end &+ 1 == position else { return }
+        if result.givenTo != 0, var values = process.callValues[result.givenTo], !values.isEmpty {
+            values.removeLast()
+            process.callValues[result.givenTo] = values.isEmpty ? nil : values
+        }
+        process.callValues[spanId, default: []].append(result.value)
     }
 }

@@ -25,7 +25,7 @@ let instrumentVerb = Verb(
             help: "Also trace closures (off by default; one-statement closures only with a full signature)."),
         .flag(
             "--values",
-            help: "Also record each call's arguments and results (synchronous bodies; Docs/trace-format.md, values)."),
+            help: "Also record each call's arguments, results and errors (Docs/trace-format.md, values)."),
         .flag("--inlinable", help: "Also trace @inlinable and @_alwaysEmitIntoClient bodies (needs a public import)."),
         .value(
             "--module", "-m", placeholder: "NAME", help: "Module name in trace names (default: from Sources/<Module>/)."

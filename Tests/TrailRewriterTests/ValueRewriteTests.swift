@@ -155,8 +155,8 @@ import TrailDriver
         #expect(try stripped(result) == source)
     }
 
-    /// Closures, autoclosures, parameter packs and unnamed parameters are not passed; async bodies record no values
-    /// (their entry is unchanged), nor does a result type the exit cannot name.
+    /// Closures, autoclosures, parameter packs and unnamed parameters are not passed, nor is a result type the exit
+    /// cannot name.
     @Test func whatIsLeftOut() throws {
         let source = """
             func f(_ body: () -> Int, _ lazy: @autoclosure () -> Int, _ x: Int) {
@@ -177,9 +177,52 @@ import TrailDriver
                 #"if Trail.enterValues("M.f(_:_:_:) @ M/F.swift:1", 3) { Trail.unread("_ body: () -> Int"); "#
                     + #"Trail.unread("_ lazy: () -> Int"); Trail.value("_ x: Int", x) }"#))
         #expect(result.contains(#"{ Trail.unread("_ values: repeat each T") }"#))
-        #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7")"#))
+        #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7", values: 1)"#))
         #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10", 1) { Trail.value("n: Int", n) };"#))
         #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
+    }
+
+    /// An async body has no frame on the thread's stack: its span says whether it records values, and its results
+    /// and errors name it. One without arguments still records its result; one with neither is unchanged.
+    @Test func asyncBodiesNameTheirSpan() throws {
+        let source = """
+            func load(path: String, token: String) async throws -> String {
+                try await Task.sleep(nanoseconds: 1)
+                return path
+            }
+            func total() async -> Int {
+                await Task.yield()
+                return 3
+            }
+            func wait(for seconds: Double) async {}
+            func idle() async {
+                await Task.yield()
+            }
+
+            """
+        let result = try withValues(source)
+        #expect(
+            result.contains(
+                #"let __trail = Trail.enterAsync("M.load(path:token:) @ M/F.swift:1", values: 2); "#
+                    + #"if __trail.recordsValues { Trail.value("path: String", path); "#
+                    + #"Trail.redacted("token: String") }; defer { Trail.exit(__trail) }; do { try Trail.mayThrow();"#))
+        #expect(
+            result.contains(#"return path/*<trail*/ ~>> Trail.TypedResult<String>("-> String", __trail)/*trail>*/"#))
+        #expect(result.contains(#"} catch { Trail.threw(error, __trail); throw error }"#))
+        #expect(
+            result.contains(
+                #"let __trail = Trail.enterAsync("M.total() @ M/F.swift:5", values: 0); defer { Trail.exit(__trail) };"#
+            ))
+        #expect(result.contains(#"return 3/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int", __trail)/*trail>*/"#))
+        #expect(
+            result.contains(
+                #"{/*<trail*/let __trail = Trail.enterAsync("M.wait(for:) @ M/F.swift:9", values: 1); "#
+                    + #"if __trail.recordsValues { Trail.value("for seconds: Double", seconds) }; Trail.exit(__trail);"#
+            ))
+        #expect(
+            result.contains(
+                #"let __trail = Trail.enterAsync("M.idle() @ M/F.swift:10"); defer { Trail.exit(__trail) };"#))
+        #expect(try stripped(result) == source)
     }
 
     /// A body that keeps its `defer` records what each of its own `return`s returns (`~>>`), not what a closure in

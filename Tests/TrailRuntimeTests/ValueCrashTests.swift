@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TrailTestSupport
 
-/// A crash block's breadcrumbs in a build with values (issue 41): the last calls with what they were given and
-/// returned, redacted as recorded.
+/// A crash block's breadcrumbs in a build with values (issue 41): the last calls, async ones too, with what they were
+/// given and returned, redacted as recorded.
 @Suite struct ValueCrashTests {
     static let program = """
         import Trail
@@ -14,9 +14,21 @@ import TrailTestSupport
             UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = code
             return code
         }
+        func fetch(id: Int) async -> String { "item \\(id)" }
+        struct Gone: Error {}
+        func fail(code: Int) async throws -> Int {
+            if code > 0 { throw Gone() }
+            return code
+        }
+        // After the yield, one thread to the crash: every call below leaves its breadcrumbs in the crashing ring.
+        func crashLater(at code: Int) async -> Int {
+            await Task.yield()
+            print(square(n: 7), login(user: "ann", token: "s3cr3t"))
+            print(await fetch(id: 12), (try? await fail(code: 1)) == nil)
+            return explode(at: code, note: "boom")
+        }
         try Trail.bootstrap(Trail.Configuration(appName: "app", directory: CommandLine.arguments[1]))
-        print(square(n: 7), login(user: "ann", token: "s3cr3t"))
-        _ = explode(at: 3, note: "boom")
+        _ = await crashLater(at: 3)
 
         """
 
@@ -40,6 +52,11 @@ import TrailTestSupport
         #expect(crumbs.contains("enter App.login(user: \"ann\", token: <redacted>) @ App/main.swift:4"), "\(crumbs)")
         #expect(crumbs.contains("exit App.login(user:token:) = true @ App/main.swift:4"), "\(crumbs)")
         #expect(crumbs.contains("enter App.explode(at: 3, note: \"boom\") @ App/main.swift:5"), "\(crumbs)")
+        // Async calls: arguments after the entry's AUX records, the result or error before the exit.
+        #expect(crumbs.contains("async-enter App.fetch(id: 12) @ App/main.swift:9"), "\(crumbs)")
+        #expect(crumbs.contains("async-exit App.fetch(id:) = \"item 12\" @ App/main.swift:9"), "\(crumbs)")
+        #expect(crumbs.contains("async-exit App.fail(code:) throws Gone() @ App/main.swift:11"), "\(crumbs)")
+        #expect(crumbs.contains("async-enter App.crashLater(at: 3) @ App/main.swift:16"), "\(crumbs)")
         #expect(!text.contains("s3cr3t"))
     }
 }

@@ -121,6 +121,16 @@ int trail_values_thrown_wanted(void);
 void trail_values_describing(int describing);
 /// The error the innermost call threw, its text: kept, as a `~>>` result is, for its exit.
 void trail_value_thrown(const char *descriptor, const uint8_t *_Nullable bytes, size_t length);
+/// trail_enter_async, then the span with SPAN_VALUES (Trail.Span.recordsValues) when this call records values
+/// (record mode; TRAIL_VALUES_FILTER chooses it): `count` arguments follow, recorded by the recorders above.
+trail_span trail_values_enter_async(const char *site, uint32_t count);
+/// The result recorded next on this thread at this depth is the async call `span`'s (`~>>` in an async body),
+/// kept for trail_exit_async, which writes it right before the ASYNC_EXIT record.
+void trail_values_async_result(trail_span span);
+/// Whether an async call's error is wanted: not while an error's description is being made.
+int trail_values_thrown_wanted_async(void);
+/// The error the async call `span` threw, its text, kept the same way.
+void trail_value_thrown_async(trail_span span, const char *descriptor, const uint8_t *_Nullable bytes, size_t length);
 /// Whether a descriptor's label or name is on the redaction list (tests).
 int trail_values_redacts(const char *descriptor);
 /// This process's trace id (record and log mode; returns 0 when tracing is off).
