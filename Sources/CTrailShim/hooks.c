@@ -202,7 +202,8 @@ static void release_frames(void *unused) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     free(frames);
     free(thread->value_text), free(thread->result_bytes);  // values' buffers (values.c), made with the frames
-    thread->value_text = NULL, thread->result_bytes = NULL;
+    free(thread->async_values.bytes);
+    thread->value_text = NULL, thread->result_bytes = NULL, thread->async_values.bytes = NULL;
 }
 
 static void make_frames_key(void) { pthread_key_create(&frames_key, release_frames); }
@@ -223,6 +224,8 @@ static int reserve_frame(struct trail_thread *thread, uint32_t depth) {
     thread->capacity = capacity;
     return 1;
 }
+
+int trail_thread_keeps_buffers(struct trail_thread *thread) { return reserve_frame(thread, 0); }
 
 /// Whether a call is traced, given the filters; updates the thread's include scopes.
 static uint64_t filter_flags(struct trail_thread *thread, const char *site, uint32_t depth) {

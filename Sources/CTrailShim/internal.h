@@ -393,6 +393,8 @@ void trail_values_exit_logging(const char *descriptor, uint32_t tag, uint64_t bi
 /// At the exit of frame `depth` when it records values (hooks.c): the result kept for it, before its EXIT; in log
 /// mode its text, into `text`, or NULL.
 void trail_values_put_result(struct trail_thread *thread, uint32_t depth);
+/// Makes the thread's frames, if it has none yet, so that its buffers are freed when it ends (hooks.c); 0 if not.
+int trail_thread_keeps_buffers(struct trail_thread *thread);
 /// Log mode: the text of the result or error kept for the async call `span` (" = 3"), into `text`, or NULL.
 const char *trail_values_async_result_text(struct trail_thread *thread, trail_span span, char *text, size_t size);
 /// The result or error kept for the async call `span`, right before its ASYNC_EXIT record.

@@ -425,7 +425,9 @@ static void keep_async_result(struct trail_thread *thread, uint64_t token, const
     struct trail_async_values *values = &thread->async_values;
     values->pending = 0;
     if (is_string(tag)) {
-        if (!values->bytes && !(values->bytes = malloc(VALUE_STRING_MAX))) return;
+        // Freed with the thread's frames, which a thread that ran only async calls may not have made yet.
+        if (!values->bytes && (!trail_thread_keeps_buffers(thread) || !(values->bytes = malloc(VALUE_STRING_MAX))))
+            return;
         size_t kept = bytes ? kept_bytes(bytes, length) : 0;
         if (kept) memcpy(values->bytes, bytes, kept);
         bits = (uint64_t)kept | (uint64_t)(length > UINT32_MAX ? UINT32_MAX : length) << 32;
