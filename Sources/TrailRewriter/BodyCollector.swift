@@ -369,7 +369,9 @@ final class BodyCollector: SyntaxVisitor {
         if options.values, foldsExit, folded == nil, let exitType {
             let copies = options.lineDirectiveFile != nil
             let lines = self.lines
-            let ends = ReturnedValues.ends(statements, implicitReturns: returnPoints) { value in
+            let ends = ReturnedValues.ends(
+                statements, implicitReturns: returnPoints, neverFunctions: options.declarations.neverReturning
+            ) { value in
                 copies
                     && lines.line(of: value.positionAfterSkippingLeadingTrivia.utf8Offset)
                         != lines.line(of: value.endPositionBeforeTrailingTrivia.utf8Offset)

@@ -43,7 +43,8 @@ enum ImplicitReturn {
         return !callsNever(expr, never)
     }
 
-    private static func callsNever(_ expr: ExprSyntax, _ never: Set<String>) -> Bool {
+    /// A call to a `Never` function, under any `try` and `await`.
+    static func callsNever(_ expr: ExprSyntax, _ never: Set<String>) -> Bool {
         var expr = expr
         while true {
             if let tryExpr = expr.as(TryExprSyntax.self) {

@@ -2,19 +2,23 @@ import SwiftSyntax
 
 /// Where a body that keeps its `defer` returns a value, in a build with values: each `return value` of the body's
 /// own statements (not of nested closures, functions or types), and an implicit return made explicit, gets
-/// ` ~>> Trail.TypedResult<R>("-> R")` after the value, which records it for the exit. Not a value that is an `if` or
-/// `switch` expression (not an operand), holds `#if`, or, in build copies, spans lines (a type error in it would be
-/// reported at the operator's line).
+/// ` ~>> Trail.TypedResult<R>("-> R")` after the value, which records it for the exit. An `if` or `switch`
+/// expression is not an operand: each of its branches' values gets it instead (not a `throw`, nor a call to a
+/// `Never` function, which a branch may be). Not a value that holds `#if`, or, in build copies, spans lines (a type
+/// error in it would be reported at the operator's line).
 final class ReturnedValues: OwnStatementsFinder {
     private var ends: [Int] = []
     private var multiLine: (ExprSyntax) -> Bool = { _ in false }
+    private var neverFunctions: Set<String> = []
 
     /// The offsets right after each returned value of `statements`; `implicitReturns`: where `return ` is inserted.
     static func ends(
-        _ statements: CodeBlockItemListSyntax, implicitReturns: [Int], spansLines: @escaping (ExprSyntax) -> Bool
+        _ statements: CodeBlockItemListSyntax, implicitReturns: [Int], neverFunctions: Set<String> = [],
+        spansLines: @escaping (ExprSyntax) -> Bool
     ) -> [Int] {
         let finder = ReturnedValues(viewMode: .sourceAccurate)
         finder.multiLine = spansLines
+        finder.neverFunctions = neverFunctions
         finder.walk(statements)
         for point in implicitReturns {
             if let value = expression(startingAt: point, in: statements) { finder.add(value) }
@@ -28,9 +32,52 @@ final class ReturnedValues: OwnStatementsFinder {
     }
 
     private func add(_ value: ExprSyntax) {
-        if value.is(IfExprSyntax.self) || value.is(SwitchExprSyntax.self) || multiLine(value) { return }
+        // `try if …` and `await switch …` cover the branches' values, which take the operator under them.
+        var inner = value
+        while true {
+            if let tryExpr = inner.as(TryExprSyntax.self) {
+                inner = tryExpr.expression
+            } else if let awaitExpr = inner.as(AwaitExprSyntax.self) {
+                inner = awaitExpr.expression
+            } else {
+                break
+            }
+        }
+        if let ifExpr = inner.as(IfExprSyntax.self) { return addBranches(of: ifExpr) }
+        if let switchExpr = inner.as(SwitchExprSyntax.self) {
+            for element in switchExpr.cases {
+                guard case .switchCase(let switchCase) = element else { continue }  // `#if` around cases
+                addBranch(switchCase.statements)
+            }
+            return
+        }
+        if multiLine(value) { return }
         if value.tokens(viewMode: .sourceAccurate).contains(where: { $0.tokenKind == .poundIf }) { return }
         ends.append(value.endPositionBeforeTrailingTrivia.utf8Offset)
+    }
+
+    private func addBranches(of ifExpr: IfExprSyntax) {
+        addBranch(ifExpr.body.statements)
+        switch ifExpr.elseBody {
+        case .ifExpr(let next)?: addBranches(of: next)
+        case .codeBlock(let block)?: addBranch(block.statements)
+        default: break
+        }
+    }
+
+    /// A branch's one expression; not a `throw` or other statement, nor a call to a `Never` function.
+    private func addBranch(_ statements: CodeBlockItemListSyntax) {
+        guard statements.count == 1, let item = statements.first else { return }
+        let expression: ExprSyntax
+        switch item.item {
+        case .expr(let expr): expression = expr
+        case .stmt(let stmt):
+            guard let expr = stmt.as(ExpressionStmtSyntax.self)?.expression else { return }
+            expression = expr
+        default: return
+        }
+        if ImplicitReturn.callsNever(expression, neverFunctions) { return }
+        add(expression)
     }
 
     /// The whole expression of the statement that starts at `offset`.

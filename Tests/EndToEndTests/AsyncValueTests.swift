@@ -12,7 +12,7 @@ import TrailTestSupport
         return try! ValuesProgram.build(source, in: Paths.temporaryDirectory("async-values"))
     }()
 
-    static let output = "contents of /etc/app.conf after 4\ncaught no /missing\n2 1\ntrue\n3.0 2\n"
+    static let output = "contents of /etc/app.conf after 4\ncaught no /missing\n2 1\ntrue\n3.0 2\nzero high low one+\n"
 
     static func record(_ environment: [String: String] = [:]) throws -> String {
         let trace = Paths.temporaryDirectory("async-values-trace") + "/app.trace"

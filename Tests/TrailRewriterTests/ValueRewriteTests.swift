@@ -226,7 +226,7 @@ import TrailDriver
     }
 
     /// A body that keeps its `defer` records what each of its own `return`s returns (`~>>`), not what a closure in
-    /// it returns, nor an `if` expression.
+    /// it returns.
     @Test func resultsOfBodiesWithADefer() throws {
         let source = """
             func name(of id: Int) throws -> String {
@@ -248,7 +248,42 @@ import TrailDriver
         #expect(
             result.contains(
                 #"return try label(doubled[0])/*<trail*/ ~>> Trail.TypedResult<String>("-> String")/*trail>*/"#))
-        #expect(result.contains("return if flag { 1 } else { 2 }\n"))
+        #expect(
+            result.contains(
+                #"return if flag { 1/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/ } else { 2/*<trail*/ ~>> "#
+            ))
+        #expect(try stripped(result) == source)
+    }
+
+    /// An `if` or `switch` expression is not an operand: each branch's value takes the operator, nested ones too,
+    /// under a `try` that covers the whole; not a `throw`, nor a call to a `Never` function.
+    @Test func resultsOfIfAndSwitchExpressions() throws {
+        let source = """
+            func grade(_ n: Int) throws -> String {
+                switch n {
+                case 0: "zero"
+                case 1 ... 9: if n > 4 { "high" } else { "low" }
+                case 100: fatalError("never")
+                case -1: throw Bad()
+                default: "many"
+                }
+            }
+            func pick(_ f: Bool) throws -> Int {
+                _ = 0
+                return try if f { check() } else { 2 }
+            }
+
+            """
+        let result = try withValues(source)
+        let typed = #"/*<trail*/ ~>> Trail.TypedResult<String>("-> String")/*trail>*/"#
+        #expect(result.contains(#"case 0: "zero""# + typed + "\n"))
+        #expect(result.contains(#"case 1 ... 9: if n > 4 { "high""# + typed + #" } else { "low""# + typed + " }\n"))
+        #expect(result.contains(#"case 100: fatalError("never")"# + "\n"))
+        #expect(result.contains("case -1: throw Bad()\n"))
+        #expect(result.contains(#"default: "many""# + typed + "\n"))
+        #expect(
+            result.contains(
+                #"return try if f { check()/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/ } else { 2"#))
         #expect(try stripped(result) == source)
     }
 

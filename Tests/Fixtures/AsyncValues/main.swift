@@ -30,6 +30,17 @@ func nested(_ depth: Int) async -> Int {
     return await nested(depth - 1) + 1
 }
 
+// `if` and `switch` expressions: each branch's value is recorded.
+func grade(_ n: Int) -> String {
+    switch n {
+    case 0: "zero"
+    case 1 ... 9: if n > 4 { "high" } else { "low" }
+    default: "many"
+    }
+}
+
+func label(_ n: Int) async -> String { if n > 1 { await label(n - 1) + "+" } else { "one" } }
+
 struct Main {
     static func run() async {
         print((try? await load(path: "/etc/app.conf", retries: 2)) ?? "none")
@@ -38,6 +49,7 @@ struct Main {
         print(await login(user: "ann", password: "hunter2"))
         await ping()
         print(await scaled(1.5, by: 2), await nested(2))
+        print(grade(0), grade(7), grade(3), await label(2))
     }
 }
 
