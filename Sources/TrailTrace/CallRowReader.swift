@@ -223,6 +223,10 @@ struct RowFeed: CallVisitor {
         if call.isSpan, case let name = process.name(call), name != process.sites[call.site].name {
             output.changes.append(.name(row: tag, name))
         }
+        if !process.callValues.isEmpty, let values = process.callValues[call.spanId] {
+            let shown = CallValue.callName(process.name(call), values) + CallValue.outcome(values)
+            output.changes.append(.values(row: tag, shown))
+        }
     }
 
     mutating func endProcess(_ process: TraceProcess) {

@@ -49,6 +49,8 @@ public struct CallRows: Sendable {
         case name(row: Int32, String)
         /// The name of the thread a `threadStart` row began.
         case thread(row: Int32, String)
+        /// What a call of a build with values showed, as replay shows it: `App.fib(n: 30) = 832040`.
+        case values(row: Int32, String)
     }
 
     /// Sites new since the last slice, in index order, before the rows that use them.

@@ -34,6 +34,9 @@ public struct CallTree {
     /// Names other than their site's: renamed spans, child processes; and the thread a row's call began.
     public private(set) var names: [Int32: String] = [:]
     public private(set) var threadNames: [Int32: String] = [:]
+    /// A call's name with its arguments and result, in a build with values (`shownName`); its name (`name`) is
+    /// what the graph and the filters match.
+    public private(set) var valueNames: [Int32: String] = [:]
     /// Calls read but not kept (past the reader's limit).
     public private(set) var skipped = 0
     /// Every call read so far, by function, for the report mode.
@@ -65,6 +68,9 @@ public struct CallTree {
         return site >= 0 && Int(site) < sites.count ? sites[Int(site)].name : "?"
     }
 
+    /// What the call tree shows and searches: with the values it was called with and gave back, when recorded.
+    public func shownName(_ index: Int32) -> String { valueNames[index] ?? name(index) }
+
     public func location(_ index: Int32) -> String {
         let site = calls[Int(index)].site
         return site >= 0 && Int(site) < sites.count ? sites[Int(site)].location : ""
@@ -88,6 +94,7 @@ public struct CallTree {
                 calls[Int(row)].ended = true
             case .name(let row, let name): names[row] = name
             case .thread(let row, let name): threadNames[row] = name
+            case .values(let row, let name): valueNames[row] = name
             }
         }
         skipped = rows.skipped

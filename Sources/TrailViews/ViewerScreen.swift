@@ -66,7 +66,7 @@ extension ViewerState {
             : call.unfinished
                 ? "  (no end)" : DurationFormat.format(call.duration)
         let marks = call.marks
-        var name = tree.name(index)
+        var name = tree.shownName(index)
         if marks.contains(.process) { name = "[" + name + "]" }
         if marks.contains(.span) { name += " [span]" }
         if marks.contains(.context) { name += " [context]" }

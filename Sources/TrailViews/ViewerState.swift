@@ -177,7 +177,7 @@ public struct ViewerState {
         let from = Int(selectedCall ?? 0)
         for step in (including ? 0 : 1) ... count {
             let index = ((forward ? from + step : from - step) % count + count) % count
-            if tree.name(Int32(index)).contains(query) {
+            if tree.shownName(Int32(index)).contains(query) {
                 reveal(Int32(index))
                 message = "/\(query)"
                 return

@@ -45,6 +45,23 @@ import TrailTestSupport
         #expect(report.contains("App.count(<[Int]>, limit: nil)"))
     }
 
+    /// `trail tui` shows each call as replay does, with what it was given and gave back, and searches that text;
+    /// the graph still goes by the function's name.
+    @Test func tuiShowsAndSearchesTheValues() throws {
+        let screen = try TUITests.Screen(try Self.record())
+        defer { screen.close() }
+        try screen.keys("e")
+        var shown = try screen.wait(
+            for: #"App.load(path: "/missing", retries: -1) throws Missing: no /missing [async]"#)
+        #expect(shown.contains(#"App.login(user: "ann", password: <redacted>) = true [async]"#), "\(shown)")
+        try screen.keys("/", "grade(7)", "Enter")
+        shown = try screen.wait(for: "/grade(7)")
+        try screen.keys("G")
+        shown = try screen.wait(for: "Graph of App.grade(_:)")
+        try screen.keys("q")
+        try screen.wait(for: "EXITED 0")
+    }
+
     /// The settings apply as to synchronous calls: a described type, and a filter that leaves `load` without values
     /// (so the second has no child: its error's description is not made).
     @Test func describeAndFilterSettings() throws {
