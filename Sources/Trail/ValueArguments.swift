@@ -64,6 +64,13 @@ extension Trail {
         ValueRecorder.string(descriptor, .described, .argument, text)
     }
 
+    /// An optional of any other type: `nil` when it holds none, else as the overload above for the value it holds.
+    /// More specialized than it, so it is chosen for an optional argument alone.
+    public static func value<Wrapped>(_ descriptor: StaticString, _ v: Wrapped?) {
+        guard let v else { return ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+        value(descriptor, v)
+    }
+
     public static func value(_ descriptor: StaticString, _ v: Int) {
         ValueRecorder.bits(descriptor, .int64, .argument, UInt64(bitPattern: Int64(v)))
     }

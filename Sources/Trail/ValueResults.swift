@@ -38,6 +38,18 @@ extension Trail {
         ValueRecorder.exit(descriptor, .described, text)
     }
 
+    /// An optional of any other type: `nil` when it holds none, else as `describing:` for the value it holds.
+    @_transparent
+    public static func exit<Wrapped>(_ descriptor: StaticString, optional v: Wrapped?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, optional: v) }
+    }
+
+    @usableFromInline
+    static func recordExit<Wrapped>(_ descriptor: StaticString, optional v: Wrapped?) {
+        guard let v else { return ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+        recordExit(descriptor, describing: v)
+    }
+
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int) {
         ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
     }

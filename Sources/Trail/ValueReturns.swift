@@ -48,6 +48,18 @@ extension Trail {
         ValueRecorder.result(descriptor, .described, text)
     }
 
+    /// An optional of any other type: `nil` when it holds none, else as `describing:` for the value it holds.
+    @_transparent
+    public static func result<Wrapped>(_ descriptor: StaticString, optional v: Wrapped?) {
+        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, optional: v) }
+    }
+
+    @usableFromInline
+    static func recordResult<Wrapped>(_ descriptor: StaticString, optional v: Wrapped?) {
+        guard let v else { return ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+        recordResult(descriptor, describing: v)
+    }
+
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int) {
         ValueRecorder.result(descriptor, .int64, bits: UInt64(bitPattern: Int64(v)))
     }

@@ -21,6 +21,13 @@ public func ~>| <Value>(value: Value, exit: Trail.TypedValueExit<Value>) -> Valu
     return value
 }
 
+/// An optional of any other type: `nil` when it holds none, else as above for the value it holds.
+@_transparent
+public func ~>| <Wrapped>(value: Wrapped?, exit: Trail.TypedValueExit<Wrapped?>) -> Wrapped? {
+    Trail.exit(exit.descriptor, optional: value)
+    return value
+}
+
 @_transparent public func ~>| (value: Int, exit: Trail.TypedValueExit<Int>) -> Int {
     Trail.exit(exit.descriptor, returning: value)
     return value

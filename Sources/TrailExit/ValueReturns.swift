@@ -22,6 +22,14 @@ public func ~>> <Value>(value: Value, result: Trail.TypedResult<Value>) -> Value
     return value
 }
 
+/// An optional of any other type: `nil` when it holds none, else as above for the value it holds. More specialized
+/// than the one above, with `Wrapped?` in both operands, so it is chosen for an optional `R` alone.
+@_transparent
+public func ~>> <Wrapped>(value: Wrapped?, result: Trail.TypedResult<Wrapped?>) -> Wrapped? {
+    Trail.result(result.descriptor, optional: value)
+    return value
+}
+
 @_transparent public func ~>> (value: Int, result: Trail.TypedResult<Int>) -> Int {
     Trail.result(result.descriptor, value)
     return value
