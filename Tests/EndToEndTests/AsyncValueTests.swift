@@ -34,10 +34,13 @@ import TrailTestSupport
     /// Chrome's args and OTLP's attributes, and `report --by-value`, from the same records.
     @Test func chromeOTLPAndReportByValue() throws {
         let trace = try Self.record()
-        let chrome = try run(Paths.trail, ["export", "--chrome", trace], check: true).stdout
+        // `-o -` is standard output, as other tools take it, not a file named `-`.
+        let here = Paths.temporaryDirectory("async-values-export")
+        let chrome = try run(Paths.trail, ["export", "--chrome", "-o", "-", trace], directory: here, check: true).stdout
         #expect(chrome.contains(#""arguments":"path: \"/missing\", retries: -1""#), "\(chrome.prefix(2000))")
         #expect(chrome.contains(#""thrown":"Missing: no /missing""#))
-        let otlp = try run(Paths.trail, ["export", "--otlp", trace], check: true).stdout
+        let otlp = try run(Paths.trail, ["export", "--otlp", "-o", "-", trace], directory: here, check: true).stdout
+        #expect(!FileManager.default.fileExists(atPath: here + "/-"))
         #expect(otlp.contains(#""key":"code.function.argument.path","value":{"stringValue":"\"/etc/app.conf\""}"#))
         #expect(otlp.contains(#""key":"code.function.return_value","value":{"stringValue":"3.0"}"#))
         let report = try run(Paths.trail, ["report", "--by-value", "App.count", trace], check: true).stdout

@@ -40,7 +40,7 @@ let exportVerb = Verb(
             help: "service.name (default: OTEL_SERVICE_NAME, else the log's app name)."),
         .value(
             "-o", "--output", placeholder: "FILE",
-            help: "Write to FILE (default: stdout): --chrome, the JSON; --otlp, one JSON request per line."),
+            help: "Write to FILE (default, or -: stdout): --chrome, the JSON; --otlp, one JSON request per line."),
         .value("--batch", placeholder: "N", help: "Items per request (default 512)."),
         .value(
             "--retries", placeholder: "N", help: "Retries of a failed request (429, 502-504, no connection; default 4)."
@@ -81,7 +81,7 @@ let exportVerb = Verb(
         }
         let files = try openTraces(arguments)
         // A named file is written beside and renamed when whole: a failed export leaves the old one.
-        let file = try arguments.value("output").map { path in
+        let file = try arguments.outputFile().map { path in
             do { return try AtomicFile(path: path) } catch { throw VerbFailure("error: \(error)") }
         }
         let output = TextOutput(descriptor: file?.descriptor ?? 1)

@@ -48,7 +48,7 @@ struct OTLPDestination {
                 retry: RetryPolicy(retries: retries),
                 encoding: settings.encoding, compression: settings.compression)
             name = endpoint.description
-        } else if let output = arguments.value("output") {
+        } else if let output = arguments.outputFile() {
             sink = try OTLPFileSink(path: output)
             name = output
         } else {

@@ -37,7 +37,7 @@ func crashReport(_ arguments: ParsedArguments) throws -> Int32 {
             log: log, offset: offset, symbolizer: CrashSymbolizer(debugDirectories: arguments.all("debug-dir")))
         let sanitized = !arguments.has("no-sanitize")
         let text = arguments.has("json") ? report.json(sanitized: sanitized) : report.markdown(sanitized: sanitized)
-        if let output = arguments.value("output") {
+        if let output = arguments.outputFile() {
             // A report names paths and log lines: a new one is the user's alone (0600), whatever the umask.
             do {
                 try AtomicFile.replace(output, with: Array(text.utf8), mode: 0o600)

@@ -43,7 +43,7 @@ let reportVerb = Verb(
             repeatable: true),
         .value(
             "--output", "-o", placeholder: "FILE",
-            help: "Write the crash report to FILE (atomically) instead of standard output."),
+            help: "Write the crash report to FILE (atomically) instead of standard output (-: standard output)."),
     ] + terminalOptions,
     conflicts: [
         ["diff", "crash"], ["diff", "by-process"], ["by-value", "by-process"], ["by-value", "crash"],
