@@ -93,7 +93,7 @@ extension CallBuilder {
     ) {
         guard let open = openAsync.removeValue(forKey: token) else { return }  // its entry was cut
         if threads[Int(thread)].lastResult != nil {
-            asyncResult(spanId: open.frame.spanId, exitAt: position, state: threads[Int(thread)])
+            takeResult(spanId: open.frame.spanId, exitAt: position, state: threads[Int(thread)])
         }
         endAsync(open, token: token, at: record.time, exitThread: thread, unfinished: false, &visitor)
     }

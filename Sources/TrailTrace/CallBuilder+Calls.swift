@@ -57,7 +57,7 @@ extension CallBuilder {
         }
         switch record.kind {
         case .enter: enter(record, position: position, thread: thread, state: state, &visitor)
-        case .exit: exit(record, thread: thread, state: state, &visitor)
+        case .exit: exit(record, position: position, thread: thread, state: state, &visitor)
         case .task:
             state.task = record.address
             state.taskParent = 0
@@ -153,11 +153,19 @@ extension CallBuilder {
         state.stack.append(frame)
     }
 
-    mutating func exit<V: CallVisitor>(_ record: TraceRecord, thread: Int32, state: ThreadState, _ visitor: inout V) {
-        guard !state.stack.isEmpty else { return }  // its entry was cut
+    mutating func exit<V: CallVisitor>(
+        _ record: TraceRecord, position: UInt64 = .max, thread: Int32, state: ThreadState, _ visitor: inout V
+    ) {
+        guard !state.stack.isEmpty else {  // its entry was cut
+            state.lastResult = nil
+            return
+        }
         // Deeper calls whose exits were lost end here too.
         while state.stack.count > record.depth + 1, record.depth < Int(TraceRecord.depthMax) {
             endFrame(thread: thread, at: record.time, unfinished: true, state: state, &visitor)
+        }
+        if state.lastResult != nil, let call = state.stack.last {
+            takeResult(spanId: call.spanId, exitAt: position, state: state)
         }
         endFrame(thread: thread, at: record.time, unfinished: false, state: state, &visitor)
         if state.stack.isEmpty {

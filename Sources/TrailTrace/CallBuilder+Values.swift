@@ -57,27 +57,22 @@ extension CallBuilder {
                 process.callValues[target.spanId, default: []].append(callValue)
                 return
             }
-            // A result is the synchronous call's whose EXIT follows, unless an ASYNC_EXIT does (`asyncResult`).
-            let call = state.stack.last
+            // A result is the call's whose EXIT or ASYNC_EXIT directly follows it (`takeResult`): kept until then,
+            // so that one whose exit was cut is never shown as another call's.
             if value.role != .argument, end != .max {
-                state.lastResult = (callValue, end, call?.spanId ?? 0)
+                state.lastResult = (callValue, end)
+                return
             }
             // Its call's entry was cut: nothing to attach it to.
-            guard let call else { return }
+            guard let call = state.stack.last else { return }
             process.callValues[call.spanId, default: []].append(callValue)
         }
     }
 
-    /// At an async call's exit at `position`: the result or error recorded right before it is that call's, taken
-    /// back from the synchronous call it was first given to.
-    mutating func asyncResult(spanId: UInt64, exitAt position: UInt64, state: ThreadState) {
+    /// At the exit at `position` of the call `spanId`: the result or error recorded right before it is its.
+    mutating func takeResult(spanId: UInt64, exitAt position: UInt64, state: ThreadState) {
         guard let result = state.lastResult else { return }
         state.lastResult = nil
-        guard result.end &+ 1 == position else { return }
-        if result.givenTo != 0, var values = process.callValues[result.givenTo], !values.isEmpty {
-            values.removeLast()
-            process.callValues[result.givenTo] = values.isEmpty ? nil : values
-        }
-        process.callValues[spanId, default: []].append(result.value)
+        if result.end &+ 1 == position { process.callValues[spanId, default: []].append(result.value) }
     }
 }

@@ -65,8 +65,8 @@ struct CallBuilder {
         var valuesSeen = false
         /// The async call entered last on this thread, and the depth it entered at: its arguments follow.
         var asyncArguments: (spanId: UInt64, depth: Int)?
-        /// The last result or error read, where it ends, and the synchronous call it was given to (0: none).
-        var lastResult: (value: CallValue, end: UInt64, givenTo: UInt64)?
+        /// The last result or error read, and the position of its last record.
+        var lastResult: (value: CallValue, end: UInt64)?
 
         init(slot: UInt32) { self.slot = slot }
         deinit { pending.freeCopies() }

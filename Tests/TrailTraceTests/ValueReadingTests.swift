@@ -184,3 +184,40 @@ extension ValueReadingTests {
         #expect(file.skippedValues.firstReason == "a string value cut short (1 of 2 data records)")
     }
 }
+
+extension ValueReadingTests {
+    /// A result belongs to the exit right after it, EXIT or ASYNC_EXIT: an async call's, ending on a thread where a
+    /// synchronous call is open (a run loop's), is not that call's; and one whose exit never came (a cut, a wrapped
+    /// ring) is shown as no call's result.
+    @Test func aResultIsTheCallsWhoseExitFollowsIt() throws {
+        var builder = TraceBuilder()
+        builder.info(exe: "/usr/bin/app")
+        builder.name(Self.load, "App.runLoop() @ App/main.swift:3")
+        builder.name(Self.fib, "App.fetch(n:) @ App/main.swift:1")
+        builder.name(Self.n, "n: Int")
+        builder.name(Self.result, "-> Int")
+        let token: UInt64 = 1 << 40 | 1
+        builder.records(
+            slot: 0, tid: 7, position: 0,
+            [
+                (100, TraceBuilder.word(.enter, Self.load)),
+                // An async call entered inside it: its argument follows the entry's two AUX records.
+                (200, TraceBuilder.word(.asyncEnter, Self.fib, depth: 1)), (token, TraceBuilder.word(.aux, 0x77)),
+                (0, TraceBuilder.word(.aux, 0)), Self.value(Self.n, .int64, 12),
+                Self.value(Self.result, .int64, role: .result, 144),
+                (300, TraceBuilder.word(.asyncExit, Self.fib, depth: 1)), (token, TraceBuilder.word(.aux, 0x77)),
+                // A result whose EXIT was lost: the runLoop's own exit comes later, after another record.
+                Self.value(Self.result, .int64, role: .result, 99),
+                (400, TraceBuilder.word(.enter, Self.fib, depth: 1)),
+                (450, TraceBuilder.word(.exit, Self.fib, depth: 1)),
+                (500, TraceBuilder.word(.exit, Self.load)),
+            ])
+        builder.end(records: 12)
+        let path = Paths.temporaryDirectory("value-reading") + "/async-result.trace"
+        try builder.write(to: path)
+        let (text, _) = try Self.replay(path)
+        #expect(text.contains("App.fetch(n: 12) = 144; [async]"), "\(text)")
+        #expect(!text.contains("99"), "\(text)")
+        #expect(text.contains("} /* App.runLoop() */"), "\(text)")
+    }
+}
