@@ -347,7 +347,11 @@ final class BodyCollector: SyntaxVisitor {
             options.values && exitType != nil
             ? ValueCapture.foldedExit(resultType: exitType!) : Marker.foldedExitCode(resultType: exitType)
         let values = options.values
-        let arguments = values ? parameters.map(ValueCapture.arguments) ?? [] : []
+        let arguments =
+            values
+            ? parameters.map {
+                ValueCapture.arguments($0, functionAliases: options.declarations.functionTypeAliases)
+            } ?? [] : []
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
         // Values: what the call throws, through a `do`/`catch` around a `defer` body (`ThrownErrors`).

@@ -1,9 +1,12 @@
 /// What a file declares that changes how bodies are rewritten, in that file and in the others of its module:
-/// functions returning `Never`, `@resultBuilder` types, and protocol requirements that carry a result builder
-/// to the witnesses of conforming types.
+/// functions returning `Never`, `@resultBuilder` types, protocol requirements that carry a result builder to the
+/// witnesses of conforming types, and type aliases of function types.
 public struct Declarations: Equatable, Sendable {
     public var neverReturning: Set<String> = []
     public var resultBuilders: Set<String> = []
+    /// `typealias Handler = (Int) -> Void`: a parameter of such a type is a non-escaping closure, which a build
+    /// with values must not pass to a generic recorder (`ValueCapture`).
+    public var functionTypeAliases: Set<String> = []
     /// Protocol requirements with an attribute, which is a result builder when its name ends in `Builder` or
     /// names one of `resultBuilders`: `@ViewBuilder var body: Body { get }`.
     public var requirements: Set<Requirement> = []
@@ -28,19 +31,21 @@ public struct Declarations: Equatable, Sendable {
 
     public init(
         neverReturning: Set<String> = [], resultBuilders: Set<String> = [], requirements: Set<Requirement> = [],
-        refinements: [String: Set<String>] = [:]
+        refinements: [String: Set<String>] = [:], functionTypeAliases: Set<String> = []
     ) {
         self.neverReturning = neverReturning
         self.resultBuilders = resultBuilders
         self.requirements = requirements
         self.refinements = refinements
+        self.functionTypeAliases = functionTypeAliases
     }
 
     /// The declarations in one file's text, found by `DeclarationScan`.
     public init(scanning source: [UInt8]) {
         self.init(
             neverReturning: DeclarationScan.neverReturning(in: source),
-            resultBuilders: DeclarationScan.resultBuilders(in: source))
+            resultBuilders: DeclarationScan.resultBuilders(in: source),
+            functionTypeAliases: DeclarationScan.functionTypeAliases(in: source))
         DeclarationScan.protocols(in: source, into: &self)
     }
 
@@ -49,6 +54,7 @@ public struct Declarations: Equatable, Sendable {
         for part in parts {
             neverReturning.formUnion(part.neverReturning)
             resultBuilders.formUnion(part.resultBuilders)
+            functionTypeAliases.formUnion(part.functionTypeAliases)
             requirements.formUnion(part.requirements)
             refinements.merge(part.refinements) { $0.union($1) }
         }
@@ -93,7 +99,7 @@ public struct Declarations: Equatable, Sendable {
         }
         return Declarations(
             neverReturning: neverReturning, resultBuilders: resultBuilders, requirements: built,
-            refinements: kept)
+            refinements: kept, functionTypeAliases: functionTypeAliases)
     }
 }
 
@@ -125,6 +131,74 @@ enum DeclarationScan {
             }
         }
         return names
+    }
+
+    /// `typealias Name = (A, B) throws -> C` (attributes such as `@Sendable` before it, generic parameters after
+    /// the name): the names of type aliases of function types. Not an optional of one, which escapes.
+    static func functionTypeAliases(in source: [UInt8]) -> Set<String> {
+        var names: Set<String> = []
+        let keyword = Array("typealias".utf8)
+        var index = 0
+        while let hit = find(keyword, in: source, from: index) {
+            index = hit + keyword.count
+            guard hit == 0 || !isIdentifierByte(source, at: hit - 1), index < source.count, isSpace(source[index])
+            else { continue }
+            var cursor = skipSpaces(source, from: index)
+            let nameStart = cursor
+            while isIdentifierByte(source, at: cursor) { cursor += 1 }
+            guard cursor > nameStart else { continue }
+            let name = String(decoding: source[nameStart ..< cursor], as: UTF8.self)
+            cursor = skipSpaces(source, from: cursor)
+            if cursor < source.count, source[cursor] == UInt8(ascii: "<") { cursor = matching(source, from: cursor) }
+            cursor = skipSpaces(source, from: cursor)
+            guard cursor < source.count, source[cursor] == UInt8(ascii: "=") else { continue }
+            cursor = skipSpaces(source, from: cursor + 1)
+            // Attributes: `@Sendable`, `@MainActor`, `@convention(c)`.
+            while cursor < source.count, source[cursor] == UInt8(ascii: "@") {
+                cursor += 1
+                while isIdentifierByte(source, at: cursor) { cursor += 1 }
+                if cursor < source.count, source[cursor] == UInt8(ascii: "(") {
+                    cursor = matching(source, from: cursor)
+                }
+                cursor = skipSpaces(source, from: cursor)
+            }
+            guard cursor < source.count, source[cursor] == UInt8(ascii: "(") else { continue }
+            cursor = skipSpaces(source, from: matching(source, from: cursor))
+            // Effects, then the arrow.
+            for effect in ["async", "throws", "rethrows"].map({ Array($0.utf8) })
+            where matches(effect, in: source, at: cursor) {
+                cursor = skipSpaces(source, from: cursor + effect.count)
+                if cursor < source.count, source[cursor] == UInt8(ascii: "(") {
+                    cursor = skipSpaces(source, from: matching(source, from: cursor))
+                }
+            }
+            if matches(Array("throws".utf8), in: source, at: cursor) { cursor = skipSpaces(source, from: cursor + 6) }
+            if matches(Array("->".utf8), in: source, at: cursor) { names.insert(name) }
+        }
+        return names
+    }
+
+    private static func skipSpaces(_ source: [UInt8], from start: Int) -> Int {
+        var cursor = start
+        while cursor < source.count, isSpace(source[cursor]) { cursor += 1 }
+        return cursor
+    }
+
+    /// The index after the bracket that closes the `(` or `<` at `open`, nested ones counted; the end if none does.
+    private static func matching(_ source: [UInt8], from open: Int) -> Int {
+        let opening = source[open]
+        let closing = opening == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: ">")
+        var depth = 0
+        var cursor = open
+        while cursor < source.count {
+            if source[cursor] == opening { depth += 1 }
+            if source[cursor] == closing {
+                depth -= 1
+                if depth == 0 { return cursor + 1 }
+            }
+            cursor += 1
+        }
+        return cursor
     }
 
     /// `func name(...) -> Never`: a lone call to one is not a value, so it must not become `return name()`.

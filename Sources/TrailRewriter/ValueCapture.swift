@@ -17,15 +17,33 @@ enum ValueCapture {
     /// The parameters of a function or initializer, in order. Not read: those without a name in the
     /// body (`_: Int`), functions and `@autoclosure`s (the fallback would have to take a closure that may not
     /// escape, and an autoclosure is never evaluated for it), and parameter packs.
-    static func arguments(_ parameters: FunctionParameterListSyntax) -> [Argument] {
+    /// `functionAliases`: the module's type aliases of function types (`Declarations.functionTypeAliases`): a
+    /// parameter of one is a non-escaping closure too, unless `@escaping`.
+    static func arguments(_ parameters: FunctionParameterListSyntax, functionAliases: Set<String> = []) -> [Argument] {
         parameters.map { parameter in
             let label = parameter.firstName.text
             let name = (parameter.secondName ?? parameter.firstName).text
             let names = label == name ? label : "\(label) \(name)"
             let ellipsis = parameter.ellipsis == nil ? "" : "..."
             let descriptor = "\(names): \(typeText(parameter.type))\(ellipsis)"
-            return Argument(descriptor: descriptor, name: name != "_" && recordable(parameter.type) ? name : nil)
+            let read =
+                name != "_" && recordable(parameter.type)
+                && (parameter.ellipsis != nil || !namesFunctionAlias(parameter.type, functionAliases))
+            return Argument(descriptor: descriptor, name: read ? name : nil)
         }
+    }
+
+    /// `Handler` or `Module.Handler` where `Handler` is a function type's alias, not marked `@escaping`.
+    private static func namesFunctionAlias(_ type: TypeSyntax, _ aliases: Set<String>) -> Bool {
+        guard !aliases.isEmpty else { return false }
+        var base = type
+        while let attributed = base.as(AttributedTypeSyntax.self) {
+            if attributed.attributes.contains(where: { $0.trimmedDescription == "@escaping" }) { return false }
+            base = attributed.baseType
+        }
+        if let identifier = base.as(IdentifierTypeSyntax.self) { return aliases.contains(identifier.name.text) }
+        if let member = base.as(MemberTypeSyntax.self) { return aliases.contains(member.name.text) }
+        return false
     }
 
     /// The result's descriptor, `-> Type`.

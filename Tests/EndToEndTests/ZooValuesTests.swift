@@ -30,6 +30,7 @@ import TrailTestSupport
                 #"@ Zoo/Arguments.swift:43", 2) { Trail.value("_ flag: Bool", flag); Trail.unread("_ message: () -> String") }"#
             ))
         #expect(source.contains(#"~>| Trail.TypedValueExit<Double>("-> Double")"#))
+        #expect(source.contains(#"{ Trail.unread("_ step: Step"); Trail.value("from start: Int", start) }"#))
     }
 
     @Test func printsWhatThePlainZooPrints() throws {

@@ -182,6 +182,27 @@ import TrailDriver
         #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
     }
 
+    /// A parameter whose type is an alias of a function type (declared in the module; the scan finds it) is a
+    /// non-escaping closure as much as `() -> Int` is: recorded by its type, never passed (swift-argument-parser's
+    /// `_ update: ArgumentDefinition.Update.Unary` did not compile). Not an optional of one, nor `@escaping`.
+    @Test func functionTypeAliasesAreNotPassed() throws {
+        let source = """
+            enum Update { typealias Unary = @Sendable (String, inout [Int]) throws(E) -> Void }
+            typealias Pick<T> = (T) async -> T
+            typealias Maybe = ((Int) -> Void)?
+            typealias Pair = (Int, Int)
+            func apply(_ u: Update.Unary, _ p: Pick<Int>, _ m: Maybe, _ t: Pair, _ e: @escaping Pick<Int>) -> Int { 1 }
+
+            """
+        #expect(
+            Declarations(scanning: Array(source.utf8)).functionTypeAliases == ["Unary", "Pick"])
+        let result = try withValues(source)
+        #expect(
+            result.contains(
+                #"{ Trail.unread("_ u: Update.Unary"); Trail.unread("_ p: Pick<Int>"); Trail.value("_ m: Maybe", m); "#
+                    + #"Trail.value("_ t: Pair", t); Trail.value("_ e: Pick<Int>", e) }"#), "\(result)")
+    }
+
     /// An async body has no frame on the thread's stack: its span says whether it records values, and its results
     /// and errors name it. One without arguments still records its result; one with neither is unchanged.
     @Test func asyncBodiesNameTheirSpan() throws {

@@ -42,6 +42,13 @@ enum Arguments {
     }
     static func lazy(_ flag: Bool, _ message: @autoclosure () -> String) -> String { flag ? message() : "lazy" }
     static func apply(_ body: (Int) -> Int, to value: Int) -> Int { body(value) }
+    /// A function type by its alias: a non-escaping closure all the same.
+    typealias Step = (inout Int) throws -> Void
+    static func stepped(_ step: Step, from start: Int) -> Int {
+        var value = start
+        try? step(&value)
+        return value
+    }
     static func escaping(_ body: @escaping @Sendable () -> Int) -> Int { body() }
     static func generic<T: Comparable>(_ a: T, _ b: T) -> T { max(a, b) }
     static func opaque(_ shape: some Shape2D) -> Double { shape.area }
@@ -93,7 +100,7 @@ enum Arguments {
             "\((try? throwing("12")) ?? 0) \((try? throwing("x")) ?? -1)",
             "\(bytes.withUnsafeBufferPointer { pointer($0.baseAddress!, UnsafeRawPointer($0.baseAddress!)) })",
             "\(isolated(ledger))", "\(await Tally().add(3, note: nil))", "\(span(bytes.span))", "\(consumed(ticket))",
-            "\(await sent(Ledger(), "ab").value)",
+            "\(await sent(Ledger(), "ab").value)", "\(stepped({ $0 += 1 }, from: 6))",
         ]
         return parts.joined(separator: " ")
     }
