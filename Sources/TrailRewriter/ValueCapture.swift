@@ -29,9 +29,20 @@ enum ValueCapture {
             let read =
                 name != "_" && recordable(parameter.type)
                 && (parameter.ellipsis != nil || !namesFunctionAlias(parameter.type, functionAliases))
-            return Argument(descriptor: descriptor, name: read ? name : nil)
+            // A keyword may name a parameter (`extension: String`); the body must write it `` `extension` ``.
+            let reference = reservedWords.contains(name) ? "`\(name)`" : name
+            return Argument(descriptor: descriptor, name: read ? reference : nil)
         }
     }
+
+    /// The keywords that an expression must write in backticks to name a parameter.
+    static let reservedWords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows",
+        "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer",
+        "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where",
+        "while", "Any", "as", "await", "false", "is", "nil", "super", "throws", "true", "try",
+    ]
 
     /// `Handler` or `Module.Handler` where `Handler` is a function type's alias, not marked `@escaping`.
     private static func namesFunctionAlias(_ type: TypeSyntax, _ aliases: Set<String>) -> Bool {

@@ -31,6 +31,7 @@ import TrailTestSupport
             ))
         #expect(source.contains(#"~>| Trail.TypedValueExit<Double>("-> Double")"#))
         #expect(source.contains(#"{ Trail.unread("_ step: Step"); Trail.value("from start: Int", start) }"#))
+        #expect(source.contains(#"Trail.value("extension: String", `extension`); Trail.value("in: Int", `in`)"#))
     }
 
     @Test func printsWhatThePlainZooPrints() throws {

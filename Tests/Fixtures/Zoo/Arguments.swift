@@ -42,6 +42,8 @@ enum Arguments {
     }
     static func lazy(_ flag: Bool, _ message: @autoclosure () -> String) -> String { flag ? message() : "lazy" }
     static func apply(_ body: (Int) -> Int, to value: Int) -> Int { body(value) }
+    /// Keywords as parameter names: the body writes them in backticks.
+    static func keywords(extension: String, in: Int, default: Int) -> Int { `extension`.count + `in` + `default` }
     /// A function type by its alias: a non-escaping closure all the same.
     typealias Step = (inout Int) throws -> Void
     static func stepped(_ step: Step, from start: Int) -> Int {
@@ -101,6 +103,7 @@ enum Arguments {
             "\(bytes.withUnsafeBufferPointer { pointer($0.baseAddress!, UnsafeRawPointer($0.baseAddress!)) })",
             "\(isolated(ledger))", "\(await Tally().add(3, note: nil))", "\(span(bytes.span))", "\(consumed(ticket))",
             "\(await sent(Ledger(), "ab").value)", "\(stepped({ $0 += 1 }, from: 6))",
+            "\(keywords(extension: "ab", in: 1, default: 2))",
         ]
         return parts.joined(separator: " ")
     }
