@@ -114,6 +114,8 @@ public struct ShadowPackage {
         let files: [SourceFile]
         if changes.manifestChanged || switched || !FileManager.default.fileExists(atPath: cache) {
             files = all
+            // From the package's own sources: a copy that an earlier trail left unparsable would stay so.
+            if switched { try refreshFromOriginal(all) }
             settings.declared = [Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs)]
         } else {
             let copied = Set(changes.copied.map { copy + "/" + $0 })
@@ -129,6 +131,14 @@ public struct ShadowPackage {
         return Batch.run(
             files, .instrument(settings), BatchOptions(destination: .inPlace, progress: true), standardOutput: { _ in },
             standardError: { text in FileHandle.standardError.write(Data(text.utf8)) })
+    }
+
+    /// Copies `files` from the package again, where the copy's differ from them only by what an instrumenter made.
+    private func refreshFromOriginal(_ files: [SourceFile]) throws(SourceError) {
+        for file in files {
+            guard let source = try? FileIO.read(original + "/" + file.relativePath) else { continue }
+            try FileIO.writeIfChanged(source, to: file.path)
+        }
     }
 
     /// The package's Swift sources and their modules, from `swift package describe` (a second or so) when the

@@ -33,6 +33,34 @@ import TrailTestSupport
         #expect(try run(values: true) == 2)
         #expect(try run(values: true) == 0)
     }
+
+    /// A copy that an earlier trail left unparsable (its instrumenter had a bug) is instrumented again from the
+    /// package's own file, not from itself, once another trail runs: swift-argument-parser's copy kept failing
+    /// with `expected value in function call` after the fix, until `.build/trail-shadow` was removed by hand.
+    @Test func anotherTrailStartsFromThePackagesFiles() throws {
+        let package = try ScratchPackage(
+            "shadow-broken-copy",
+            manifest: """
+                // swift-tools-version:6.0
+                import PackageDescription
+                let package = Package(name: "P", targets: [.target(name: "A"), .target(name: "B")])
+
+                """)
+        let shadow = try ShadowPackage(package: package.folder)
+        var changes = try shadow.sync(trail: Paths.packageRoot)
+        _ = try shadow.instrument(changes, values: true)
+        try shadow.commit(changes)
+        let copied = shadow.copy + "/Sources/A/A.swift"
+        try
+            "func f(extension: Int) {/*<trail*/if Trail.enterValues(\"A.f(extension:) @ A/A.swift:1\", 1) { Trail.value(\"extension: Int\", extension) };/*trail>*/}\n"
+            .write(toFile: copied, atomically: true, encoding: .utf8)
+        try "trail 1 2.3 values 1\n".write(toFile: shadow.root + "/instrumented-by", atomically: true, encoding: .utf8)
+        changes = try shadow.sync(trail: Paths.packageRoot)
+        let report = try shadow.instrument(changes, values: true)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let text = Transcript.read(copied)
+        #expect(text.hasPrefix("func f() {/*<trail*/"), "\(text)")
+    }
 }
 
 /// The copy's manifest points swift-trail at this checkout and keeps the traits the package asked for: the Server
