@@ -152,30 +152,56 @@ enum DeclarationScan {
             if cursor < source.count, source[cursor] == UInt8(ascii: "<") { cursor = matching(source, from: cursor) }
             cursor = skipSpaces(source, from: cursor)
             guard cursor < source.count, source[cursor] == UInt8(ascii: "=") else { continue }
-            cursor = skipSpaces(source, from: cursor + 1)
-            // Attributes: `@Sendable`, `@MainActor`, `@convention(c)`.
-            while cursor < source.count, source[cursor] == UInt8(ascii: "@") {
-                cursor += 1
-                while isIdentifierByte(source, at: cursor) { cursor += 1 }
-                if cursor < source.count, source[cursor] == UInt8(ascii: "(") {
-                    cursor = matching(source, from: cursor)
-                }
-                cursor = skipSpaces(source, from: cursor)
-            }
-            guard cursor < source.count, source[cursor] == UInt8(ascii: "(") else { continue }
-            cursor = skipSpaces(source, from: matching(source, from: cursor))
-            // Effects, then the arrow.
-            for effect in ["async", "throws", "rethrows"].map({ Array($0.utf8) })
-            where matches(effect, in: source, at: cursor) {
-                cursor = skipSpaces(source, from: cursor + effect.count)
-                if cursor < source.count, source[cursor] == UInt8(ascii: "(") {
-                    cursor = skipSpaces(source, from: matching(source, from: cursor))
-                }
-            }
-            if matches(Array("throws".utf8), in: source, at: cursor) { cursor = skipSpaces(source, from: cursor + 6) }
-            if matches(Array("->".utf8), in: source, at: cursor) { names.insert(name) }
+            if isFunctionType(source, at: skipSpaces(source, from: cursor + 1)) { names.insert(name) }
         }
         return names
+    }
+
+    /// Whether the type written at `start` is a function type: attributes, a parenthesized parameter list,
+    /// effects, then `->`; or one in parentheses of its own, `((Int) -> Void)`, not a tuple or an optional.
+    private static func isFunctionType(_ source: [UInt8], at start: Int, nesting: Int = 0) -> Bool {
+        var cursor = start
+        // Attributes: `@Sendable`, `@MainActor`, `@convention(c)`.
+        while cursor < source.count, source[cursor] == UInt8(ascii: "@") {
+            cursor += 1
+            while isIdentifierByte(source, at: cursor) { cursor += 1 }
+            if cursor < source.count, source[cursor] == UInt8(ascii: "(") { cursor = matching(source, from: cursor) }
+            cursor = skipSpaces(source, from: cursor)
+        }
+        guard cursor < source.count, source[cursor] == UInt8(ascii: "(") else { return false }
+        let open = cursor
+        cursor = skipSpaces(source, from: matching(source, from: open))
+        // Effects, then the arrow.
+        for effect in ["async", "throws", "rethrows"].map({ Array($0.utf8) })
+        where matches(effect, in: source, at: cursor) {
+            cursor = skipSpaces(source, from: cursor + effect.count)
+            if cursor < source.count, source[cursor] == UInt8(ascii: "(") {
+                cursor = skipSpaces(source, from: matching(source, from: cursor))
+            }
+        }
+        if matches(Array("->".utf8), in: source, at: cursor) { return true }
+        let after = cursor < source.count ? source[cursor] : 0
+        guard nesting < 4, after != UInt8(ascii: "?"), after != UInt8(ascii: "!"), !holdsTopLevelComma(source, open)
+        else { return false }
+        return isFunctionType(source, at: skipSpaces(source, from: open + 1), nesting: nesting + 1)
+    }
+
+    /// A comma directly inside the parentheses at `open`: a tuple's.
+    private static func holdsTopLevelComma(_ source: [UInt8], _ open: Int) -> Bool {
+        var depth = 0
+        for index in open ..< source.count {
+            switch source[index] {
+            case UInt8(ascii: "("), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return false }
+            case UInt8(ascii: "<"): depth += 1
+            case UInt8(ascii: ">") where index > 0 && source[index - 1] != UInt8(ascii: "-"): depth -= 1
+            case UInt8(ascii: ","): if depth == 1 { return true }
+            default: break
+            }
+        }
+        return false
     }
 
     private static func skipSpaces(_ source: [UInt8], from start: Int) -> Int {

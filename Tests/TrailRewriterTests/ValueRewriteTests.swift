@@ -191,11 +191,13 @@ import TrailDriver
             typealias Pick<T> = (T) async -> T
             typealias Maybe = ((Int) -> Void)?
             typealias Pair = (Int, Int)
+            typealias Wrapped = ((Int) throws -> Void)
+            typealias Both = ((Int) -> Void, Int)
             func apply(_ u: Update.Unary, _ p: Pick<Int>, _ m: Maybe, _ t: Pair, _ e: @escaping Pick<Int>) -> Int { 1 }
 
             """
         #expect(
-            Declarations(scanning: Array(source.utf8)).functionTypeAliases == ["Unary", "Pick"])
+            Declarations(scanning: Array(source.utf8)).functionTypeAliases == ["Unary", "Pick", "Wrapped"])
         let result = try withValues(source)
         #expect(
             result.contains(
