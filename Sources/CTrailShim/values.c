@@ -447,12 +447,20 @@ void trail_value_thrown_async(trail_span span, const char *descriptor, const uin
                           length);
 }
 
-const char *trail_values_async_result_text(struct trail_thread *thread, trail_span span, char *text, size_t size) {
+/// The call `span` ends on this thread: what was kept for it, taken (NULL when nothing was); what was left for
+/// others is stale now.
+static struct trail_async_values *take_async_result(struct trail_thread *thread, trail_span span) {
     struct trail_async_values *values = &thread->async_values;
     values->arguments_left = 0;
     values->pending = 0;
     if (values->kept != span.start) return NULL;
     values->kept = 0;
+    return values;
+}
+
+const char *trail_values_async_result_text(struct trail_thread *thread, trail_span span, char *text, size_t size) {
+    struct trail_async_values *values = take_async_result(thread, span);
+    if (!values) return NULL;
     int string = is_string(values->tag);
     trail_value_outcome(text, size, values->role, values->tag, values->bits, string ? values->bytes : NULL,
                         string ? (size_t)(values->bits & 0xFFFFFFFFu) : 0, string ? (size_t)(values->bits >> 32) : 0,
@@ -461,11 +469,8 @@ const char *trail_values_async_result_text(struct trail_thread *thread, trail_sp
 }
 
 void trail_values_put_async_result(struct trail_thread *thread, struct trail_ring *ring, trail_span span) {
-    struct trail_async_values *values = &thread->async_values;
-    values->arguments_left = 0;
-    values->pending = 0;
-    if (values->kept != span.start) return;
-    values->kept = 0;
+    struct trail_async_values *values = take_async_result(thread, span);
+    if (!values) return;
     if (is_string(values->tag)) {
         put_string(ring, values->descriptor, values->tag, values->role, values->bytes,
                    (size_t)(values->bits & 0xFFFFFFFFu), (size_t)(values->bits >> 32));

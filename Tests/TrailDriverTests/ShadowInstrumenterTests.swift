@@ -7,15 +7,20 @@ import TrailTestSupport
 /// that another build of trail instrumented (its rewriter may have changed), or that values were switched on or
 /// off for, is instrumented whole again.
 @Suite struct ShadowInstrumenterTests {
-    @Test func anotherTrailOrSwitchedValuesInstrumentsTheCopyAgain() throws {
-        let package = try ScratchPackage(
-            "shadow-instrumenter",
+    /// A package of two library targets, A and B.
+    static func twoTargets(_ name: String) throws -> ScratchPackage {
+        try ScratchPackage(
+            name,
             manifest: """
                 // swift-tools-version:6.0
                 import PackageDescription
                 let package = Package(name: "P", targets: [.target(name: "A"), .target(name: "B")])
 
                 """)
+    }
+
+    @Test func anotherTrailOrSwitchedValuesInstrumentsTheCopyAgain() throws {
+        let package = try Self.twoTargets("shadow-instrumenter")
         let shadow = try ShadowPackage(package: package.folder)
         func run(values: Bool = false) throws -> Int {
             let changes = try shadow.sync(trail: Paths.packageRoot)
@@ -38,14 +43,7 @@ import TrailTestSupport
     /// package's own file, not from itself, once another trail runs: swift-argument-parser's copy kept failing
     /// with `expected value in function call` after the fix, until `.build/trail-shadow` was removed by hand.
     @Test func anotherTrailStartsFromThePackagesFiles() throws {
-        let package = try ScratchPackage(
-            "shadow-broken-copy",
-            manifest: """
-                // swift-tools-version:6.0
-                import PackageDescription
-                let package = Package(name: "P", targets: [.target(name: "A"), .target(name: "B")])
-
-                """)
+        let package = try Self.twoTargets("shadow-broken-copy")
         let shadow = try ShadowPackage(package: package.folder)
         var changes = try shadow.sync(trail: Paths.packageRoot)
         _ = try shadow.instrument(changes, values: true)
