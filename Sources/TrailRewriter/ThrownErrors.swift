@@ -8,7 +8,8 @@ import SwiftSyntax
 /// `try Trail.mayThrow()`, which never throws, keeps the `catch` reachable for the compiler, which would warn
 /// otherwise. A `rethrows` body may call nothing that throws of itself, so it gets no `mayThrow` and counts no
 /// `try` in a call's arguments; nor is it wrapped with a `throw` of its own (in a `catch` that rethrows, as
-/// `withSpan` does): the compiler then takes the added `catch`'s `throw` for one the parameters do not cause. Not
+/// `withSpan` does) or a `try` in a `catch` (swift-nio's datagram writes): the compiler allows those only there, and
+/// then takes the added `catch`'s `throw` for one the parameters do not cause. Not
 /// where no statement of the body's own can throw, nor for `throws(Never)`.
 enum ThrownErrors {
     /// The `do` that opens the body's statements, or nil when its errors are not caught.
@@ -19,7 +20,7 @@ enum ThrownErrors {
         finder.countsCallArguments = !rethrowing
         finder.walk(statements)
         guard finder.found else { return nil }
-        if rethrowing { return finder.foundThrowStatement ? nil : " do {" }
+        if rethrowing { return finder.foundThrowStatement || finder.foundInCatch ? nil : " do {" }
         guard let type = clause.type else { return " do { try Trail.mayThrow();" }
         let text = ValueCapture.typeText(type)
         if text == "Never" || text == "Swift.Never" { return nil }
@@ -41,11 +42,17 @@ enum ThrownErrors {
 final class ThrowFinder: OwnStatementsFinder {
     /// A `throw` statement among them, not only `try`s.
     private(set) var foundThrowStatement = false
+    /// A `try` or `throw` in a `catch` clause: where a `rethrows` body may throw what its parameters did not.
+    private(set) var foundInCatch = false
+    private var catchDepth = 0
     /// Whether a `try` in the arguments of a call no `try` covers counts (see `ThrownErrors`).
     var countsCallArguments = false
 
     override func visit(_ node: TryExprSyntax) -> SyntaxVisitorContinueKind {
-        if node.questionOrExclamationMark == nil { found = true }
+        if node.questionOrExclamationMark == nil {
+            found = true
+            if catchDepth > 0 { foundInCatch = true }
+        }
         return .skipChildren
     }
 
@@ -54,6 +61,13 @@ final class ThrowFinder: OwnStatementsFinder {
         foundThrowStatement = true
         return .skipChildren
     }
+
+    override func visit(_ node: CatchClauseSyntax) -> SyntaxVisitorContinueKind {
+        catchDepth += 1
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: CatchClauseSyntax) { catchDepth -= 1 }
 
     override func visit(_ node: ForStmtSyntax) -> SyntaxVisitorContinueKind {
         if node.tryKeyword != nil { found = true }

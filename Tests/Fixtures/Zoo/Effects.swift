@@ -175,3 +175,20 @@ enum Throwing {
             + "\((try? tested("")) ?? -1) \(noted) \(equal)"
     }
 }
+
+extension Throwing {
+    /// Calls what throws of itself from a `catch` of its own, as swift-nio's datagram writes do: the compiler
+    /// allows it only there, so no `catch` is added.
+    static func relayRecovering(_ body: () throws -> Int) rethrows -> Int {
+        do {
+            return try body()
+        } catch {
+            return try recover(error)
+        }
+    }
+
+    static func recover(_ error: any Error) throws -> Int {
+        if error is ParseError { return -1 }
+        throw error
+    }
+}
