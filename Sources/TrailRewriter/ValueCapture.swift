@@ -45,16 +45,25 @@ enum ValueCapture {
     ]
 
     /// `Handler` or `Module.Handler` where `Handler` is a function type's alias, not marked `@escaping`.
+    /// The toolchain's public aliases of function types, which no scan of the package finds
+    /// (`subscript(_: UnboundedRange)`, swift-nio's `readChunks(in: UnboundedRange)`; Swift Testing's matcher).
+    static let toolchainFunctionAliases: Set<String> = ["UnboundedRange", "KnownIssueMatcher"]
+
     private static func namesFunctionAlias(_ type: TypeSyntax, _ aliases: Set<String>) -> Bool {
-        guard !aliases.isEmpty else { return false }
         var base = type
         while let attributed = base.as(AttributedTypeSyntax.self) {
             if attributed.attributes.contains(where: { $0.trimmedDescription == "@escaping" }) { return false }
             base = attributed.baseType
         }
-        if let identifier = base.as(IdentifierTypeSyntax.self) { return aliases.contains(identifier.name.text) }
-        if let member = base.as(MemberTypeSyntax.self) { return aliases.contains(member.name.text) }
-        return false
+        let name: String
+        if let identifier = base.as(IdentifierTypeSyntax.self) {
+            name = identifier.name.text
+        } else if let member = base.as(MemberTypeSyntax.self) {
+            name = member.name.text
+        } else {
+            return false
+        }
+        return aliases.contains(name) || toolchainFunctionAliases.contains(name)
     }
 
     /// The result's descriptor, `-> Type`.

@@ -214,6 +214,20 @@ import TrailDriver
                     + #"Trail.value("_ t: Pair", t); Trail.value("_ e: Pick<Int>", e) }"#), "\(result)")
     }
 
+    /// The toolchain's aliases of function types, which no scan of the package finds: `UnboundedRange` (swift-nio's
+    /// `readChunks(in: UnboundedRange)`) is a non-escaping closure.
+    @Test func toolchainFunctionAliasesAreNotPassed() throws {
+        let source = """
+            func chunks(in range: UnboundedRange, from start: Swift.UnboundedRange, count: Int) -> Int { count }
+
+            """
+        let result = try withValues(source)
+        #expect(
+            result.contains(
+                #"{ Trail.unread("in range: UnboundedRange"); Trail.unread("from start: Swift.UnboundedRange"); "#
+                    + #"Trail.value("count: Int", count) }"#), "\(result)")
+    }
+
     /// An async body has no frame on the thread's stack: its span says whether it records values, and its results
     /// and errors name it. One without arguments still records its result; one with neither is unchanged.
     @Test func asyncBodiesNameTheirSpan() throws {

@@ -108,3 +108,8 @@ enum Arguments {
         return parts.joined(separator: " ")
     }
 }
+
+extension Arguments {
+    /// A parameter of the toolchain's alias of a function type, which no scan finds: a non-escaping closure.
+    static func everything(in range: UnboundedRange, of items: [Int]) -> Int { items[range].count }
+}
