@@ -355,7 +355,8 @@ final class BodyCollector: SyntaxVisitor {
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
         // Values: what the call throws, through a `do`/`catch` around a `defer` body (`ThrownErrors`).
-        let opening = values && folded == nil && !mayBeEmpty ? ThrownErrors.opening(throwsClause, statements) : nil
+        let opening =
+            values && folded == nil && !mayBeEmpty ? ThrownErrors.opening(throwsClause, statements, async: async) : nil
         let recordsValues = !arguments.isEmpty || opening != nil || values && foldsExit && exitType != nil
         let code =
             statements.isEmpty

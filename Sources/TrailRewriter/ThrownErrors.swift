@@ -9,13 +9,16 @@ import SwiftSyntax
 /// otherwise. A `rethrows` body may call nothing that throws of itself, so it gets no `mayThrow` and counts no
 /// `try` in a call's arguments; nor is it wrapped with a `throw` of its own (in a `catch` that rethrows, as
 /// `withSpan` does) or a `try` in a `catch` (swift-nio's datagram writes): the compiler allows those only there, and
-/// then takes the added `catch`'s `throw` for one the parameters do not cause. Not
-/// where no statement of the body's own can throw, nor for `throws(Never)`.
+/// then takes the added `catch`'s `throw` for one the parameters do not cause; nor is an `async rethrows` body
+/// (`opening`). Not where no statement of the body's own can throw, nor for `throws(Never)`.
 enum ThrownErrors {
     /// The `do` that opens the body's statements, or nil when its errors are not caught.
-    static func opening(_ clause: ThrowsClauseSyntax?, _ statements: CodeBlockItemListSyntax) -> String? {
+    static func opening(_ clause: ThrowsClauseSyntax?, _ statements: CodeBlockItemListSyntax, async: Bool) -> String? {
         guard let clause, !statements.isEmpty else { return nil }
         let rethrowing = clause.throwsSpecifier.tokenKind == .keyword(.rethrows)
+        // Swift 6.3 crashes lowering that `throw` where the `do` calls an async sequence's rethrowing algorithm
+        // (`try await self.reduce(into: [])`, `contains`, `allSatisfy`), as swift-nio's tests do.
+        if rethrowing && async { return nil }
         let finder = ThrowFinder(viewMode: .sourceAccurate)
         finder.countsCallArguments = !rethrowing
         finder.walk(statements)

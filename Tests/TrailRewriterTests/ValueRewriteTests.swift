@@ -119,6 +119,10 @@ import TrailDriver
                 let value = try operation()
                 return value
             }
+            func count<S: AsyncSequence>(_ s: S) async rethrows -> Int {
+                let total = try await s.reduce(0) { sum, _ in sum + 1 }
+                return total
+            }
             func write(_ operation: () throws -> Int) rethrows -> Int {
                 do {
                     return try operation()
@@ -130,6 +134,11 @@ import TrailDriver
             """
         let result = try withValues(source)
         #expect(result.contains(#"Trail.unread("_ operation: () throws -> T") }; defer { Trail.exit() };/*trail>*/"#))
+        // An async one: Swift 6.3 crashes on the `throw` when the `do` calls an async sequence's `reduce`.
+        #expect(
+            result.contains(
+                #"Trail.enterAsync("M.count(_:) @ M/F.swift:12", values: 1); if __trail.recordsValues { Trail.value("_ s: S", s) }; defer { Trail.exit(__trail) };/*trail>*/"#
+            ))
         // A `try` in a `catch` of its own (swift-nio's datagram writes) is one the compiler lets through only there.
         #expect(result.contains(#"Trail.unread("_ operation: () throws -> Int") }; defer { Trail.exit() };/*trail>*/"#))
         #expect(

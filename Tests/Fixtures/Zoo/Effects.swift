@@ -187,6 +187,13 @@ extension Throwing {
         }
     }
 
+    /// An async sequence's rethrowing algorithm in an `async rethrows` body: no `catch` is added, on which Swift 6.3
+    /// crashes (swift-nio's tests).
+    static func counted<S: AsyncSequence>(_ elements: S) async rethrows -> Int {
+        let total = try await elements.reduce(0) { sum, _ in sum + 1 }
+        return total
+    }
+
     static func recover(_ error: any Error) throws -> Int {
         if error is ParseError { return -1 }
         throw error
