@@ -7,7 +7,8 @@
 // one as it or nil, and anything else (the generic fallback) by the written type in its descriptor alone, so no
 // user code runs and nothing is copied: the fallback borrows, whatever the type. No overload takes a raw pointer
 // (OpaquePointer only): an array or a string would be converted to one, with a warning, rather than take the
-// fallback; the zoo's variadic `String...` is such an argument.
+// fallback; the zoo's variadic `String...` is such an argument. A parameter written as a pointer type gets
+// `Trail.pointer` instead, which the rewriter picks by that written type.
 public import CTrailHooks
 internal import CTrailShim
 
@@ -154,6 +155,15 @@ extension Trail {
     }
     public static func value(_ descriptor: StaticString, _ v: OpaquePointer?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    /// An argument written as a standard pointer type or an optional of one (the rewriter picks this by the
+    /// written type): its address, or nil. Apart from `value`, which must not take a pointer.
+    public static func pointer(_ descriptor: StaticString, _ v: UnsafeRawPointer?) {
+        if let v {
+            ValueRecorder.bits(descriptor, .pointer, .argument, UInt64(UInt(bitPattern: v)))
+        } else {
+            ValueRecorder.bits(descriptor, .nilValue, .argument, 0)
+        }
     }
     public static func value(_ descriptor: StaticString, _ v: String) {
         ValueRecorder.string(descriptor, .string, .argument, v)

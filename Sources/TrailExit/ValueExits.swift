@@ -158,6 +158,35 @@ public func ~>| <Wrapped>(value: Wrapped?, exit: Trail.TypedValueExit<Wrapped?>)
     return value
 }
 
+/// Typed pointers: their address, as a raw pointer's.
+@_transparent public func ~>| <Pointee: ~Copyable>(
+    value: UnsafePointer<Pointee>, exit: Trail.TypedValueExit<UnsafePointer<Pointee>>
+) -> UnsafePointer<Pointee> {
+    Trail.exit(exit.descriptor, returning: UnsafeRawPointer(value))
+    return value
+}
+
+@_transparent public func ~>| <Pointee: ~Copyable>(
+    value: UnsafePointer<Pointee>?, exit: Trail.TypedValueExit<UnsafePointer<Pointee>?>
+) -> UnsafePointer<Pointee>? {
+    Trail.exit(exit.descriptor, returning: UnsafeRawPointer(value))
+    return value
+}
+
+@_transparent public func ~>| <Pointee: ~Copyable>(
+    value: UnsafeMutablePointer<Pointee>, exit: Trail.TypedValueExit<UnsafeMutablePointer<Pointee>>
+) -> UnsafeMutablePointer<Pointee> {
+    Trail.exit(exit.descriptor, returning: UnsafeRawPointer(value))
+    return value
+}
+
+@_transparent public func ~>| <Pointee: ~Copyable>(
+    value: UnsafeMutablePointer<Pointee>?, exit: Trail.TypedValueExit<UnsafeMutablePointer<Pointee>?>
+) -> UnsafeMutablePointer<Pointee>? {
+    Trail.exit(exit.descriptor, returning: UnsafeRawPointer(value))
+    return value
+}
+
 @_transparent public func ~>| (value: UnsafeRawPointer, exit: Trail.TypedValueExit<UnsafeRawPointer>)
     -> UnsafeRawPointer
 {

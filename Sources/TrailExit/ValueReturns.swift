@@ -160,6 +160,35 @@ public func ~>> <Wrapped>(value: Wrapped?, result: Trail.TypedResult<Wrapped?>) 
     return value
 }
 
+/// Typed pointers: their address, as a raw pointer's.
+@_transparent public func ~>> <Pointee: ~Copyable>(
+    value: UnsafePointer<Pointee>, result: Trail.TypedResult<UnsafePointer<Pointee>>
+) -> UnsafePointer<Pointee> {
+    Trail.result(result.descriptor, UnsafeRawPointer(value))
+    return value
+}
+
+@_transparent public func ~>> <Pointee: ~Copyable>(
+    value: UnsafePointer<Pointee>?, result: Trail.TypedResult<UnsafePointer<Pointee>?>
+) -> UnsafePointer<Pointee>? {
+    Trail.result(result.descriptor, UnsafeRawPointer(value))
+    return value
+}
+
+@_transparent public func ~>> <Pointee: ~Copyable>(
+    value: UnsafeMutablePointer<Pointee>, result: Trail.TypedResult<UnsafeMutablePointer<Pointee>>
+) -> UnsafeMutablePointer<Pointee> {
+    Trail.result(result.descriptor, UnsafeRawPointer(value))
+    return value
+}
+
+@_transparent public func ~>> <Pointee: ~Copyable>(
+    value: UnsafeMutablePointer<Pointee>?, result: Trail.TypedResult<UnsafeMutablePointer<Pointee>?>
+) -> UnsafeMutablePointer<Pointee>? {
+    Trail.result(result.descriptor, UnsafeRawPointer(value))
+    return value
+}
+
 @_transparent public func ~>> (value: UnsafeRawPointer, result: Trail.TypedResult<UnsafeRawPointer>) -> UnsafeRawPointer
 {
     Trail.result(result.descriptor, value)

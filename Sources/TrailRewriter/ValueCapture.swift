@@ -12,6 +12,9 @@ enum ValueCapture {
     struct Argument: Equatable {
         var descriptor: String
         var name: String?
+        /// Written as one of the standard pointer types, or an optional of one: recorded by its address
+        /// (`Trail.pointer`), which no overload of `Trail.value` may take (see ValueArguments.swift).
+        var pointer = false
     }
 
     /// The parameters of a function or initializer, in order. Not read: those without a name in the
@@ -31,8 +34,30 @@ enum ValueCapture {
                 && (parameter.ellipsis != nil || !namesFunctionAlias(parameter.type, functionAliases))
             // A keyword may name a parameter (`extension: String`); the body must write it `` `extension` ``.
             let reference = reservedWords.contains(name) ? "`\(name)`" : name
-            return Argument(descriptor: descriptor, name: read ? reference : nil)
+            return Argument(
+                descriptor: descriptor, name: read ? reference : nil,
+                pointer: parameter.ellipsis == nil && namesPointer(parameter.type))
         }
+    }
+
+    static let pointerTypes: Set<String> = [
+        "UnsafePointer", "UnsafeMutablePointer", "UnsafeRawPointer", "UnsafeMutableRawPointer",
+    ]
+
+    /// `UnsafePointer<T>`, `Swift.UnsafeRawPointer?` and the like, whatever attributes or specifiers precede it.
+    private static func namesPointer(_ type: TypeSyntax) -> Bool {
+        var base = type
+        while let attributed = base.as(AttributedTypeSyntax.self) { base = attributed.baseType }
+        if let optional = base.as(OptionalTypeSyntax.self) {
+            base = optional.wrappedType
+        } else if let unwrapped = base.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            base = unwrapped.wrappedType
+        }
+        if let identifier = base.as(IdentifierTypeSyntax.self) { return pointerTypes.contains(identifier.name.text) }
+        if let member = base.as(MemberTypeSyntax.self), member.baseType.trimmedDescription == "Swift" {
+            return pointerTypes.contains(member.name.text)
+        }
+        return false
     }
 
     /// The keywords that an expression must write in backticks to name a parameter.
@@ -126,9 +151,9 @@ enum ValueCapture {
     private static func recorders(_ arguments: [Argument]) -> String {
         let values = arguments.map { argument in
             guard let name = argument.name else { return "Trail.unread(\(Marker.literal(argument.descriptor)))" }
-            return isRedacted(argument)
-                ? "Trail.redacted(\(Marker.literal(argument.descriptor)))"
-                : "Trail.value(\(Marker.literal(argument.descriptor)), \(name))"
+            if isRedacted(argument) { return "Trail.redacted(\(Marker.literal(argument.descriptor)))" }
+            let recorder = argument.pointer ? "Trail.pointer" : "Trail.value"
+            return "\(recorder)(\(Marker.literal(argument.descriptor)), \(name))"
         }
         return values.joined(separator: "; ")
     }

@@ -32,6 +32,13 @@ import TrailTestSupport
         #expect(source.contains(#"~>| Trail.TypedValueExit<Double>("-> Double")"#))
         #expect(source.contains(#"{ Trail.unread("_ step: Step"); Trail.value("from start: Int", start) }"#))
         #expect(source.contains(#"Trail.value("extension: String", `extension`); Trail.value("in: Int", `in`)"#))
+        // Pointers by their written type, and never through `Trail.value`, which an array would convert to.
+        #expect(
+            source.contains(
+                #"{ Trail.pointer("_ bytes: UnsafePointer<UInt8>", bytes); "#
+                    + #"Trail.pointer("_ mutable: UnsafeMutablePointer<UInt8>?", mutable); "#
+                    + #"Trail.pointer("_ raw: Swift.UnsafeRawPointer!", raw); "#
+                    + #"Trail.pointer("_ none: UnsafeMutableRawPointer?", none) }"#))
     }
 
     @Test func printsWhatThePlainZooPrints() throws {
@@ -51,6 +58,14 @@ import TrailTestSupport
         }
         let replay = try run(Paths.trail, ["replay", described], check: true).stdout
         #expect(replay.contains(#"Zoo.Arguments.collections([7, 8], ["k": 1], [3]) = 4;"#), "\(replay.prefix(3000))")
+        // Pointers given and returned show their addresses: the second byte's is one past the first's.
+        let pointers = try #require(
+            replay.firstMatch(of: #/Zoo\.Arguments\.pointers\(0x(\w+), 0x(\w+), 0x(\w+), nil\) = 0x(\w+);/#))
+        let base = try #require(UInt(pointers.1, radix: 16))
+        #expect([pointers.2, pointers.3].allSatisfy { UInt($0, radix: 16) == base })
+        #expect(UInt(pointers.4, radix: 16) == base + 1)
+        #expect(replay.contains(#/Zoo\.Arguments\.last\(0x\w+, count: 0\) = nil;/#))
+        #expect(replay.contains(#/Zoo\.Arguments\.last\(0x\w+, count: 2\) = 0x\w+;/#))
     }
 
     /// Log mode's lines with values: arguments in place of the labels, results after the name

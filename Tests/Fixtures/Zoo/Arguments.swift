@@ -103,7 +103,7 @@ enum Arguments {
             "\(bytes.withUnsafeBufferPointer { pointer($0.baseAddress!, UnsafeRawPointer($0.baseAddress!)) })",
             "\(isolated(ledger))", "\(await Tally().add(3, note: nil))", "\(span(bytes.span))", "\(consumed(ticket))",
             "\(await sent(Ledger(), "ab").value)", "\(stepped({ $0 += 1 }, from: 6))",
-            "\(keywords(extension: "ab", in: 1, default: 2))",
+            "\(keywords(extension: "ab", in: 1, default: 2))", "\(pointed(bytes))",
         ]
         return parts.joined(separator: " ")
     }
@@ -112,4 +112,24 @@ enum Arguments {
 extension Arguments {
     /// A parameter of the toolchain's alias of a function type, which no scan finds: a non-escaping closure.
     static func everything(in range: UnboundedRange, of items: [Int]) -> Int { items[range].count }
+
+    /// Pointers of each standard type, optional or not, given and returned: recorded by their address.
+    static func pointers(
+        _ bytes: UnsafePointer<UInt8>, _ mutable: UnsafeMutablePointer<UInt8>?, _ raw: Swift.UnsafeRawPointer!,
+        _ none: UnsafeMutableRawPointer?
+    ) -> UnsafePointer<UInt8> { bytes + 1 }
+
+    static func last(_ bytes: UnsafePointer<UInt8>, count: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard count > 0 else { return nil }
+        return UnsafeMutablePointer(mutating: bytes + (count - 1))
+    }
+
+    static func pointed(_ bytes: [UInt8]) -> UInt8 {
+        var copy = bytes
+        return copy.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let second = pointers(base, base, UnsafeRawPointer(base), nil)
+            return second.pointee + (last(second, count: 0) == nil ? 0 : 1) + last(base, count: 2)!.pointee
+        }
+    }
 }
