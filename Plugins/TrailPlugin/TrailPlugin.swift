@@ -23,13 +23,17 @@ struct TrailPlugin: BuildToolPlugin {
         let features = environment["TRAIL_EXPERIMENTAL_FEATURES"].map { ["TRAIL_EXPERIMENTAL_FEATURES": $0] } ?? [:]
         // What the whole target declares (Never functions, result builders), rewritten only when it changes.
         // A Swift file of comments: any other kind of output would become a resource of the target.
+        // The modules it imports add their result builders and aliases of function types.
+        let imported = target.recursiveTargetDependencies.compactMap { $0 as? SwiftSourceModuleTarget }
+            .flatMap { $0.sourceFiles(withSuffix: "swift").map(\.url) }
         let declarations = output.appendingPathComponent("TrailDeclarations.swift")
         let scan = Command.buildCommand(
             displayName: "Trail scanning \(target.name)",
             executable: trail,
-            arguments: ["scan", "--output", declarations.path] + files.map(\.url.path),
+            arguments: ["scan", "--output", declarations.path] + imported.flatMap { ["--dependency", $0.path] }
+                + files.map(\.url.path),
             environment: features,
-            inputFiles: files.map(\.url),
+            inputFiles: files.map(\.url) + imported,
             outputFiles: [declarations])
         return [scan]
             + files.map { file in

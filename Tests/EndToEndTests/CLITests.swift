@@ -102,6 +102,25 @@ import TrailTestSupport
         #expect(!text.contains("// never") && !text.contains("// builder"))
     }
 
+    /// The modules a target imports (`--dependency`, which the plugin passes) add their aliases of function types
+    /// and result builders to the list, so that a parameter of another module's `Shouting` is not passed to a
+    /// recorder; not their `Never` functions, whose names the target may use for functions that return.
+    @Test func scanTakesWhatDependenciesDeclareThatCrossesModules() throws {
+        let directory = Paths.temporaryDirectory("scan-dependencies")
+        try "public typealias Shouting = (String) -> String\n@resultBuilder public enum LineBuilder {}\n"
+            .appending("public func stop() -> Never { fatalError() }\n")
+            .write(toFile: directory + "/Shout.swift", atomically: true, encoding: .utf8)
+        try "func relay(_ shout: Shouting) -> String { shout(\"a\") }\nfunc halt() -> Never { fatalError() }\n"
+            .write(toFile: directory + "/App.swift", atomically: true, encoding: .utf8)
+        let list = directory + "/Declarations.swift"
+        let result = try run(
+            Paths.trail,
+            ["scan", "--output", list, "--dependency", directory + "/Shout.swift", directory + "/App.swift"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = Transcript.read(list).split(separator: "\n").dropFirst()
+        #expect(lines == ["// never halt", "// builder LineBuilder", "// function-alias Shouting"])
+    }
+
     /// A build copy names its input in `#sourceLocation`, except a copy named main.swift: naming another
     /// main.swift would give the module two paths for the `#fileID` `App/main.swift`, a warning.
     @Test func buildCopyOfMainNamesItself() throws {

@@ -61,7 +61,21 @@ import TrailTestSupport
             Self.calls(app.stderr) == [
                 "-> App.Greeter.greet()  (App/Greeter.swift:4)",
                 "-> App.report(_:)  (App/main.swift:4)", "-> App.report(_:)  (App/main.swift:4)",
+                "-> App.relay(_:_:)  (App/Relay.swift:5)",
             ])
+
+        // With values, App's parameter of Untraced's alias `Shouting` is recorded by its type, not passed.
+        let values = try run(
+            "swift",
+            [
+                "build", "--package-path", package, "--scratch-path", package + "/.build/trail", "--product", "App",
+                "-Xswiftc", "-warnings-as-errors",
+            ],
+            environment: ["TRAIL": "1", "TRAIL_VALUES": "1"])
+        try #require(values.status == 0, "\((values.stdout + values.stderr).suffix(3000))")
+        let valued = try run(products + "/App", [], environment: ["TRAIL_TRACE": "1"], check: true)
+        #expect(valued.stdout == app.stdout)
+        #expect(Self.calls(valued.stderr).last == #"-> App.relay(<Shouting>, "done")  (App/Relay.swift:5)"#)
 
         // The zoo without --closures: the calls of the expected transcript, less the closures.
         let zoo = try run(products + "/Zoo", [], environment: ["TRAIL_TRACE": "1"], check: true)

@@ -7,5 +7,5 @@ func report(_ count: Int32) -> String {
 
 print(Greeter(name: "mix").greet())
 print(report(counter_next()), report(counter_next()))
-print(shout("done"))
+print(relay(shout, "done"))
 print("where:", #fileID, #line)
