@@ -116,7 +116,12 @@ public struct ShadowPackage {
             files = all
             // From the package's own sources: a copy that an earlier trail left unparsable would stay so.
             if switched { try refreshFromOriginal(all) }
-            settings.declared = [Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs)]
+            settings.declared = [
+                Declarations(
+                    merging: [
+                        Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs), dependencyDeclarations(),
+                    ])
+            ]
         } else {
             let copied = Set(changes.copied.map { copy + "/" + $0 })
             files = all.filter { copied.contains($0.path) }

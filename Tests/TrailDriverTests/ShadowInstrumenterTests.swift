@@ -61,6 +61,44 @@ import TrailTestSupport
     }
 }
 
+/// The package's dependencies, local (`path:`) and resolved checkouts, give their aliases of function types: a
+/// parameter of another package's `Shouting` is a non-escaping closure, not passed to a recorder (`trail test
+/// --values` on a package of swift-nio's users). Their `Never` functions are not taken.
+@Suite struct ShadowDependencyDeclarationsTests {
+    @Test func aliasesOfDependenciesAreKnown() throws {
+        let folder = Paths.temporaryDirectory("shadow-dependencies")
+        func write(_ text: String, _ path: String) throws {
+            try FileManager.default.createDirectory(
+                atPath: (folder + "/" + path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: folder + "/" + path, atomically: true, encoding: .utf8)
+        }
+        try write(
+            "// swift-tools-version:6.0\nimport PackageDescription\nlet package = Package(name: \"Shouts\")\n",
+            "Shouts/Package.swift")
+        try write(
+            "public typealias Shouting = (String) -> String\npublic func relay() -> Never { fatalError() }\n",
+            "Shouts/Sources/Shouts/Shouts.swift")
+        try write("public typealias Whisper = (String) -> Void\n", "App/.build/checkouts/remote/Sources/Remote/R.swift")
+        try write(
+            """
+            // swift-tools-version:6.0
+            import PackageDescription
+            let package = Package(name: "App", dependencies: [.package(path: "../Shouts")], targets: [.target(name: "A")])
+
+            """, "App/Package.swift")
+        try write("func relay(_ s: Shouting, _ w: Whisper) -> String { s(\"a\") }\n", "App/Sources/A/A.swift")
+        let shadow = try ShadowPackage(package: folder + "/App")
+        let changes = try shadow.sync(trail: Paths.packageRoot)
+        let report = try shadow.instrument(changes, values: true)
+        try shadow.commit(changes)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let text = Transcript.read(shadow.copy + "/Sources/A/A.swift")
+        #expect(text.contains(#"{ Trail.unread("_ s: Shouting"); Trail.unread("_ w: Whisper") }"#), "\(text)")
+        // `relay` here returns a String: the dependency's `Never` function of that name is not taken.
+        #expect(text.contains(#"/*<trail*/return /*trail>*/s("a")"#), "\(text)")
+    }
+}
+
 /// The copy's manifest points swift-trail at this checkout and keeps the traits the package asked for: the Server
 /// Sample's TrailLogging and TrailTracing products do not build without them.
 @Suite struct ShadowManifestTraitsTests {
