@@ -36,6 +36,8 @@ struct trail_recorder_state {
     pthread_t writer_thread;
     uint32_t writer_tid;
     uint32_t writer_wake;      // futex word: a producer wants a drain now
+    int crashing;              // a crash flushed the trace: the writer lets the Swift backtracer pause it
+    uint32_t writer_pausable;  // futex word: the writer has SIGPROF unblocked for that
     uint32_t writer_progress;  // bumped after each drain
     uint64_t total_records;
     uint64_t start_ticks, start_ns, start_wall_ns;
