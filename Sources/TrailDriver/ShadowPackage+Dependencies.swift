@@ -5,9 +5,11 @@ import TrailRewriter
 /// What the package's dependencies declare that its own code may use: aliases of function types (a parameter of
 /// one is a non-escaping closure, which a build with values must not pass to a recorder) and result builders. Read
 /// from the sources of its local (`path:`) dependencies and of the checkouts SwiftPM resolved, the package's and
-/// the copy's; a dependency not resolved yet is simply not read.
+/// the copy's; one resolved later (the first build clones it) has the next run instrument every file again.
 extension ShadowPackage {
-    func dependencyDeclarations() -> Declarations {
+    /// The folders of the package's dependencies that hold sources, sorted: each checkout once, whichever
+    /// scratch path holds it.
+    func dependencyFolders() -> [String] {
         var folders = Set<String>()
         if let manifest = try? FileIO.read(original + "/Package.swift") {
             folders.formUnion(Self.localDependencies(manifest, packageFolder: original))
@@ -17,13 +19,19 @@ extension ShadowPackage {
                 folders.insert(checkouts + "/" + name)
             }
         }
-        // Each checkout once, whichever scratch path holds it; only what its targets compile.
         var seen = Set<String>()
+        return folders.sorted().filter { folder in
+            access(folder + "/Sources", F_OK) == 0 && seen.insert((folder as NSString).lastPathComponent).inserted
+        }
+    }
+
+    /// What the `Sources` of `folders` declare that crosses modules.
+    static func declarations(ofDependencies folders: [String]) -> Declarations {
         var sources: [String] = []
-        for folder in folders.sorted() where seen.insert((folder as NSString).lastPathComponent).inserted {
-            let root = folder + "/Sources"
-            guard access(root, F_OK) == 0, let files = try? SourceFiles.collect([root], excludes: [], module: nil)
-            else { continue }
+        for folder in folders {
+            guard let files = try? SourceFiles.collect([folder + "/Sources"], excludes: [], module: nil) else {
+                continue
+            }
             sources += files.map(\.path)
         }
         return Declarations.scan(sources, jobs: BatchOptions.defaultJobs).seenFromAnotherModule

@@ -27,6 +27,8 @@ public struct ShadowPackage {
     static let sourcesState = "sources"
     /// What the copy's modules declare (Never functions, result builders), kept between runs.
     static let declarationsFile = "declarations.swift"
+    /// The dependency folders whose declarations the copy was instrumented with (`dependencyFolders`).
+    static let dependenciesFile = "dependencies"
 
     public init(package: String) throws(SourceError) {
         let absolute = package.hasPrefix("/") ? package : FileManager.default.currentDirectoryPath + "/" + package
@@ -111,17 +113,25 @@ public struct ShadowPackage {
         let stamp = Self.instrumenterStamp(values: values)
         let switched = (try? FileIO.read(stampPath)).map { String(decoding: $0, as: UTF8.self) } != stamp
         if switched { try FileIO.writeIfChanged(Array(stamp.utf8), to: stampPath) }
+        // Dependencies resolved since (the first build clones them): what they declare may change the rewrite.
+        let dependencies = dependencyFolders()
+        let dependenciesPath = root + "/" + Self.dependenciesFile
+        let listed = Array(dependencies.joined(separator: "\n").utf8)
         let files: [SourceFile]
-        if changes.manifestChanged || switched || !FileManager.default.fileExists(atPath: cache) {
+        if changes.manifestChanged || switched || (try? FileIO.read(dependenciesPath)) != listed
+            || !FileManager.default.fileExists(atPath: cache)
+        {
             files = all
             // From the package's own sources: a copy that an earlier trail left unparsable would stay so.
             if switched { try refreshFromOriginal(all) }
             settings.declared = [
                 Declarations(
                     merging: [
-                        Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs), dependencyDeclarations(),
+                        Declarations.scan(all.map(\.path), jobs: BatchOptions.defaultJobs),
+                        Self.declarations(ofDependencies: dependencies),
                     ])
             ]
+            try FileIO.writeIfChanged(listed, to: dependenciesPath)
         } else {
             let copied = Set(changes.copied.map { copy + "/" + $0 })
             files = all.filter { copied.contains($0.path) }

@@ -78,7 +78,6 @@ import TrailTestSupport
         try write(
             "public typealias Shouting = (String) -> String\npublic func relay() -> Never { fatalError() }\n",
             "Shouts/Sources/Shouts/Shouts.swift")
-        try write("public typealias Whisper = (String) -> Void\n", "App/.build/checkouts/remote/Sources/Remote/R.swift")
         try write(
             """
             // swift-tools-version:6.0
@@ -88,11 +87,21 @@ import TrailTestSupport
             """, "App/Package.swift")
         try write("func relay(_ s: Shouting, _ w: Whisper) -> String { s(\"a\") }\n", "App/Sources/A/A.swift")
         let shadow = try ShadowPackage(package: folder + "/App")
-        let changes = try shadow.sync(trail: Paths.packageRoot)
-        let report = try shadow.instrument(changes, values: true)
-        try shadow.commit(changes)
-        #expect(report.errors.isEmpty, "\(report.errors)")
-        let text = Transcript.read(shadow.copy + "/Sources/A/A.swift")
+        func instrument() throws -> BatchReport {
+            let changes = try shadow.sync(trail: Paths.packageRoot)
+            let report = try shadow.instrument(changes, values: true)
+            try shadow.commit(changes)
+            #expect(report.errors.isEmpty, "\(report.errors)")
+            return report
+        }
+        _ = try instrument()
+        var text = Transcript.read(shadow.copy + "/Sources/A/A.swift")
+        #expect(text.contains(#"{ Trail.unread("_ s: Shouting"); Trail.value("_ w: Whisper", w) }"#), "\(text)")
+        #expect(try instrument().changed == 0)
+        // A checkout resolved since (the first build clones it): every file is instrumented again.
+        try write("public typealias Whisper = (String) -> Void\n", "App/.build/checkouts/remote/Sources/Remote/R.swift")
+        #expect(try instrument().changed == 1)
+        text = Transcript.read(shadow.copy + "/Sources/A/A.swift")
         #expect(text.contains(#"{ Trail.unread("_ s: Shouting"); Trail.unread("_ w: Whisper") }"#), "\(text)")
         // `relay` here returns a String: the dependency's `Never` function of that name is not taken.
         #expect(text.contains(#"/*<trail*/return /*trail>*/s("a")"#), "\(text)")
