@@ -119,6 +119,8 @@ static void *writer_main(void *unused) {
                             __ATOMIC_ACQUIRE)) {  // a signal handler drains now: stay out of its way
             if (__atomic_load_n(&trail_rec.crashing, __ATOMIC_ACQUIRE) && !trail_rec.writer_pausable)
                 let_backtracer_pause();
+            // Taken, or the wait would return at once, and this loop spin while the backtracer runs.
+            __atomic_store_n(&trail_rec.writer_wake, 0, __ATOMIC_RELAXED);
             futex_wait(&trail_rec.writer_wake, 0, 10000000);
             continue;
         }
