@@ -58,7 +58,8 @@ import TrailTestSupport
     }
 
     /// `TrailExit`, imported whole by traced files, declares the exit operators and nothing else: `~>|` (and its
-    /// overloads per recordable type and for optionals, for a build with values) and `~>>`, a kept result's.
+    /// overloads per recordable type, typed pointer and for optionals, for a build with values) and `~>>`, a kept
+    /// result's.
     @Test func theExitModuleDeclaresOnlyTheOperators() throws {
         let interface = try String(
             contentsOfFile: Paths.buildDirectory + "/Modules/TrailExit.swiftinterface", encoding: .utf8)
@@ -74,7 +75,8 @@ import TrailTestSupport
                 "infix operator ~>> : TrailExitPrecedence", "@_transparent public func ~>| <Value>",
                 "@_transparent public func ~>| ", "@_transparent public func ~>> <Value>",
                 "@_transparent public func ~>> ", "@_transparent public func ~>| <Wrapped>",
-                "@_transparent public func ~>> <Wrapped>",
+                "@_transparent public func ~>> <Wrapped>", "@_transparent public func ~>| <Pointee>",
+                "@_transparent public func ~>> <Pointee>",
             ], "\(declarations.sorted())")
     }
 
