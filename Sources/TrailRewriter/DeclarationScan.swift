@@ -80,8 +80,6 @@ public struct Declarations: Equatable, Sendable {
         return Set(built.filter { seen.contains($0.protocolName) }.map(\.name))
     }
 
-    /// Only what can matter to a rewrite: requirements with a builder attribute, and the refinements that lead
-    /// to their protocols. Keeps the list `trail scan` writes, and so the rebuilds it triggers, small.
     /// What another module's declarations tell this one's rewrite: its result builders, builder requirements and
     /// aliases of function types, not its `Never` functions, whose names may be this module's for functions that
     /// return.
@@ -91,6 +89,8 @@ public struct Declarations: Equatable, Sendable {
         return seen
     }
 
+    /// Only what can matter to a rewrite: requirements with a builder attribute, and the refinements that lead
+    /// to their protocols. Keeps the list `trail scan` writes, and so the rebuilds it triggers, small.
     public var relevant: Declarations {
         let built = requirements.filter { isResultBuilder($0.attribute) }
         var reaching = Set(built.map(\.protocolName))

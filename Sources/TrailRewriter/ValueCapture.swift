@@ -46,18 +46,32 @@ enum ValueCapture {
 
     /// `UnsafePointer<T>`, `Swift.UnsafeRawPointer?` and the like, whatever attributes or specifiers precede it.
     private static func namesPointer(_ type: TypeSyntax) -> Bool {
-        var base = type
-        while let attributed = base.as(AttributedTypeSyntax.self) { base = attributed.baseType }
+        var base = withoutAttributes(type).base
         if let optional = base.as(OptionalTypeSyntax.self) {
             base = optional.wrappedType
         } else if let unwrapped = base.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
             base = unwrapped.wrappedType
         }
-        if let identifier = base.as(IdentifierTypeSyntax.self) { return pointerTypes.contains(identifier.name.text) }
-        if let member = base.as(MemberTypeSyntax.self), member.baseType.trimmedDescription == "Swift" {
-            return pointerTypes.contains(member.name.text)
+        guard let named = nominal(base), named.module == nil || named.module == "Swift" else { return false }
+        return pointerTypes.contains(named.name)
+    }
+
+    /// The type under its attributes and specifiers, and whether one of them is `@escaping`.
+    private static func withoutAttributes(_ type: TypeSyntax) -> (base: TypeSyntax, escaping: Bool) {
+        var base = type
+        var escaping = false
+        while let attributed = base.as(AttributedTypeSyntax.self) {
+            escaping = escaping || attributed.attributes.contains { $0.trimmedDescription == "@escaping" }
+            base = attributed.baseType
         }
-        return false
+        return (base, escaping)
+    }
+
+    /// `Name` or `Module.Name` (generic arguments aside): the name, and what qualifies it.
+    private static func nominal(_ type: TypeSyntax) -> (module: String?, name: String)? {
+        if let identifier = type.as(IdentifierTypeSyntax.self) { return (nil, identifier.name.text) }
+        if let member = type.as(MemberTypeSyntax.self) { return (member.baseType.trimmedDescription, member.name.text) }
+        return nil
     }
 
     /// The keywords that an expression must write in backticks to name a parameter.
@@ -69,25 +83,14 @@ enum ValueCapture {
         "while", "Any", "as", "await", "false", "is", "nil", "super", "throws", "true", "try",
     ]
 
-    /// `Handler` or `Module.Handler` where `Handler` is a function type's alias, not marked `@escaping`.
     /// The toolchain's public aliases of function types, which no scan of the package finds
     /// (`subscript(_: UnboundedRange)`, swift-nio's `readChunks(in: UnboundedRange)`; Swift Testing's matcher).
     static let toolchainFunctionAliases: Set<String> = ["UnboundedRange", "KnownIssueMatcher"]
 
+    /// `Handler` or `Module.Handler` where `Handler` is a function type's alias, not marked `@escaping`.
     private static func namesFunctionAlias(_ type: TypeSyntax, _ aliases: Set<String>) -> Bool {
-        var base = type
-        while let attributed = base.as(AttributedTypeSyntax.self) {
-            if attributed.attributes.contains(where: { $0.trimmedDescription == "@escaping" }) { return false }
-            base = attributed.baseType
-        }
-        let name: String
-        if let identifier = base.as(IdentifierTypeSyntax.self) {
-            name = identifier.name.text
-        } else if let member = base.as(MemberTypeSyntax.self) {
-            name = member.name.text
-        } else {
-            return false
-        }
+        let (base, escaping) = withoutAttributes(type)
+        guard !escaping, let name = nominal(base)?.name else { return false }
         return aliases.contains(name) || toolchainFunctionAliases.contains(name)
     }
 
