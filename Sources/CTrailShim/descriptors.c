@@ -9,10 +9,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,16 +65,29 @@ void trail_block_file_size_signal(void) {
 
 void trail_say(const char *text, size_t length) {
     // A pipe or socket that is full would block this write, and it may run where a lock the reader needs is held
-    // (a fork's prepare handlers hold the logger's): said only when there is room, in one write of at most a
-    // page, which then fits whole.
+    // (a fork's prepare handlers hold the logger's): said without blocking, or not at all. A poll for room first
+    // was not enough: another thread filled the pipe between the poll and the write (1 fork in 400 hung).
     struct stat info;
-    if (fstat(2, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
-        struct pollfd ready = { 2, POLLOUT, 0 };
-        if (poll(&ready, 1, 0) != 1 || !(ready.revents & POLLOUT)) return;
-        if (length > 4096) length = 4096;
+    if (fstat(2, &info) != 0) return;
+    if (length > PIPE_BUF) length = PIPE_BUF;  // whole or not at all on a pipe
+    if (S_ISSOCK(info.st_mode)) {
+        send(2, text, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+        return;
+    }
+    if (S_ISFIFO(info.st_mode)) {
+        // O_NONBLOCK on fd 2 itself would reach the program's own writes, which share its description; a
+        // description of our own, opened through /proc, does not. Without /proc (or after a privilege drop that
+        // hides it) the message is lost rather than risk the hang.
+        int own = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (own < 0) return;
+        ssize_t written;
+        do written = write(own, text, length);
+        while (written < 0 && errno == EINTR);
+        close(own);
+        return;
     }
     while (length > 0) {
-        ssize_t written = write(2, text, length);
+        ssize_t written = trail_write_within_limit(2, text, length);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) return;
         text += written;
