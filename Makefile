@@ -29,6 +29,7 @@ deps: offline-packages
 	$(call need,libbz2-dev)
 	$(call need,elfutils)
 	$(call need,tmux)
+	$(call need,valgrind)
 
 # swift-log, swift-distributed-tracing and swift-service-context, which the integrations (and Samples/Server) get
 # by their public URLs, resolve to local git repositories made from TRAIL_OFFLINE_PACKAGES, through mirrors in

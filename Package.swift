@@ -94,9 +94,9 @@ let package = Package(
     ],
     targets: [
         // The hot path is optimized even in debug builds: tracing a debug build is the point.
-        .target(name: "CTrailShim", dependencies: ["CTrailHooks"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CTrailShim", dependencies: ["CTrailHooks"], cSettings: [.unsafeFlags(["-O2", "-fdebug-default-version=4"])]),
         // The hooks' declarations alone: the only module that Trail's public interface loads.
-        .target(name: "CTrailHooks"),
+        .target(name: "CTrailHooks", cSettings: [.unsafeFlags(["-fdebug-default-version=4"])]),
         // Optimized even in debug builds, and without dynamic exclusivity checks on the logging path. No Foundation:
         // loading it and ICU cost every traced launch ~2.4 ms. Built with library evolution so that its internal
         // imports (Glibc, Synchronization, the C shim) stay its own: a client of a module without it loads them too,

@@ -20,8 +20,8 @@ enum RuntimePackage {
             name: "swift-trail",
             products: [.library(name: "Trail", targets: ["Trail", "TrailExit"])],
             targets: [
-                .target(name: "CTrailShim", dependencies: ["CTrailHooks"], cSettings: [.unsafeFlags(["-O2"])]),
-                .target(name: "CTrailHooks"),
+                .target(name: "CTrailShim", dependencies: ["CTrailHooks"], cSettings: [.unsafeFlags(["-O2", "-fdebug-default-version=4"])]),
+                .target(name: "CTrailHooks", cSettings: [.unsafeFlags(["-fdebug-default-version=4"])]),
                 .target(name: "Trail", dependencies: ["CTrailHooks", "CTrailShim", "TrailFormat"],
                         swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked", "-Xfrontend", "-enable-library-evolution",
                                                       "-Xfrontend", "-alias-module-names-in-module-interface"]),
