@@ -14,12 +14,13 @@ int trail_before_image_ends(void) {
     return trail_trace_before_exec();
 }
 
-__attribute__((noreturn)) void _exit(int status) {
+__attribute__((noreturn)) static void end_image(int status) {
     trail_before_image_ends();
+    void (*sanitizer_exit)(int) = trail_libc()->sanitizer_exit;
+    if (sanitizer_exit) sanitizer_exit(status);
     for (;;) syscall(SYS_exit_group, status);
 }
 
-__attribute__((noreturn)) void _Exit(int status) {
-    trail_before_image_ends();
-    for (;;) syscall(SYS_exit_group, status);
-}
+__attribute__((noreturn)) void _exit(int status) { end_image(status); }
+
+__attribute__((noreturn)) void _Exit(int status) { end_image(status); }

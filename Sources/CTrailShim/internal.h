@@ -296,6 +296,8 @@ struct trail_real_calls {
     int (*fexecve)(int, char *const[], char *const[]);
     int (*system)(const char *);
     FILE *(*popen)(const char *, const char *);
+    /// A sanitizer's _exit, which reports before the process ends (TSan's: exit status 66 after a race).
+    void (*sanitizer_exit)(int);
 };
 extern struct trail_real_calls trail_real;
 /// Finds them (a constructor does, before Trail's others); a NULL is one this link lacks.

@@ -49,7 +49,33 @@ static int direct_fexecve(int fd, char *const argv[], char *const envp[]) {
     return direct_execve(path, argv, envp);
 }
 
-static void *next(const char *name, void *linked) {
+// A sanitizer's runtime (TSan, ASan) linked into the executable intercepts some of these with weak definitions
+// of the same names, which Trail's replace there; its interceptors stay reachable as __interceptor_NAME. Trail
+// calls them instead of libc's, or the sanitizer would never see the thread start (TSan crashed on its first
+// event) or the child spawned. Not when the process resolves NAME to the interceptor itself (Trail in a shared
+// library, after the executable): the sanitizer calls Trail then, and calling it back would loop.
+#define SANITIZED(name)                                                                                  \
+    extern void __interceptor_##name(void) __attribute__((weak));                                        \
+    extern void __interceptor_trampoline_##name(void) __attribute__((weak));                             \
+    static void *sanitized_##name(void) {                                                                \
+        if (!__interceptor_##name) return NULL;                                                          \
+        void *first = dlsym(RTLD_DEFAULT, #name);                                                        \
+        return first == (void *)__interceptor_##name || first == (void *)__interceptor_trampoline_##name \
+                   ? NULL                                                                                \
+                   : (void *)__interceptor_##name;                                                       \
+    }
+SANITIZED(pthread_create)
+SANITIZED(posix_spawn)
+SANITIZED(posix_spawnp)
+SANITIZED(execve)
+SANITIZED(execvpe)
+SANITIZED(fexecve)
+SANITIZED(system)
+SANITIZED(popen)
+SANITIZED(_exit)
+
+static void *next(const char *name, void *sanitized, void *linked) {
+    if (sanitized) return sanitized;
     if (linked) return linked;
     return __pthread_create_2_1 ? NULL : dlsym(RTLD_NEXT, name);  // a static link has no next object
 }
@@ -57,16 +83,17 @@ static void *next(const char *name, void *linked) {
 void trail_real_resolve(void) {
     if (__atomic_load_n(&trail_real.resolved, __ATOMIC_ACQUIRE)) return;
     struct trail_real_calls found = { 0 };
-    found.pthread_create = next("pthread_create", (void *)__pthread_create_2_1);
-    found.posix_spawn = next("posix_spawn", (void *)__posix_spawn);
-    found.posix_spawnp = next("posix_spawnp", (void *)__posix_spawnp);
-    found.execve = next("execve", NULL);
+    found.pthread_create = next("pthread_create", sanitized_pthread_create(), (void *)__pthread_create_2_1);
+    found.posix_spawn = next("posix_spawn", sanitized_posix_spawn(), (void *)__posix_spawn);
+    found.posix_spawnp = next("posix_spawnp", sanitized_posix_spawnp(), (void *)__posix_spawnp);
+    found.execve = next("execve", sanitized_execve(), NULL);
     if (!found.execve) found.execve = direct_execve;
-    found.execvpe = next("execvpe", (void *)__execvpe);
-    found.fexecve = next("fexecve", NULL);
+    found.execvpe = next("execvpe", sanitized_execvpe(), (void *)__execvpe);
+    found.fexecve = next("fexecve", sanitized_fexecve(), NULL);
     if (!found.fexecve) found.fexecve = direct_fexecve;
-    found.system = next("system", (void *)__libc_system);
-    found.popen = next("popen", (void *)_IO_new_popen);
+    found.system = next("system", sanitized_system(), (void *)__libc_system);
+    found.popen = next("popen", sanitized_popen(), (void *)_IO_new_popen);
+    found.sanitizer_exit = sanitized__exit();
     found.resolved = 1;
     // Two threads may both get here before a constructor ran (another library's): they find the same.
     __atomic_store_n(&trail_real.pthread_create, found.pthread_create, __ATOMIC_RELAXED);
@@ -77,6 +104,7 @@ void trail_real_resolve(void) {
     __atomic_store_n(&trail_real.fexecve, found.fexecve, __ATOMIC_RELAXED);
     __atomic_store_n(&trail_real.system, found.system, __ATOMIC_RELAXED);
     __atomic_store_n(&trail_real.popen, found.popen, __ATOMIC_RELAXED);
+    __atomic_store_n(&trail_real.sanitizer_exit, found.sanitizer_exit, __ATOMIC_RELAXED);
     __atomic_store_n(&trail_real.resolved, 1, __ATOMIC_RELEASE);
 }
 

@@ -128,10 +128,12 @@ static void *writer_main(void *unused) {
             futex_wait(&trail_rec.writer_wake, 0, pause);
         __atomic_store_n(&trail_rec.writer_wake, 0, __ATOMIC_RELAXED);
         int wanted = 0;
-        if (trail_rec.trace_fd < 0 && !trail_rec.forked && trail_monotonic_ns() - started < 50000000u) {
+        if (__atomic_load_n(&trail_rec.trace_fd, __ATOMIC_RELAXED) < 0 && !trail_rec.forked
+            && trail_monotonic_ns() - started < 50000000u) {
             uint32_t count = __atomic_load_n(&trail_rec.ring_count, __ATOMIC_ACQUIRE);
             for (uint32_t i = 0; i < count && !wanted; i++) {
-                wanted = __atomic_load_n(&trail_rec.rings[i]->head, __ATOMIC_ACQUIRE) - trail_rec.rings[i]->tail
+                wanted = __atomic_load_n(&trail_rec.rings[i]->head, __ATOMIC_ACQUIRE)
+                             - __atomic_load_n(&trail_rec.rings[i]->tail, __ATOMIC_RELAXED)
                          > trail_rec.ring_capacity / 4;
             }
             if (!wanted && !__atomic_load_n(&trail_rec.writer_wake, __ATOMIC_ACQUIRE)) {

@@ -73,7 +73,7 @@ static int trace_fd_usable(void) {
     if (trail_rec.trace_fd_lost) return 0;
     int fd = open(trail_rec.trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0 && trail_fd_is(fd, trace_device, trace_inode)) {
-        trail_rec.trace_fd = trail_fd_move_high(fd);
+        __atomic_store_n(&trail_rec.trace_fd, trail_fd_move_high(fd), __ATOMIC_RELAXED);
         return 1;
     }
     if (fd >= 0) close(fd);
@@ -85,7 +85,7 @@ static int trace_fd_usable(void) {
 void trail_file_close(void) {
     if (trail_rec.trace_fd >= 0 && trail_fd_is(trail_rec.trace_fd, trace_device, trace_inode))
         close(trail_rec.trace_fd);
-    trail_rec.trace_fd = -1;
+    __atomic_store_n(&trail_rec.trace_fd, -1, __ATOMIC_RELAXED);
     trail_rec.trace_fd_lost = 0;
 }
 
@@ -326,7 +326,7 @@ static void start_lap(void) {
 /// The start of a new trace, written into it before it has a name (trail_create_whole): the header, the first
 /// block's header and INFO. 0 when all of it was written.
 static int write_start(int fd) {
-    trail_rec.trace_fd = fd;
+    __atomic_store_n(&trail_rec.trace_fd, fd, __ATOMIC_RELAXED);
     remember_trace_identity();
     struct trail_trace_header header = {
         TRAIL_TRACE_MAGIC,
@@ -353,7 +353,7 @@ static int write_start(int fd) {
     trail_file_put_chunk(CHUNK_INFO, trail_rec.trace_info, trail_rec.trace_info_length);
     trail_file_flush();
     trail_file_write_block_header();
-    trail_rec.trace_fd = -1;
+    __atomic_store_n(&trail_rec.trace_fd, -1, __ATOMIC_RELAXED);
     if (!trail_rec.write_error) return 0;
     errno = trail_rec.write_error;
     return -1;
@@ -392,7 +392,8 @@ int trail_file_open(void) {
         __atomic_store_n(&trail_rec.full, 1, __ATOMIC_RELAXED);
         return -1;
     }
-    trail_rec.trace_fd = trail_fd_move_high(fd);  // where the program's own opens do not land first
+    __atomic_store_n(&trail_rec.trace_fd, trail_fd_move_high(fd),
+                     __ATOMIC_RELAXED);  // where the program's own opens do not land first
     remember_trace_identity();
     __atomic_store_n(&trail_rec.prune_wanted, 1, __ATOMIC_RELEASE);
     return 0;

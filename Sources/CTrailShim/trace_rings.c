@@ -107,6 +107,7 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
         pthread_mutex_lock(&trail_rec.registry_lock);
         count = trail_rec.ring_count;
     }
+    int fresh = 0;
     if (!ring && count < MAX_RINGS) {
         ring = calloc(1, sizeof *ring);
         void *memory = ring ? mmap(NULL, trail_rec.ring_capacity * sizeof(struct trail_record), PROT_READ | PROT_WRITE,
@@ -121,26 +122,29 @@ struct trail_ring *trail_ring_attach(struct trail_thread *thread) {
             ring->records = memory;
             ring->mask = trail_rec.ring_capacity - 1;
             ring->slot = count;
-            trail_rec.rings[count] = ring;
-            __atomic_store_n(&trail_rec.ring_count, count + 1, __ATOMIC_RELEASE);
+            fresh = 1;
         }
     }
     if (ring) {
-        // Positions go on rising in a reused slot, so they identify records across its threads.
-        uint32_t slot = ring->slot;
-        struct trail_record *records = ring->records;
-        uint64_t mask = ring->mask, position = ring->tail, token = ring->token;
-        memset(ring, 0, sizeof *ring);
-        ring->records = records;
-        ring->mask = mask;
-        ring->slot = slot;
-        ring->token = token;
-        ring->head = ring->tail = ring->cached_tail = position;
+        // A new ring is whole before the writer can see it (ring_count). A reused one, drained (head == tail),
+        // the writer may be reading: only what belongs to the new thread is written. Its positions go on rising
+        // in the slot, so they identify records across its threads.
+        uint64_t position = ring->tail;
+        if (!fresh) {
+            ring->dropped = 0;
+            __atomic_store_n(&ring->dropped_total, 0, __ATOMIC_RELAXED);
+            ring->name_written = 0;
+        }
+        ring->cached_tail = position;
         ring->tid = trail_current_tid();
         prctl(PR_GET_NAME, ring->name);
         // The page the first records go to is faulted in now (a whole huge page where the kernel gives one), so
         // that the thread's first call is not charged with it. Nothing reads past head: the write is unseen.
         __atomic_store_n(&ring->records[position & ring->mask].time, 0, __ATOMIC_RELAXED);
+        if (fresh) {
+            trail_rec.rings[count] = ring;
+            __atomic_store_n(&trail_rec.ring_count, count + 1, __ATOMIC_RELEASE);
+        }
         __atomic_store_n(&ring->state, RING_LIVE, __ATOMIC_RELEASE);
         pthread_setspecific(trail_rec.ring_key, ring);
     }
