@@ -2,16 +2,16 @@ import Foundation
 import Testing
 import TrailTestSupport
 
-/// A traced program built with ThreadSanitizer (`swift test --sanitize=thread`, which server packages run in CI)
-/// runs as its untraced build does. Trail's pthread_create, posix_spawn and the rest replaced TSan's interceptors
+/// A traced program built with ThreadSanitizer or AddressSanitizer (`swift test --sanitize=thread`, which server
+/// packages run in CI) runs as its untraced build does. Trail's pthread_create, posix_spawn and the rest replaced TSan's interceptors
 /// of the same names and called libc's: TSan never saw the threads start and crashed at their first event. The
 /// runtime's own C is built with TSan here as SwiftPM builds it: a ring reused or added while the writer looked
-/// at it was a data race TSan reported, which fails the suite.
+/// at it was a data race TSan reported, which fails the suite. Under ASan the runtime's C must show no memory error.
 @Suite struct SanitizerTests {
-    /// Tests/Fixtures/StaticProbe with `-sanitize=thread`, linked with CTrailShim compiled with
-    /// `-fsanitize=thread` and the rest of the runtime as built; or why it was not built.
-    static let probe: (path: String?, failure: String) = {
-        let directory = Paths.temporaryDirectory("tsan-probe")
+    /// Tests/Fixtures/StaticProbe with `-sanitize=NAME`, linked with CTrailShim compiled with `-fsanitize=NAME`
+    /// and the rest of the runtime as built; or why it was not built.
+    static func build(_ sanitizer: String) -> (path: String?, failure: String) {
+        let directory = Paths.temporaryDirectory("\(sanitizer)-probe")
         let sources = Paths.packageRoot + "/Sources"
         do {
             let shim = try FileManager.default.contentsOfDirectory(atPath: sources + "/CTrailShim")
@@ -22,37 +22,40 @@ import TrailTestSupport
                 try run(
                     Paths.toolchainUsr + "/bin/clang",
                     [
-                        "-c", "-O1", "-g", "-fsanitize=thread", "-DSWIFT_PACKAGE=1", "-I",
+                        "-c", "-O1", "-g", "-fsanitize=" + sanitizer, "-DSWIFT_PACKAGE=1", "-I",
                         sources + "/CTrailHooks/include",
                         "-I", sources + "/CTrailShim/include", "-o", object, sources + "/CTrailShim/" + file,
                     ], check: true)
                 objects.append(object)
             }
             let runtime = ["CTrailHooks", "TrailFormat", "Trail", "TrailExit"].flatMap(CProbe.objects(of:))
-            let output = directory + "/tsan-probe"
+            let output = directory + "/probe"
             try run(
                 "swiftc",
                 [
-                    "-sanitize=thread", "-o", output, "-I", Paths.buildDirectory + "/Modules", "-I",
+                    "-sanitize=" + sanitizer, "-o", output, "-I", Paths.buildDirectory + "/Modules", "-I",
                     sources + "/CTrailHooks/include", Paths.fixture("StaticProbe/main.swift"),
                 ] + objects + runtime, check: true)
             return (output, "")
         } catch {
             return (nil, "\(error)")
         }
-    }()
+    }
 
-    @Test(arguments: ["off", "log", "record"])
-    func aThreadSanitizedProgramRunsTraced(mode: String) throws {
-        let probe = try #require(Self.probe.path, "\(Self.probe.failure)")
-        let directory = Paths.temporaryDirectory("tsan-run")
+    static let probes = ["thread": build("thread"), "address": build("address")]
+
+    @Test(arguments: ["thread", "address"], ["off", "log", "record"])
+    func aSanitizedProgramRunsTraced(sanitizer: String, mode: String) throws {
+        let built = try #require(Self.probes[sanitizer])
+        let probe = try #require(built.path, "\(built.failure)")
+        let directory = Paths.temporaryDirectory("\(sanitizer)-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var environment = ["TSAN_OPTIONS": "halt_on_error=1"]
         if mode != "off" { environment["TRAIL_TRACE"] = mode }
         if mode == "record" { environment["TRAIL_TRACE_FILE"] = directory + "/%p.trace" }
         let result = try run("/usr/bin/timeout", ["-s", "KILL", "60", probe], environment: environment)
         #expect(result.shellStatus == 0, "\(result.stderr.suffix(3000))")
-        #expect(!result.stderr.contains("ThreadSanitizer"), "\(result.stderr.suffix(3000))")
+        #expect(!result.stderr.contains("Sanitizer"), "\(result.stderr.suffix(3000))")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "thread 0" && lines.count == 6, "\(result.stdout)")
         if mode == "record" {
