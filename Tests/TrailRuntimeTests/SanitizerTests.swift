@@ -64,3 +64,28 @@ import TrailTestSupport
         }
     }
 }
+
+extension SanitizerTests {
+    /// ASan keeps its own SEGV handler in place of Trail's and ends the process after its report: the logger's
+    /// buffered lines went with it (the log held the report alone), and so did the trace's last records. Its
+    /// death callback writes them first.
+    @Test(arguments: ["log", "record"])
+    func whatAnAddressSanitizerReportEndsIsWritten(mode: String) throws {
+        let probe = try #require(Self.probes["address"]?.path, "\(Self.probes["address"]?.failure ?? "")")
+        let directory = Paths.temporaryDirectory("asan-crash")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var environment = ["STATIC_PROBE_CRASH": "1", "TRAIL_TRACE": mode]
+        if mode == "record" { environment["TRAIL_TRACE_FILE"] = directory + "/traces/%p.trace" }
+        let result = try run(
+            "/usr/bin/timeout", ["-s", "KILL", "60", probe, directory + "/logs"], environment: environment)
+        #expect(result.shellStatus == 1, "\(result.stderr.suffix(2000))")
+        let log = try String(contentsOfFile: directory + "/logs/static.log", encoding: .utf8)
+        #expect(log.contains("ERROR: AddressSanitizer: SEGV"), "\(log.suffix(2000))")
+        #expect(log.contains("info static: bootstrapped"), "\(log.prefix(2000))")
+        if mode == "record" {
+            let traces = try FileManager.default.contentsOfDirectory(atPath: directory + "/traces")
+            let dump = try TraceDump(path: directory + "/traces/" + (try #require(traces.first)))
+            #expect(dump.problems.isEmpty && dump.recordCount > 0, "\(dump.problems)")
+        }
+    }
+}

@@ -1,6 +1,7 @@
 // A traced program that StaticLinkTests builds with `-static-executable` and `-static-stdlib`: it starts a
 // thread, a child through posix_spawn, one through system(), then replaces itself with exec, each from inside a
-// traced call. `static-probe [LOG_DIR]`: with a folder, Trail.bootstrap logs there first.
+// traced call. `static-probe [LOG_DIR]`: with a folder, Trail.bootstrap logs there first (and with
+// STATIC_PROBE_CRASH set, the probe then crashes).
 import Trail
 
 #if canImport(Glibc)
@@ -20,6 +21,8 @@ if CommandLine.arguments.count > 1 {
     configuration.destination = .file
     _ = try Trail.bootstrap(configuration)
     Logger(label: "static").info("bootstrapped")
+    // Asked by SanitizerTests: a bad access that the sanitizer reports and ends the process with.
+    if getenv("STATIC_PROBE_CRASH") != nil { traced { print(UnsafePointer<Int>(bitPattern: 8)!.pointee) } }
 }
 
 traced {
