@@ -146,6 +146,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     off_t offset = trail_crash_write_block(TRAIL_BLOCK_CRASH, signal, info, context, runtime_message, 0, 1);
     trail_crash_write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
+    trail_stderr_pipe_crashing();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
     // starts (the Swift backtracer's) do not inherit a blocked fault signal and die of their own faults.
     sigset_t unblock;

@@ -20,6 +20,8 @@
 int trail_matches_any(const char *patterns, const char *name);
 /// Overrides the mode chosen from the environment (tests, benchmarks).
 void trail_set_mode(int mode);
+/// A crash is written: the stderr pipe's holder thread lets the Swift backtracer pause it (pipe_reader.c).
+void trail_stderr_pipe_crashing(void);
 /// Records lost so far because a ring stayed full.
 uint64_t trail_trace_dropped(void);
 /// The span id exporters and log lines give a call whose reader span id is `raw`: salted per process, so the

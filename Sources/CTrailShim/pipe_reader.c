@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -18,10 +19,12 @@
 #include <unistd.h>
 
 static struct {
-    int read_end;  // the read end's number in the holder's table (the same number as at start)
-    pid_t tid;     // the holder thread, or 0 when there is none
-    int ready;     // set by the holder once its table is its own (1) or it failed (-1)
-} holder = { -1, 0, 0 };
+    int read_end;       // the read end's number in the holder's table (the same number as at start)
+    pid_t tid;          // the holder thread, or 0 when there is none
+    int ready;          // set by the holder once its table is its own (1) or it failed (-1)
+    uint32_t crashing;  // futex word: a crash asks the holder to let the Swift backtracer pause it
+    uint32_t pausable;  // futex word: it does
+} holder = { -1, 0, 0, 0, 0 };
 
 static void *hold_reader(void *unused) {
     (void)unused;
@@ -41,8 +44,28 @@ static void *hold_reader(void *unused) {
     }
     __atomic_store_n(&holder.tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
     __atomic_store_n(&holder.ready, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&holder.crashing, __ATOMIC_ACQUIRE))
+        syscall(SYS_futex, &holder.crashing, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    // The Swift backtracer pauses every thread with a signal it does not block (SIGPROF last) to show it, and
+    // warned "failed to suspend thread" of this one in every crash report. Only once a crash is written: no
+    // signal the program expects on its own threads lands here before.
+    sigset_t profiling;
+    sigemptyset(&profiling);
+    sigaddset(&profiling, SIGPROF);
+    pthread_sigmask(SIG_UNBLOCK, &profiling, NULL);
+    __atomic_store_n(&holder.pausable, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &holder.pausable, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     for (;;) pause();
     return NULL;
+}
+
+void trail_stderr_pipe_crashing(void) {
+    if (!__atomic_load_n(&holder.tid, __ATOMIC_ACQUIRE) || __atomic_exchange_n(&holder.crashing, 1, __ATOMIC_ACQ_REL))
+        return;
+    syscall(SYS_futex, &holder.crashing, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    struct timespec millisecond = { 0, 1000000 };
+    for (int waited = 0; waited < 50 && !__atomic_load_n(&holder.pausable, __ATOMIC_ACQUIRE); waited++)
+        syscall(SYS_futex, &holder.pausable, FUTEX_WAIT_PRIVATE, 0, &millisecond, NULL, 0);
 }
 
 int trail_stderr_pipe_hold_reader(int read_end) {

@@ -77,6 +77,13 @@ import TrailTestSupport
             let lines = try logLines(directory)
             #expect(lines.filter { $0.contains("info probe: before crash ") }.count == 1000, "\(method) \(backtracer)")
             #expect(lines.contains("=== TRAIL CRASH BEGIN v1 ==="), "\(method) \(backtracer)")
+            // The backtracer pauses every thread to show it: the stderr pipe's holder thread lets it, once the
+            // block is written (it blocked every signal, and each report said backtraces would miss information).
+            if backtracer == "enable=yes" {
+                #expect(
+                    lines.contains { $0.hasPrefix("Thread ") && $0.hasSuffix(" \"trail-stderr-rd\":") },
+                    "\(method): \(lines.filter { $0.hasPrefix("Thread ") || $0.contains("failed to suspend") })")
+            }
             if method == .threadOverflow {
                 #expect(lines.contains { $0.hasPrefix("thread: ") && $0.hasSuffix(" probe-worker") })
             }
