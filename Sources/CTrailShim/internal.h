@@ -22,6 +22,10 @@ int trail_matches_any(const char *patterns, const char *name);
 void trail_set_mode(int mode);
 /// A crash is written: the stderr pipe's holder thread lets the Swift backtracer pause it (pipe_reader.c).
 void trail_stderr_pipe_crashing(void);
+/// A runtime thread that blocks every signal takes SIGPROF once a crash is written, so that the Swift backtracer
+/// can pause it, and sets `*pausable` (threads.c); the crashing thread waits up to 50 ms for that.
+void trail_let_backtracer_pause(uint32_t *pausable);
+void trail_wait_pausable(uint32_t *pausable);
 /// Records lost so far because a ring stayed full.
 uint64_t trail_trace_dropped(void);
 /// The span id exporters and log lines give a call whose reader span id is `raw`: salted per process, so the

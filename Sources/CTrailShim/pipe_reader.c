@@ -46,15 +46,7 @@ static void *hold_reader(void *unused) {
     __atomic_store_n(&holder.ready, 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&holder.crashing, __ATOMIC_ACQUIRE))
         syscall(SYS_futex, &holder.crashing, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-    // The Swift backtracer pauses every thread with a signal it does not block (SIGPROF last) to show it, and
-    // warned "failed to suspend thread" of this one in every crash report. Only once a crash is written: no
-    // signal the program expects on its own threads lands here before.
-    sigset_t profiling;
-    sigemptyset(&profiling);
-    sigaddset(&profiling, SIGPROF);
-    pthread_sigmask(SIG_UNBLOCK, &profiling, NULL);
-    __atomic_store_n(&holder.pausable, 1, __ATOMIC_RELEASE);
-    syscall(SYS_futex, &holder.pausable, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    trail_let_backtracer_pause(&holder.pausable);  // a crash is written: its report shows this thread too
     for (;;) pause();
     return NULL;
 }
@@ -63,9 +55,7 @@ void trail_stderr_pipe_crashing(void) {
     if (!__atomic_load_n(&holder.tid, __ATOMIC_ACQUIRE) || __atomic_exchange_n(&holder.crashing, 1, __ATOMIC_ACQ_REL))
         return;
     syscall(SYS_futex, &holder.crashing, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    struct timespec millisecond = { 0, 1000000 };
-    for (int waited = 0; waited < 50 && !__atomic_load_n(&holder.pausable, __ATOMIC_ACQUIRE); waited++)
-        syscall(SYS_futex, &holder.pausable, FUTEX_WAIT_PRIVATE, 0, &millisecond, NULL, 0);
+    trail_wait_pausable(&holder.pausable);
 }
 
 int trail_stderr_pipe_hold_reader(int read_end) {

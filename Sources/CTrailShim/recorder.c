@@ -90,19 +90,6 @@ static void futex_wait(uint32_t *word, uint32_t value, long nanoseconds) {
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, &timeout, NULL, 0);
 }
 
-/// The Swift backtracer pauses every thread with a signal it does not block (SIGUSR1, SIGUSR2, then SIGPROF) to
-/// show them, and warns "failed to suspend thread" of one that blocks them all. Once a crash has written the
-/// trace, the process ends anyway: the writer takes SIGPROF then, and only then, so no signal the program expects
-/// on its own threads ever lands here.
-static void let_backtracer_pause(void) {
-    sigset_t profiling;
-    sigemptyset(&profiling);
-    sigaddset(&profiling, SIGPROF);
-    pthread_sigmask(SIG_UNBLOCK, &profiling, NULL);
-    __atomic_store_n(&trail_rec.writer_pausable, 1, __ATOMIC_RELEASE);
-    syscall(SYS_futex, &trail_rec.writer_pausable, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 static void *writer_main(void *unused) {
     (void)unused;
     sigset_t all;
@@ -118,7 +105,7 @@ static void *writer_main(void *unused) {
         if (__atomic_load_n(&trail_rec.crash_flushing,
                             __ATOMIC_ACQUIRE)) {  // a signal handler drains now: stay out of its way
             if (__atomic_load_n(&trail_rec.crashing, __ATOMIC_ACQUIRE) && !trail_rec.writer_pausable)
-                let_backtracer_pause();
+                trail_let_backtracer_pause(&trail_rec.writer_pausable);
             // Taken, or the wait would return at once, and this loop spin while the backtracer runs.
             __atomic_store_n(&trail_rec.writer_wake, 0, __ATOMIC_RELAXED);
             futex_wait(&trail_rec.writer_wake, 0, 10000000);
@@ -410,15 +397,14 @@ void trail_trace_crash_flush(void) {
     }
     write_rings_and_finish(UINT64_MAX);  // no END: the process did not stop cleanly
     trail_recorder_unlock_drain();       // exit's stop_at_exit and the writer take it next
-    // The writer, woken, unblocks SIGPROF for the backtracer that runs next (`let_backtracer_pause`); one that
+    // The writer, woken, unblocks SIGPROF for the backtracer that runs next (`trail_let_backtracer_pause`); one that
     // does not answer within 50 ms (stuck in a write) is left as it is.
     if (!__atomic_load_n(&trail_rec.writer_running, __ATOMIC_ACQUIRE) || trail_current_tid() == trail_rec.writer_tid)
         return;
     __atomic_store_n(&trail_rec.crashing, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&trail_rec.writer_wake, 1, __ATOMIC_RELEASE);
     syscall(SYS_futex, &trail_rec.writer_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    for (int waited = 0; waited < 50 && !__atomic_load_n(&trail_rec.writer_pausable, __ATOMIC_ACQUIRE); waited++)
-        futex_wait(&trail_rec.writer_pausable, 0, 1000000);
+    trail_wait_pausable(&trail_rec.writer_pausable);
 }
 
 /// Recording goes on as before the exec: the writer drains again.

@@ -6,10 +6,13 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 enum { ALTERNATE_STACK_SIZE = 256 * 1024, SMALLEST_USABLE_STACK = 128 * 1024 };
 
@@ -71,4 +74,23 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
     int result = next(thread, attributes, start_with_stack, start);
     if (result != 0) free(start);
     return result;
+}
+
+// The Swift backtracer pauses every thread with a signal it does not block (SIGUSR1, SIGUSR2, then SIGPROF) to
+// show it, and warns "failed to suspend thread" of one that blocks them all. Once a crash is written the process
+// ends anyway: a runtime thread takes SIGPROF then, and only then, so no signal the program expects on its own
+// threads ever lands on it before.
+void trail_let_backtracer_pause(uint32_t *pausable) {
+    sigset_t profiling;
+    sigemptyset(&profiling);
+    sigaddset(&profiling, SIGPROF);
+    pthread_sigmask(SIG_UNBLOCK, &profiling, NULL);
+    __atomic_store_n(pausable, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, pausable, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void trail_wait_pausable(uint32_t *pausable) {
+    struct timespec millisecond = { 0, 1000000 };
+    for (int waited = 0; waited < 50 && !__atomic_load_n(pausable, __ATOMIC_ACQUIRE); waited++)
+        syscall(SYS_futex, pausable, FUTEX_WAIT_PRIVATE, 0, &millisecond, NULL, 0);
 }
