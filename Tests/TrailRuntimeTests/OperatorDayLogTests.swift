@@ -57,15 +57,22 @@ import Glibc
     @Test func aSecondCopyJoinsTheLiveLogInsteadOfMovingIt() throws {
         let directory = Paths.temporaryDirectory("join")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // The first copy is still writing when the second starts: the second must not rotate its file away.
-        let first = Thread { _ = try? run(RuntimeProbe.path, RuntimeProbe.arguments(.instance, directory, 0, 200000)) }
+        // The first copy is still writing when the second starts: the second must not rotate its file away. No
+        // size limit is reached (200,000 lines are some 18 MB, over the default 10 MiB): on a busy machine the
+        // second started late, after the first had rotated on its own, and that was taken for the second's doing.
+        let unbounded = ["TRAIL_LOG_MAX_SIZE": "1G", "TRAIL_LOG_MAX_TOTAL": "4G"]
+        let first = Thread {
+            _ = try? run(
+                RuntimeProbe.path, RuntimeProbe.arguments(.instance, directory, 0, 200000), environment: unbounded)
+        }
         first.start()
         var waited = 0
         while !FileManager.default.fileExists(atPath: directory + "/probe.log"), waited < 500 {
             usleep(10_000)
             waited += 1
         }
-        try run(RuntimeProbe.path, RuntimeProbe.arguments(.instance, directory, 1, 10), check: true)
+        try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.instance, directory, 1, 10), environment: unbounded, check: true)
         let rotated = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
             $0.hasPrefix("probe.") && $0 != "probe.log"
         }
