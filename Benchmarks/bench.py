@@ -9,6 +9,7 @@ import argparse
 import json
 import glob
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -932,13 +933,13 @@ let package = Package(
 """
 
 
-def build_release(package, name, flags):
-    """A release build of the one-target package `package` whose executable is `name`: plain, or a copy
-    instrumented in place with `flags` (kept under .build, so a rerun rebuilds only what changed)."""
+def build_copy(package, name, flags, configuration="release"):
+    """A build of the one-target package `package` whose executable is `name`: plain, or a copy instrumented in
+    place with `flags` (kept under .build, so a rerun rebuilds only what changed)."""
     if flags is None:
-        scratch = os.path.join(package, ".build", "plain-release")
-        run(["swift", "build", "-c", "release", "--package-path", package, "--scratch-path", scratch])
-        return os.path.join(scratch, "release", name)
+        scratch = os.path.join(package, ".build", "plain-" + configuration)
+        run(["swift", "build", "-c", configuration, "--package-path", package, "--scratch-path", scratch])
+        return os.path.join(scratch, configuration, name)
     kind = "values" if "--values" in flags else "traced"
     copy = os.path.join(ROOT, ".build", "bench-" + name.lower(), kind)
     sources = os.path.join(copy, "Sources", name)
@@ -954,21 +955,29 @@ def build_release(package, name, flags):
     if not os.path.exists(trail):
         trail = os.path.join(ROOT, ".build", "debug", "trail")
     run([trail, "instrument", "--in-place", "--module", name] + flags + [sources])
-    run(["swift", "build", "-c", "release", "--package-path", copy])
-    return os.path.join(copy, ".build", "release", name)
+    run(["swift", "build", "-c", configuration, "--package-path", copy])
+    return os.path.join(copy, ".build", configuration, name)
 
 
 def build_fib_release(flags):
     """Samples/Fib as a release build: plain, or instrumented with `flags`."""
-    return build_release(os.path.join(ROOT, "Samples", "Fib"), "Fib", flags)
+    return build_copy(os.path.join(ROOT, "Samples", "Fib"), "Fib", flags)
+
+
+def build_fib_values_debug():
+    """Samples/Fib as `TRAIL=1 TRAIL_VALUES=1 swift build` makes it: the plugin's debug build with values."""
+    sample = os.path.join(ROOT, "Samples", "Fib")
+    scratch = os.path.join(sample, ".build", "trail-values")
+    run(["swift", "build", "--package-path", sample, "--scratch-path", scratch], env={"TRAIL": "1", "TRAIL_VALUES": "1"})
+    return os.path.join(scratch, "debug", "Fib")
 
 
 def values(rounds):
     """Issue 41: recursive fib recording its argument and result, against recording without values, per call; and
-    a build with values compiled in but tracing off, against the untraced build. Release builds."""
-    plain = build_fib_release(None)
-    traced = build_fib_release([])
-    with_values = build_fib_release(["--values"])
+    a build with values compiled in but tracing off, against the untraced build. The goals are judged on the
+    builds users get, as the trace section's are: `TRAIL=1 TRAIL_VALUES=1 swift build`, a debug build (the plugin
+    traces release builds only when TRAIL_RELEASE=1 asks). Release builds of copies instrumented in place follow,
+    for those who trace release builds."""
     trace_folder = os.path.join(WORK, "value-traces")
 
     def fresh():
@@ -977,54 +986,88 @@ def values(rounds):
     def recording(name):
         return {"TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": os.path.join(trace_folder, name + ".trace")}
 
-    # Recording at fib(30) (a trace of some 170 MB with values, written as it is made); tracing off at fib(35),
-    # where a run is long enough for a 10% difference to show.
-    n = 30
-    calls = 2 * fib(n + 1) - 1
-    log(f"## Values: recursive fib({n}), {calls} calls, each recording n and its result; release builds")
-    entries = {
-        "untraced (plain release build)": ([plain, str(n)], None, None),
-        "traced build, recording": ([traced, str(n)], recording("traced"), fresh),
-        "traced build with values, recording": ([with_values, str(n)], recording("values"), fresh),
-    }
-    medians = compare(entries, rounds)
-    for label, seconds in medians.items():
-        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
-    base = medians["untraced (plain release build)"]
-    without = (medians["traced build, recording"] - base) / calls * 1e9
-    recorded = (medians["traced build with values, recording"] - base) / calls * 1e9
-    log(f"  per call: recording {without:.1f} ns, recording with values {recorded:.1f} ns")
-    goal(f"fib({n}) recording with values / recording without, per call", recorded / without, 1.5, higher_is_better=False)
-    fresh()
-    n = 35
-    log(f"## Values compiled in, tracing off: recursive fib({n}), {2 * fib(n + 1) - 1} calls; release builds")
-    medians = compare({
-        "untraced (plain release build)": ([plain, str(n)], None, None),
-        "traced build, tracing off": ([traced, str(n)], None, None),
-        "traced build with values, tracing off": ([with_values, str(n)], None, None),
-    }, rounds)
-    for label, seconds in medians.items():
-        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
-    base = medians["untraced (plain release build)"]
-    goal(f"fib({n}) build with values (off) / untraced build", medians["traced build with values, tracing off"] / base, 1.1,
-         higher_is_better=False)
-    goal(f"fib({n}) traced build (off) / untraced build, for comparison", medians["traced build, tracing off"] / base, 1.1,
-         higher_is_better=False)
-    # Fib is the worst case: a body of about five cycles, where two compares and branches are a fifth of a call. An
-    # ordinary program: Benchmarks/JSONWalk, a recursive-descent JSON parser of small functions, all instrumented.
+    def per_call(configuration, plain, traced, with_values, n, judged):
+        # Recording at fib(30) (a trace of some 170 MB with values, written as it is made).
+        calls = 2 * fib(n + 1) - 1
+        log(f"## Values: recursive fib({n}), {calls} calls, each recording n and its result; {configuration} builds")
+        medians = compare({
+            "untraced": ([plain, str(n)], None, None),
+            "traced build, recording": ([traced, str(n)], recording("traced"), fresh),
+            "traced build with values, recording": ([with_values, str(n)], recording("values"), fresh),
+        }, rounds)
+        for label, seconds in medians.items():
+            log(f"  {label:42s} {seconds * 1000:8.1f} ms")
+        base = medians["untraced"]
+        without = (medians["traced build, recording"] - base) / calls * 1e9
+        recorded = (medians["traced build with values, recording"] - base) / calls * 1e9
+        log(f"  per call: recording {without:.1f} ns, recording with values {recorded:.1f} ns")
+        name = f"fib({n}) {configuration}: recording with values / recording without, per call"
+        if judged:
+            goal(name, recorded / without, 1.5, higher_is_better=False)
+        else:
+            log(f"  {name}: {recorded / without:.2f}")
+        fresh()
+
+    def tracing_off(configuration, builds, judged):
+        log(f"## Values compiled in, tracing off: {configuration} builds")
+        for program, (plain, traced, with_values, argument) in builds.items():
+            entries = {"untraced": ([plain] + argument, None, None)}
+            if traced:
+                entries["traced build, tracing off"] = ([traced] + argument, None, None)
+            entries["traced build with values, tracing off"] = ([with_values] + argument, None, None)
+            medians = compare(entries, rounds)
+            for label, seconds in medians.items():
+                log(f"  {program:18s} {label:42s} {seconds * 1000:8.1f} ms")
+            base = medians["untraced"]
+            for label in ("traced build with values, tracing off", "traced build, tracing off"):
+                if label not in medians:
+                    continue
+                name = f"{program} {configuration}: {label.replace(', tracing off', ' (off)')} / untraced"
+                if judged and "values" in label:
+                    goal(name, medians[label] / base, 1.1, higher_is_better=False)
+                else:
+                    log(f"  {name}: {medians[label] / base:.2f}")
+
+    def instructions(builds):
+        # Instructions per call, counted by callgrind: what this machine's timings (a shared VM, ±20 % between
+        # sittings) cannot show apart. The difference between fib(25) and fib(20) leaves start-up out.
+        if not shutil.which("valgrind"):
+            log("  (valgrind not installed: no instruction counts)")
+            return
+        calls = (2 * fib(26) - 1) - (2 * fib(21) - 1)
+        counts = {}
+        for label, binary in builds.items():
+            refs = []
+            for n in (20, 25):
+                out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, str(n)],
+                                     capture_output=True, text=True).stderr
+                refs.append(int(re.search(r"refs:\s+([\d,]+)", out).group(1).replace(",", "")))
+            counts[label] = (refs[1] - refs[0]) / calls
+        base = counts["untraced"]
+        log("  instructions per call (callgrind): " + ", ".join(f"{label} {count:.1f} ({count / base:.2f}x)"
+                                                               for label, count in counts.items()))
+
+    # An ordinary program beside fib: Benchmarks/JSONWalk, a recursive-descent JSON parser of small functions
+    # (`peek`, `advance`, `isDigit` per byte), all instrumented. Fib is the worst case: a body of a few cycles.
     walk = os.path.join(ROOT, "Benchmarks", "JSONWalk")
-    walk_plain = build_release(walk, "JSONWalk", None)
-    walk_values = build_release(walk, "JSONWalk", ["--values"])
-    log("## Values compiled in, tracing off: Benchmarks/JSONWalk (parse 2.2 MB of JSON ten times); release builds")
-    medians = compare({
-        "untraced (plain release build)": ([walk_plain], None, None),
-        "traced build with values, tracing off": ([walk_values], None, None),
-    }, rounds)
-    for label, seconds in medians.items():
-        log(f"  {label:42s} {seconds * 1000:8.1f} ms")
-    goal("JSONWalk build with values (off) / untraced build",
-         medians["traced build with values, tracing off"] / medians["untraced (plain release build)"], 1.1,
-         higher_is_better=False)
+    plain_debug, traced_debug = build_fib()
+    values_debug = build_fib_values_debug()
+    per_call("debug (TRAIL=1 TRAIL_VALUES=1 swift build)", plain_debug, traced_debug, values_debug, 30, True)
+    tracing_off("debug", {
+        "fib(32)": (plain_debug, traced_debug, values_debug, ["32"]),
+        "JSONWalk 5000": (build_copy(walk, "JSONWalk", None, "debug"), None,
+                          build_copy(walk, "JSONWalk", ["--values"], "debug"), ["5000"]),
+    }, True)
+    instructions({"untraced": plain_debug, "traced": traced_debug, "values": values_debug})
+    plain = build_fib_release(None)
+    traced = build_fib_release([])
+    with_values = build_fib_release(["--values"])
+    per_call("release (instrumented in place)", plain, traced, with_values, 30, False)
+    tracing_off("release (instrumented in place)", {
+        "fib(35)": (plain, traced, with_values, ["35"]),
+        "JSONWalk 20000": (build_copy(walk, "JSONWalk", None), None, build_copy(walk, "JSONWalk", ["--values"]), []),
+    }, False)
+    instructions({"untraced": plain, "traced": traced, "values": with_values})
 
 
 SECTIONS = {"rewriter": rewriter, "trace": trace, "viewers": viewers, "otlp": otlp, "follow": follow, "logger": logger, "symbolizer": symbolizer,

@@ -29,16 +29,31 @@ public enum Trail {
         public var recordsValues: Bool { raw.word & (1 << 60) != 0 }
     }
 
+    /// Whether tracing is on: the load and branch every hook starts with, and the first condition of a values
+    /// build's entry (`if Trail.tracing, Trail.enterWithValues(…) { … }`), where a hook returning the answer was
+    /// stored and loaded again by unoptimized code first. Unoptimized code compares and branches on it in two
+    /// instructions only without the `_slowPath` hint, which is a value of its own there; optimized code needs the
+    /// hint to move the traced path out of line. A debug build of Trail is one of a debug build of the program:
+    /// SwiftPM builds every package in the same configuration.
+    @_transparent
+    public static var tracing: Bool {
+        #if DEBUG
+        trail_mode_address.pointee != 0
+        #else
+        _slowPath(trail_mode_address.pointee != 0)
+        #endif
+    }
+
     /// Records the entry of a synchronous function; `exit()` must follow on the same thread.
     @_transparent
     public static func enter(_ site: StaticString) {
-        if _slowPath(trail_mode_address.pointee != 0) { trail_enter_sync(site.utf8Start) }
+        if tracing { trail_enter_sync(site.utf8Start) }
     }
 
     /// Records the exit of the innermost synchronous function entered on this thread.
     @_transparent
     public static func exit() {
-        if _slowPath(trail_mode_address.pointee != 0) { trail_exit_sync() }
+        if tracing { trail_exit_sync() }
     }
 
     /// The right operand of `value ~>| Trail.Exit()` (module `TrailExit`), which a body that is one value ends
@@ -62,7 +77,7 @@ public enum Trail {
     /// Records the entry of an `async` function.
     @_transparent
     public static func enterAsync(_ site: StaticString) -> Span {
-        if _fastPath(trail_mode_address.pointee == 0) { return Span(trail_span(word: 0, start: 0)) }
+        guard tracing else { return Span(trail_span(word: 0, start: 0)) }
         return Span(trail_enter_async(site.utf8Start))
     }
 

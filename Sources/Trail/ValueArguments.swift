@@ -1,7 +1,7 @@
 // Values (issue 41): what a build with values (`trail instrument --values`) inserts records a call's arguments.
 // The entry asks the runtime whether this call records values, and only then are the arguments passed:
 //
-//     if Trail.enterValues("App.fib(n:) @ App/Fib.swift:3", 1) { Trail.value("n: Int", n) }; defer { Trail.exit() };
+//     if Trail.tracing, Trail.enterWithValues("App.fib(n:) @ App/Fib.swift:3", 1) { Trail.value("n: Int", n) };
 //
 // Each argument picks its recorder by overload at compile time: the cheap types are recorded raw, an optional of
 // one as it or nil, and anything else (the generic fallback) by the written type in its descriptor alone, so no
@@ -13,11 +13,23 @@ public import CTrailHooks
 internal import CTrailShim
 
 extension Trail {
-    /// `enter(site)`, then whether this call records its values, `count` of them: with tracing off, the same one
-    /// branch.
+    /// `enter(site)` with tracing on (`tracing` is tested first), then whether this call records its values,
+    /// `count` of them.
+    public static func enterWithValues(_ site: StaticString, _ count: UInt32) -> Bool {
+        trail_values_enter(site.utf8Start, count) != 0
+    }
+
+    /// The entry of a call that records only its result or error: `enter(site)`, its frame marked for values.
+    @_transparent
+    public static func enterValues(_ site: StaticString) {
+        if tracing { _ = enterWithValues(site, 0) }
+    }
+
+    /// What builds with values wrote before `tracing` (`if Trail.enterValues(site, count) { … }`), kept so that
+    /// sources instrumented by an earlier `trail` still build.
     @_transparent
     public static func enterValues(_ site: StaticString, _ count: UInt32) -> Bool {
-        if _slowPath(trail_mode_address.pointee != 0) { return enterRecordingValues(site, count) }
+        if tracing { return enterWithValues(site, count) }
         return false
     }
 
@@ -25,18 +37,13 @@ extension Trail {
     /// arguments (`Span.recordsValues`), which follow it as a synchronous call's do.
     @_transparent
     public static func enterAsync(_ site: StaticString, values count: UInt32) -> Span {
-        if _fastPath(trail_mode_address.pointee == 0) { return Span(trail_span(word: 0, start: 0)) }
+        guard tracing else { return Span(trail_span(word: 0, start: 0)) }
         return enterAsyncRecordingValues(site, count)
     }
 
     @usableFromInline
     static func enterAsyncRecordingValues(_ site: StaticString, _ count: UInt32) -> Span {
         Span(trail_values_enter_async(site.utf8Start, count))
-    }
-
-    @usableFromInline
-    static func enterRecordingValues(_ site: StaticString, _ count: UInt32) -> Bool {
-        trail_values_enter(site.utf8Start, count) != 0
     }
 
     /// A parameter whose value is never read (a closure, an `@autoclosure`, `_: Int`, a pack): its written type

@@ -12,7 +12,7 @@ extension Trail {
     /// description may run the error's own code (`CustomStringConvertible`): errors thrown inside it are not
     /// described in turn.
     public static func threw(_ error: some Error) {
-        guard _slowPath(trail_mode_address.pointee != 0), trail_values_thrown_wanted() != 0 else { return }
+        guard tracing, trail_values_thrown_wanted() != 0 else { return }
         trail_values_describing(1)
         var text = thrownText(error)
         trail_values_describing(0)

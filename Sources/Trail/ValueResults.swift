@@ -1,7 +1,6 @@
 // Values (issue 41): a result recorded with the exit of a body that is one value,
 // `return value ~>| Trail.TypedValueExit<Int>("-> Int")` (TrailExit's operators call these). With tracing off, the
 // same one branch as `exit()`; on, one call that records the result when the call records values, then exits.
-public import CTrailHooks
 internal import CTrailShim
 
 extension Trail {
@@ -18,7 +17,7 @@ extension Trail {
     /// Any other result: its written type is what is shown.
     @_transparent
     public static func exit<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, returning v: borrowing Value) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExitTypeOnly(descriptor) }
+        if tracing { recordExitTypeOnly(descriptor) }
     }
 
     @usableFromInline
@@ -29,7 +28,7 @@ extension Trail {
     /// Any other copyable result: by its description when `TRAIL_VALUES_DESCRIBE` names its written type.
     @_transparent
     public static func exit<Value>(_ descriptor: StaticString, describing v: Value) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, describing: v) }
+        if tracing { recordExit(descriptor, describing: v) }
     }
 
     @usableFromInline
@@ -41,7 +40,7 @@ extension Trail {
     /// An optional of any other type: `nil` when it holds none, else as `describing:` for the value it holds.
     @_transparent
     public static func exit<Wrapped>(_ descriptor: StaticString, optional v: Wrapped?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, optional: v) }
+        if tracing { recordExit(descriptor, optional: v) }
     }
 
     @usableFromInline
@@ -57,10 +56,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int8) {
         ValueRecorder.exit(descriptor, .int8, bits: UInt64(bitPattern: Int64(v)))
@@ -69,10 +68,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int8) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int8?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int16) {
         ValueRecorder.exit(descriptor, .int16, bits: UInt64(bitPattern: Int64(v)))
@@ -81,10 +80,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int16) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int16?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int32) {
         ValueRecorder.exit(descriptor, .int32, bits: UInt64(bitPattern: Int64(v)))
@@ -93,10 +92,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int32) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int32?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int64) {
         ValueRecorder.exit(descriptor, .int64, bits: UInt64(bitPattern: v))
@@ -105,10 +104,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int64) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Int64?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt) {
         ValueRecorder.exit(descriptor, .uint64, bits: UInt64(v))
@@ -117,10 +116,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt8) {
         ValueRecorder.exit(descriptor, .uint8, bits: UInt64(v))
@@ -129,10 +128,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt8) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt8?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt16) {
         ValueRecorder.exit(descriptor, .uint16, bits: UInt64(v))
@@ -141,10 +140,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt16) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt16?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt32) {
         ValueRecorder.exit(descriptor, .uint32, bits: UInt64(v))
@@ -153,10 +152,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt32) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt32?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt64) {
         ValueRecorder.exit(descriptor, .uint64, bits: v)
@@ -165,10 +164,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt64) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt64?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float) {
         ValueRecorder.exit(descriptor, .float32, bits: UInt64(v.bitPattern))
@@ -177,10 +176,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Float) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Float?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Double) {
         ValueRecorder.exit(descriptor, .float64, bits: v.bitPattern)
@@ -189,10 +188,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Double) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Double?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Bool) {
         ValueRecorder.exit(descriptor, .bool, bits: v ? 1 : 0)
@@ -201,10 +200,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Bool) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Bool?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeRawPointer) {
         ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
@@ -213,10 +212,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeRawPointer) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeRawPointer?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) {
         ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
@@ -225,10 +224,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeMutableRawPointer) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: UnsafeMutableRawPointer?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: OpaquePointer) {
         ValueRecorder.exit(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
@@ -237,10 +236,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: OpaquePointer) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: OpaquePointer?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: String) {
         ValueRecorder.exit(descriptor, .string, v)
@@ -249,10 +248,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: String) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: String?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Substring) {
         ValueRecorder.exit(descriptor, .substring, v)
@@ -261,10 +260,10 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Substring) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Substring?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Character) {
         ValueRecorder.exit(descriptor, .character, String(v))
@@ -273,9 +272,9 @@ extension Trail {
         if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Character) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Character?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordExit(descriptor, value) }
+        if tracing { recordExit(descriptor, value) }
     }
 }

@@ -28,7 +28,7 @@ extension Trail {
     /// Any other result: its written type is what is shown.
     @_transparent
     public static func result<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, _ v: borrowing Value) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResultTypeOnly(descriptor) }
+        if tracing { recordResultTypeOnly(descriptor) }
     }
 
     @usableFromInline
@@ -39,7 +39,7 @@ extension Trail {
     /// Any other copyable result: by its description when `TRAIL_VALUES_DESCRIBE` names its written type.
     @_transparent
     public static func result<Value>(_ descriptor: StaticString, describing v: Value) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, describing: v) }
+        if tracing { recordResult(descriptor, describing: v) }
     }
 
     @usableFromInline
@@ -51,7 +51,7 @@ extension Trail {
     /// An optional of any other type: `nil` when it holds none, else as `describing:` for the value it holds.
     @_transparent
     public static func result<Wrapped>(_ descriptor: StaticString, optional v: Wrapped?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, optional: v) }
+        if tracing { recordResult(descriptor, optional: v) }
     }
 
     @usableFromInline
@@ -67,10 +67,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int8) {
         ValueRecorder.result(descriptor, .int8, bits: UInt64(bitPattern: Int64(v)))
@@ -79,10 +79,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int8) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int8?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int16) {
         ValueRecorder.result(descriptor, .int16, bits: UInt64(bitPattern: Int64(v)))
@@ -91,10 +91,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int16) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int16?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int32) {
         ValueRecorder.result(descriptor, .int32, bits: UInt64(bitPattern: Int64(v)))
@@ -103,10 +103,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int32) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int32?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int64) {
         ValueRecorder.result(descriptor, .int64, bits: UInt64(bitPattern: v))
@@ -115,10 +115,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int64) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Int64?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt) {
         ValueRecorder.result(descriptor, .uint64, bits: UInt64(v))
@@ -127,10 +127,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt8) {
         ValueRecorder.result(descriptor, .uint8, bits: UInt64(v))
@@ -139,10 +139,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt8) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt8?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt16) {
         ValueRecorder.result(descriptor, .uint16, bits: UInt64(v))
@@ -151,10 +151,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt16) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt16?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt32) {
         ValueRecorder.result(descriptor, .uint32, bits: UInt64(v))
@@ -163,10 +163,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt32) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt32?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt64) {
         ValueRecorder.result(descriptor, .uint64, bits: v)
@@ -175,10 +175,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt64) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UInt64?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Float) {
         ValueRecorder.result(descriptor, .float32, bits: UInt64(v.bitPattern))
@@ -187,10 +187,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Float) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Float?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Double) {
         ValueRecorder.result(descriptor, .float64, bits: v.bitPattern)
@@ -199,10 +199,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Double) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Double?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Bool) {
         ValueRecorder.result(descriptor, .bool, bits: v ? 1 : 0)
@@ -211,10 +211,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Bool) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Bool?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UnsafeRawPointer) {
         ValueRecorder.result(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
@@ -223,10 +223,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeRawPointer) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeRawPointer?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UnsafeMutableRawPointer) {
         ValueRecorder.result(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
@@ -235,10 +235,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeMutableRawPointer) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: UnsafeMutableRawPointer?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: OpaquePointer) {
         ValueRecorder.result(descriptor, .pointer, bits: UInt64(UInt(bitPattern: v)))
@@ -247,10 +247,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: OpaquePointer) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: OpaquePointer?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: String) {
         ValueRecorder.result(descriptor, .string, v)
@@ -259,10 +259,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: String) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: String?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Substring) {
         ValueRecorder.result(descriptor, .substring, v)
@@ -271,10 +271,10 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Substring) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Substring?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Character) {
         ValueRecorder.result(descriptor, .character, String(v))
@@ -283,9 +283,9 @@ extension Trail {
         if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Character) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
     @_transparent public static func result(_ descriptor: StaticString, _ value: Character?) {
-        if _slowPath(trail_mode_address.pointee != 0) { recordResult(descriptor, value) }
+        if tracing { recordResult(descriptor, value) }
     }
 }

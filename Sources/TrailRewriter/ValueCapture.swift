@@ -137,17 +137,18 @@ enum ValueCapture {
         return redactedWords.contains { names.contains($0) }
     }
 
-    /// The entry of a synchronous body that records `arguments`: `if Trail.enterValues(site, count) { … };`, or
-    /// `_ = Trail.enterValues(site, 0);` for a body that records only its result or error. An async body's:
+    /// The entry of a synchronous body that records `arguments`: `if Trail.tracing, Trail.enterWithValues(site,
+    /// count) { … };`, or `Trail.enterValues(site);` for a body that records only its result or error. The mode
+    /// is a condition of its own so that, tracing off, unoptimized code branches as `Trail.enter` does. An async body's:
     /// `let __trail = Trail.enterAsync(site, values: count); if __trail.recordsValues { … };`.
     static func entry(site: String, arguments: [Argument], async: Bool = false) -> String {
         if async {
             let span = "let __trail = Trail.enterAsync(\(Marker.literal(site)), values: \(arguments.count));"
             return arguments.isEmpty ? span : span + " if __trail.recordsValues { \(recorders(arguments)) };"
         }
-        if arguments.isEmpty { return "_ = Trail.enterValues(\(Marker.literal(site)), 0);" }
-        return
-            "if Trail.enterValues(\(Marker.literal(site)), \(arguments.count)) { \(recorders(arguments)) };"
+        if arguments.isEmpty { return "Trail.enterValues(\(Marker.literal(site)));" }
+        let entry = "Trail.enterWithValues(\(Marker.literal(site)), \(arguments.count))"
+        return "if Trail.tracing, \(entry) { \(recorders(arguments)) };"
     }
 
     /// One recorder per argument, in order.

@@ -50,7 +50,7 @@ import TrailTestSupport
         try shadow.commit(changes)
         let copied = shadow.copy + "/Sources/A/A.swift"
         try
-            "func f(extension: Int) {/*<trail*/if Trail.enterValues(\"A.f(extension:) @ A/A.swift:1\", 1) { Trail.value(\"extension: Int\", extension) };/*trail>*/}\n"
+            "func f(extension: Int) {/*<trail*/if Trail.tracing, Trail.enterWithValues(\"A.f(extension:) @ A/A.swift:1\", 1) { Trail.value(\"extension: Int\", extension) };/*trail>*/}\n"
             .write(toFile: copied, atomically: true, encoding: .utf8)
         try "trail 1 2.3 values 1\n".write(toFile: shadow.root + "/instrumented-by", atomically: true, encoding: .utf8)
         changes = try shadow.sync(trail: Paths.packageRoot)

@@ -33,14 +33,14 @@ import TrailDriver
 
             """
         let expected = """
-            func fib(n: Int) -> Int {/*<trail*/if Trail.enterValues("M.fib(n:) @ M/F.swift:1", 1) { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
-            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.enterValues("M.load(from:_:_:) @ M/F.swift:2", 3) { Trail.value("from path: String", path); Trail.value("_ count: Int", count); Trail.unread("_: Bool") }; defer { Trail.exit() };/*trail>*/
+            func fib(n: Int) -> Int {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.fib(n:) @ M/F.swift:1", 1) { Trail.value("n: Int", n) };/*trail>*/ /*<trail*/return /*trail>*/n < 2 ? n : fib(n: n - 1) + fib(n: n - 2)/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
+            func load(from path: String, _ count: inout Int, _: Bool) throws -> [UInt8] {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.load(from:_:_:) @ M/F.swift:2", 3) { Trail.value("from path: String", path); Trail.value("_ count: Int", count); Trail.unread("_: Bool") }; defer { Trail.exit() };/*trail>*/
                 return []/*<trail*/ ~>> Trail.TypedResult<[UInt8]>("-> [UInt8]")/*trail>*/
             }
-            func tick() -> Bool {/*<trail*/_ = Trail.enterValues("M.tick() @ M/F.swift:5", 0);/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
+            func tick() -> Bool {/*<trail*/Trail.enterValues("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
             struct S {
-                init(name: String?) {/*<trail*/if Trail.enterValues("M.S.init(name:) @ M/F.swift:7", 1) { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
-                subscript(index: Int) -> Int {/*<trail*/if Trail.enterValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
+                init(name: String?) {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.S.init(name:) @ M/F.swift:7", 1) { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
+                subscript(index: Int) -> Int {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
             }
 
             """
@@ -76,11 +76,11 @@ import TrailDriver
 
             """
         let expected = """
-            func load(_ path: String) throws -> Int {/*<trail*/if Trail.enterValues("M.load(_:) @ M/F.swift:1", 1) { Trail.value("_ path: String", path) }; defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/
+            func load(_ path: String) throws -> Int {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.load(_:) @ M/F.swift:1", 1) { Trail.value("_ path: String", path) }; defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/
                 guard !path.isEmpty else { throw LoadError.empty }
                 return try parse(path)/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/
             /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}/*<trail*/; import enum Trail.Trail; import TrailExit/*trail>*/
-            func strict() throws(LoadError) {/*<trail*/_ = Trail.enterValues("M.strict() @ M/F.swift:5", 0); defer { Trail.exit() }; do throws(LoadError) { try Trail.mayThrow((LoadError).self);/*trail>*/ try check() /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
+            func strict() throws(LoadError) {/*<trail*/Trail.enterValues("M.strict() @ M/F.swift:5"); defer { Trail.exit() }; do throws(LoadError) { try Trail.mayThrow((LoadError).self);/*trail>*/ try check() /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
             func never() throws(Never) {/*<trail*/Trail.enter("M.never() @ M/F.swift:6"); defer { Trail.exit() };/*trail>*/ try check() }
             func covered() throws {/*<trail*/Trail.enter("M.covered() @ M/F.swift:7"); defer { Trail.exit() };/*trail>*/
                 _ = try? check()
@@ -89,12 +89,12 @@ import TrailDriver
                 let run = { try check() }
                 _ = run
             }
-            func partly() throws {/*<trail*/_ = Trail.enterValues("M.partly() @ M/F.swift:14", 0); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/
+            func partly() throws {/*<trail*/Trail.enterValues("M.partly() @ M/F.swift:14"); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/
                 do { try check() } catch is LoadError { print(1) }
             /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
             struct S {
-                init() throws {/*<trail*/_ = Trail.enterValues("M.S.init() @ M/F.swift:18", 0); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/ try check() /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
-                var value: Int { get throws {/*<trail*/_ = Trail.enterValues("M.S.value.get @ M/F.swift:19", 0); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/ try check(); return 1/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/ /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/} }
+                init() throws {/*<trail*/Trail.enterValues("M.S.init() @ M/F.swift:18"); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/ try check() /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/}
+                var value: Int { get throws {/*<trail*/Trail.enterValues("M.S.value.get @ M/F.swift:19"); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/ try check(); return 1/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/ /*<trail*/} catch { Trail.threw(error); throw error }/*trail>*/} }
             }
 
             """
@@ -167,7 +167,7 @@ import TrailDriver
         let result = try withValues(source)
         #expect(
             result.contains(
-                #"testLoad() @ M/F.swift:1", 0); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/"#))
+                #"testLoad() @ M/F.swift:1"); defer { Trail.exit() }; do { try Trail.mayThrow();/*trail>*/"#))
         // A rethrows body may not call what throws of itself: no mayThrow, and only its own `try`s count.
         #expect(result.contains(#"Trail.unread("_ body: () throws -> Int") }; defer { Trail.exit() };/*trail>*/"#))
         #expect(try stripped(result) == source)
@@ -192,11 +192,13 @@ import TrailDriver
         let result = try withValues(source)
         #expect(
             result.contains(
-                #"if Trail.enterValues("M.f(_:_:_:) @ M/F.swift:1", 3) { Trail.unread("_ body: () -> Int"); "#
+                #"if Trail.tracing, Trail.enterWithValues("M.f(_:_:_:) @ M/F.swift:1", 3) { Trail.unread("_ body: () -> Int"); "#
                     + #"Trail.unread("_ lazy: () -> Int"); Trail.value("_ x: Int", x) }"#))
         #expect(result.contains(#"{ Trail.unread("_ values: repeat each T") }"#))
         #expect(result.contains(#"let __trail = Trail.enterAsync("M.h(n:) @ M/F.swift:7", values: 1)"#))
-        #expect(result.contains(#"if Trail.enterValues("M.o(n:) @ M/F.swift:10", 1) { Trail.value("n: Int", n) };"#))
+        #expect(
+            result.contains(
+                #"if Trail.tracing, Trail.enterWithValues("M.o(n:) @ M/F.swift:10", 1) { Trail.value("n: Int", n) };"#))
         #expect(result.contains(#"n/*<trail*/ ~>| Trail.Exit()/*trail>*/ }"#))
     }
 
