@@ -148,6 +148,7 @@ void trail_log_rotation_end(void) { logger_end(); }
 
 int trail_log_busy_begin(void) { return logger_begin(); }
 void trail_log_busy_end(void) { logger_end(); }
+int trail_log_crashed(void) { return __atomic_load_n(&crashing, __ATOMIC_SEQ_CST); }
 
 // MARK: fd 2 is a pipe the logger drains into the rotating file, so that every byte written to it, by the
 // program or by a child that inherited it, is counted against the bounds.

@@ -128,7 +128,13 @@ public final class LogSink: @unchecked Sendable {
             let count = poll(&ready, 1, waitingLine ? Int32(max(1, flushInterval * 1000)) : 1000)
             if count < 0, errno == EINTR { continue }
             let ended = fileLock.withLock { pumpStandardError(partialLines: count == 0) }
-            if ended { return }
+            if ended {
+                // A crash has taken the file and the process is ending: a thread ending now blocks every signal
+                // on its way out, and the backtracer, which pauses each thread to show it, gave up on this one
+                // ("failed to suspend thread", 1 crash in 5 under load). It waits for the end instead.
+                while trail_log_crashed() != 0 { pause() }
+                return
+            }
             waitingLine = fileLock.withLock { pipePending > 0 }
         }
     }

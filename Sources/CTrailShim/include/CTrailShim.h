@@ -173,6 +173,8 @@ void trail_log_rotation_end(void);
 /// written.
 int trail_log_busy_begin(void);
 void trail_log_busy_end(void);
+/// A crash is being written (`trail_log_crash_begin`): the process is ending.
+int trail_log_crashed(void);
 /// The read end of the pipe fd 2 points at, which the crash handler drains into the file; -1 for none.
 /// `keeper_limit`: what a keeper (`trail_log_stderr_handoff`) may write into the file.
 void trail_log_set_stderr_pipe(int fd, uint64_t keeper_limit);
