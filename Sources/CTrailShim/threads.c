@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -85,12 +86,19 @@ void trail_let_backtracer_pause(uint32_t *pausable) {
     sigemptyset(&profiling);
     sigaddset(&profiling, SIGPROF);
     pthread_sigmask(SIG_UNBLOCK, &profiling, NULL);
-    __atomic_store_n(pausable, 1, __ATOMIC_RELEASE);
-    syscall(SYS_futex, pausable, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    trail_flag_raise(pausable);
 }
 
-void trail_wait_pausable(uint32_t *pausable) {
+void trail_wait_pausable(uint32_t *pausable) { trail_flag_wait(pausable, 50); }
+
+void trail_flag_raise(uint32_t *flag) {
+    __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, flag, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+int trail_flag_wait(uint32_t *flag, int milliseconds) {
     struct timespec millisecond = { 0, 1000000 };
-    for (int waited = 0; waited < 50 && !__atomic_load_n(pausable, __ATOMIC_ACQUIRE); waited++)
-        syscall(SYS_futex, pausable, FUTEX_WAIT_PRIVATE, 0, &millisecond, NULL, 0);
+    for (int waited = 0; waited < milliseconds && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); waited++)
+        syscall(SYS_futex, flag, FUTEX_WAIT_PRIVATE, 0, &millisecond, NULL, 0);
+    return (int)__atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }

@@ -74,6 +74,16 @@ extension ProbeRun {
         LogSink.shared.flush()
     }
 
+    /// Prints the name of each of the process's threads right after `bootstrap` returns, a line each.
+    func bootstrapThreads() throws {
+        try Trail.bootstrap(configuration)
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        for task in tasks.sorted() {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "?\n"
+            print(name, terminator: "")
+        }
+    }
+
     /// A buffered line, then a termination signal (SIGTERM, SIGINT or SIGHUP), as `systemctl stop` sends.
     func lastWords() throws {
         configuration.flushInterval = 10

@@ -51,6 +51,7 @@ case .jsonLines: try probe.jsonLines()
 case .jsonSpans: try await probe.jsonSpans()
 case .fatal: try probe.fatal()
 case .fileSizeLimit: try probe.fileSizeLimit()
+case .bootstrapThreads: try probe.bootstrapThreads()
 
 case .instance: try probe.instance()
 case .logSteady: try probe.logSteady()

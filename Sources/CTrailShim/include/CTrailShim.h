@@ -235,6 +235,10 @@ void trail_crash_set_log_path(const char *path);
 void trail_crash_refresh_images(void);
 /// Names the calling thread (15 bytes kept), as traces and crash blocks show it.
 void trail_set_thread_name(const char *name);
+/// A one-way flag between threads: `trail_flag_raise` sets it and wakes its waiters; `trail_flag_wait` waits up to
+/// `milliseconds` for it and returns it (1 raised, 0 not yet).
+void trail_flag_raise(uint32_t *flag);
+int trail_flag_wait(uint32_t *flag, int milliseconds);
 /// Writes an error block (or, `fatal`, a crash block and the marker) with the current stack.
 void trail_crash_report(const char *reason, int fatal);
 
