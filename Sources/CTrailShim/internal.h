@@ -344,8 +344,9 @@ extern int trail_paths_no_tmpfile;
 uint64_t trail_free_bytes(const char *path);
 /// Deletes the oldest traces beside `trace` (regular files named *.trace that start with the magic, of
 /// processes no longer running) beyond `keep_files` (this one included) or `keep_total` bytes, and files
-/// written aside by processes killed before they named them.
-void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_total);
+/// written aside by processes killed before they named them. `between`, if given, runs before each file it looks
+/// at or deletes.
+void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_total, void (*between)(void));
 
 // MARK: the image map of crash blocks (images.c)
 

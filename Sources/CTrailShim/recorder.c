@@ -263,6 +263,7 @@ static void child_after_fork(void) {
     // Neither the writer nor the pruner thread exists here; the parent's file is the parent's.
     trail_file_close();  // the parent's, unless the program put a file of its own on the number
     trail_rec.writer_running = trail_rec.pruner_started = trail_rec.prune_wanted = 0;
+    trail_rec.pruner_running = trail_rec.pruner_pausable = 0;
     trail_rec.writer_tid = trail_rec.writer_wake = 0;
     trail_rec.stopping = trail_rec.crash_flushing = trail_rec.crash_flushed = trail_rec.crashing = 0;
     trail_rec.writer_pausable = 0;
@@ -379,6 +380,17 @@ static int write_rings_and_finish(uint64_t dropped) {
     return 1;
 }
 
+/// A pruner at work stops at its next file and lets the backtracer pause it (trail_file_start_pruner): 50 ms at
+/// most, since an unlink may take long, as for the writer.
+static void wait_for_pruner_to_stop(void) {
+    if (trail_rec.pruner_started && pthread_equal(pthread_self(), trail_rec.pruner)) return;
+    struct timespec millisecond = { 0, 1000000 };
+    for (int waited = 0; waited < 50 && __atomic_load_n(&trail_rec.pruner_running, __ATOMIC_SEQ_CST)
+                         && !__atomic_load_n(&trail_rec.pruner_pausable, __ATOMIC_ACQUIRE);
+         waited++)
+        nanosleep(&millisecond, NULL);
+}
+
 /// Async-signal-safe, and done once: drains every ring once more, without allocating. A drain under way on
 /// this very thread (a crash inside it) is abandoned: what it had not yet written is dropped, so that block
 /// headers never claim unwritten bytes.
@@ -387,7 +399,9 @@ void trail_trace_crash_flush(void) {
         || __atomic_exchange_n(&trail_rec.crash_flushed, 1, __ATOMIC_ACQ_REL))
         return;
     if (trail_rec.forked && !__atomic_load_n(&trail_rec.forked_recorded, __ATOMIC_ACQUIRE)) return;
-    __atomic_store_n(&trail_rec.crash_flushing, 1, __ATOMIC_RELEASE);  // the writer takes no new drain from now on
+    __atomic_store_n(&trail_rec.crash_flushing, 1, __ATOMIC_SEQ_CST);  // the writer takes no new drain from now on
+    __atomic_store_n(&trail_rec.crashing, 1, __ATOMIC_RELEASE);
+    wait_for_pruner_to_stop();
     int drain = take_drain_from_signal();
     if (drain == DRAIN_NOT_HAD) return;
     if (drain == DRAIN_HELD_HERE) {

@@ -38,6 +38,8 @@ struct trail_recorder_state {
     uint32_t writer_wake;      // futex word: a producer wants a drain now
     int crashing;              // a crash flushed the trace: the writer lets the Swift backtracer pause it
     uint32_t writer_pausable;  // futex word: the writer has SIGPROF unblocked for that
+    uint32_t pruner_running;   // the pruner thread was started and has not ended
+    uint32_t pruner_pausable;  // futex word: the pruner stopped for a crash, with SIGPROF unblocked
     uint32_t writer_progress;  // bumped after each drain
     uint64_t total_records;
     uint64_t start_ticks, start_ns, start_wall_ns;

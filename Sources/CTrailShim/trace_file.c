@@ -19,18 +19,40 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/// Between two files: once a crash is being written the pruner stops for good and lets the Swift backtracer pause
+/// it. It blocks every signal (the writer that starts it does), and the backtracer's report warned it "failed to
+/// suspend" a pruner still at work, as it is in a crash soon after start-up.
+static void stop_if_crashing(void) {
+    if (!__atomic_load_n(&trail_rec.crashing, __ATOMIC_ACQUIRE)) return;
+    trail_let_backtracer_pause(&trail_rec.pruner_pausable);
+    for (;;) pause();
+}
+
 static void *prune_in_background(void *unused) {
     (void)unused;
-    trail_prune_traces(trail_rec.trace_path, trail_rec.keep_files, trail_rec.keep_total);
+    prctl(PR_SET_NAME, "trail-prune");
+    trail_prune_traces(trail_rec.trace_path, trail_rec.keep_files, trail_rec.keep_total, stop_if_crashing);
+    __atomic_store_n(&trail_rec.pruner_running, 0, __ATOMIC_RELEASE);
     return NULL;
 }
 
 void trail_file_start_pruner(void) {
     // Deleting large files takes a while: on a thread of its own, joined at exit. Started here, by the writer or
     // exit, once the trace is open: never from a fork handler or a signal handler, where the open may happen.
-    if (!__atomic_exchange_n(&trail_rec.prune_wanted, 0, __ATOMIC_ACQ_REL)) return;
+    // Nor once a crash is being written (a writer that was draining gets here after it): a thread that starts
+    // then blocks every signal until it sees the crash. Announced first, checked after, as the crash path does the
+    // other way round: at least one of them sees the other.
+    if (!__atomic_load_n(&trail_rec.prune_wanted, __ATOMIC_ACQUIRE)) return;
+    __atomic_store_n(&trail_rec.pruner_running, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&trail_rec.crash_flushing, __ATOMIC_SEQ_CST)
+        || !__atomic_exchange_n(&trail_rec.prune_wanted, 0, __ATOMIC_ACQ_REL)) {
+        __atomic_store_n(&trail_rec.pruner_running, 0, __ATOMIC_RELEASE);
+        return;
+    }
     if (pthread_create(&trail_rec.pruner, NULL, prune_in_background, NULL) == 0)
         __atomic_store_n(&trail_rec.pruner_started, 1, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&trail_rec.pruner_running, 0, __ATOMIC_RELEASE);
 }
 
 

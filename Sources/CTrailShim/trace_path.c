@@ -337,7 +337,7 @@ static void remove_if_left_over(int directory_fd, const char *name) {
     unlinkat(directory_fd, name, 0);
 }
 
-void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_total) {
+void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_total, void (*between)(void)) {
     char folder[4096];
     snprintf(folder, sizeof folder, "%s", trace);
     char *slash = strrchr(folder, '/');
@@ -355,6 +355,7 @@ void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_to
     size_t count = 0, capacity = 0;
     uint64_t total = 0;
     for (struct dirent *entry; (entry = readdir(directory));) {
+        if (between) between();
         if (entry->d_name[0] == '.') remove_if_left_over(directory_fd, entry->d_name);
         size_t length = strlen(entry->d_name);
         if (length < 7 || length >= sizeof found->name || strcmp(entry->d_name + length - 6, ".trace")
@@ -392,6 +393,7 @@ void trail_prune_traces(const char *trace, uint64_t keep_files, uint64_t keep_to
     // Room for this process's trace: at most keep_files - 1 others.
     size_t limit = keep_files ? (size_t)keep_files - 1 : 0;
     for (size_t i = 0; i < count && (count - i > limit || total > keep_total); i++) {
+        if (between) between();
         if (unlinkat(directory_fd, found[i].name, 0) == 0) total -= found[i].bytes;
     }
     free(found);

@@ -98,6 +98,38 @@ import TrailTestSupport
         }
     }
 
+    /// Recording, a crash soon after start-up: the trace writer, busy draining when the crash came, started the
+    /// pruner (which blocks every signal, as the writer does) after it, and every report warned the backtracer
+    /// "failed to suspend" it. A pruner at work when the crash comes (old traces to delete) stops at its next file
+    /// and lets the backtracer pause it.
+    @Test(arguments: [0, 4000])
+    func aCrashWhileRecordingShowsEveryThread(oldTraces: Int) throws {
+        let directory = Paths.temporaryDirectory("crash-recording-\(oldTraces)")
+        // A trace header whose writer, pid 999999, is gone.
+        let header = Data("TRAILTRC".utf8) + Data(count: 8) + Data([0x3f, 0x42, 0x0f, 0]) + Data(count: 100)
+        for index in 0 ..< oldTraces {
+            try header.write(to: URL(fileURLWithPath: directory + "/old-\(index).trace"))
+        }
+        let arguments =
+            oldTraces == 0
+            ? RuntimeProbe.arguments(.crash, directory, CrashMethod.traced, 10)
+            : RuntimeProbe.arguments(.traceThen, directory, TraceThenEnd.segv, 1_000_000)
+        let result = try run(
+            RuntimeProbe.path, arguments,
+            environment: [
+                "SWIFT_BACKTRACE": "enable=yes", "TRAIL_TRACE": "record",
+                "TRAIL_TRACE_FILE": directory + "/probe.trace",
+                "TRAIL_TRACE_KEEP_FILES": "2",
+            ])
+        #expect(result.signal == 11, "\(result.stderr.suffix(500))")
+        let report = oldTraces == 0 ? try logLines(directory) : result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            report.contains { $0.hasPrefix("Thread ") && $0.hasSuffix(" \"trail-writer\":") }, "\(report.suffix(40))")
+        #expect(
+            !report.contains { $0.contains("failed to suspend") },
+            "\(report.filter { $0.hasPrefix("Thread ") || $0.contains("failed to suspend") })")
+    }
+
     /// A new thread runs with every signal blocked until it sets its own mask: one of Trail's not yet scheduled
     /// when the program crashes soon after start-up (a loaded machine) could not be paused by the backtracer, and
     /// its report said so. `bootstrap` returns once its threads run. Round-robin real-time scheduling on one CPU
