@@ -147,6 +147,7 @@ static void on_fatal_signal(int signal, siginfo_t *info, void *context) {
     trail_crash_write_marker(offset, signal, log_path);
     trail_trace_crash_flush();
     trail_stderr_pipe_crashing();
+    trail_log_mode_crashing();
     // The previous handler runs as if it had been called first: with the signal unblocked, so that threads it
     // starts (the Swift backtracer's) do not inherit a blocked fault signal and die of their own faults.
     sigset_t unblock;

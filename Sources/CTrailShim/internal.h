@@ -374,6 +374,8 @@ int trail_before_image_ends(void);
 /// Writes log mode's buffered lines to fd 2 from the calling thread, before an exec or _exit that would take them
 /// with it: only tries the buffer's lock and waits for a full pipe at most briefly.
 void trail_log_mode_drain(void);
+/// A crash is written: log mode's pipe writer stops and lets the Swift backtracer pause it (up to 50 ms).
+void trail_log_mode_crashing(void);
 /// `line` ends in the ids and '\n'; `message_length` bytes of it come before the ids.
 void trail_emit_log_line(const char *line, size_t length, size_t message_length, const uint8_t trace_id[16],
                          uint64_t span_id);

@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +33,12 @@ static int file_full;
 
 // TO_PIPE: a byte ring under a lock; the writer thread writes it to fd 2 without holding the lock.
 static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pipe_ready = PTHREAD_COND_INITIALIZER;
+// The idle writer sleeps on a futex word, not a condition variable, so that a crash handler can wake it: it
+// blocks every signal, and once a crash is written it takes SIGPROF so that the Swift backtracer can pause it.
+static uint32_t pipe_wake;       // bumped to wake the writer
+static int pipe_writer_waiting;  // under pipe_lock: the writer sleeps on pipe_wake
+static uint32_t pipe_crashing;   // a crash is written: the writer stops for good
+static uint32_t pipe_writer_pausable;
 static char *pipe_bytes;
 static uint64_t pipe_head, pipe_tail;  // bytes put, bytes written
 static uint64_t pipe_dropped;          // lines lost since the last note
@@ -99,10 +107,23 @@ static void *pipe_writer(void *unused) {
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    prctl(PR_SET_NAME, "trail-lines");
     char chunk[4096];
     pthread_mutex_lock(&pipe_lock);
     for (;;) {
-        while (pipe_head == pipe_tail && !pipe_dropped) pthread_cond_wait(&pipe_ready, &pipe_lock);
+        while (pipe_head == pipe_tail && !pipe_dropped) {
+            uint32_t seen = __atomic_load_n(&pipe_wake, __ATOMIC_ACQUIRE);
+            pipe_writer_waiting = 1;
+            pthread_mutex_unlock(&pipe_lock);
+            if (!__atomic_load_n(&pipe_crashing, __ATOMIC_ACQUIRE))
+                syscall(SYS_futex, &pipe_wake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+            if (__atomic_load_n(&pipe_crashing, __ATOMIC_ACQUIRE)) {  // never the lock again: the crash may hold it
+                trail_let_backtracer_pause(&pipe_writer_pausable);
+                for (;;) pause();
+            }
+            pthread_mutex_lock(&pipe_lock);
+            pipe_writer_waiting = 0;
+        }
         uint64_t start = pipe_tail, length = pipe_head - pipe_tail;
         if (length > sizeof chunk) length = sizeof chunk;
         // A pipe holds 16 pages, and a write that does not fit the last page's rest takes a new one: writes that
@@ -130,6 +151,10 @@ static void *pipe_writer(void *unused) {
             char note[128];
             size_t note_length = dropped_note(dropped, note, sizeof note);
             if (pipe_room(note_length) == note_length) noted = write_all(2, note, note_length) == 0;
+        }
+        if (__atomic_load_n(&pipe_crashing, __ATOMIC_ACQUIRE)) {  // as in the wait above
+            trail_let_backtracer_pause(&pipe_writer_pausable);
+            for (;;) pause();
         }
         pthread_mutex_lock(&pipe_lock);
         pipe_writer_busy = 0;
@@ -173,13 +198,22 @@ static void unlock_pipe(void) {
 
 static void child_pipe(void) {
     pthread_mutex_init(&pipe_lock, NULL);
-    pthread_cond_init(&pipe_ready, NULL);
+    pipe_writer_waiting = 0;
     pipe_tail = pipe_head;
     pipe_dropped = 0;
     pipe_writer_busy = 0;
     pipe_writer_missing = 1;
     pipe_shared = 1;
     pipe_owner = getpid();
+}
+
+void trail_log_mode_crashing(void) {
+    if (destination != TO_PIPE || getpid() != pipe_owner || pipe_writer_missing
+        || __atomic_exchange_n(&pipe_crashing, 1, __ATOMIC_ACQ_REL))
+        return;
+    __atomic_add_fetch(&pipe_wake, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &pipe_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    trail_wait_pausable(&pipe_writer_pausable);  // a writer blocked on a full pipe does not answer: 50 ms at most
 }
 
 void trail_log_mode_drain(void) {
@@ -267,7 +301,11 @@ static void put_in_pipe_buffer(const char *line, size_t length) {
     } else {
         for (size_t i = 0; i < length; i++) pipe_bytes[(pipe_head + i) & (PIPE_BUFFER - 1)] = line[i];
         pipe_head += length;
-        pthread_cond_signal(&pipe_ready);
+        if (pipe_writer_waiting) {  // a system call only when the writer sleeps
+            pipe_writer_waiting = 0;
+            __atomic_add_fetch(&pipe_wake, 1, __ATOMIC_RELEASE);
+            syscall(SYS_futex, &pipe_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        }
     }
     pthread_mutex_unlock(&pipe_lock);
 }

@@ -130,6 +130,25 @@ import TrailTestSupport
             "\(report.filter { $0.hasPrefix("Thread ") || $0.contains("failed to suspend") })")
     }
 
+    /// Log mode with fd 2 a pipe: its lines go through a thread that blocks every signal and slept on a condition
+    /// variable, which a crash handler cannot signal, so the backtracer "failed to suspend" it in every crash. It
+    /// sleeps on a futex word now, which the crash handler wakes; it then takes SIGPROF.
+    @Test func aCrashInLogModeShowsTheLineWriter() throws {
+        let directory = Paths.temporaryDirectory("crash-log-mode")
+        let result = try run(
+            "/bin/bash",
+            ["-c", #"set -o pipefail; "$@" 2>&1 | cat"#, "-", RuntimeProbe.path]
+                + RuntimeProbe.arguments(.crash, directory, CrashMethod.traced, 10),
+            environment: ["SWIFT_BACKTRACE": "enable=yes", "TRAIL_TRACE": "1"])
+        #expect(result.status == 128 + 11, "\(result.stdout.suffix(500))")
+        let report = try logLines(directory) + result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            report.contains { $0.hasPrefix("Thread ") && $0.hasSuffix(" \"trail-lines\":") }, "\(report.suffix(40))")
+        #expect(
+            !report.contains { $0.contains("failed to suspend") },
+            "\(report.filter { $0.hasPrefix("Thread ") || $0.contains("failed to suspend") })")
+    }
+
     /// A new thread runs with every signal blocked until it sets its own mask: one of Trail's not yet scheduled
     /// when the program crashes soon after start-up (a loaded machine) could not be paused by the backtracer, and
     /// its report said so. `bootstrap` returns once its threads run. Round-robin real-time scheduling on one CPU
