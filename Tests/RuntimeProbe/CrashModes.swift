@@ -17,6 +17,17 @@ extension ProbeRun {
         let method = choice(3, or: CrashMethod.segv)
         switch method {
         case .segv: UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+        case .forkedChild:
+            // A child forked without exec makes traced calls and crashes; the parent ends as the child did.
+            let child = fork()
+            if child == 0 {
+                for _ in 0 ..< 1000 { nothing() }
+                UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+            }
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            log.info("child ended: \(status & 0x7f)")
+            exit(0)
         case .abort: abort()
         case .fatal: fatalError("probe fatal error")
         case .trap: raise(SIGTRAP)

@@ -81,6 +81,7 @@ public enum CrashMethod: String, CaseIterable, Sendable {
     case twoThreads = "two-threads"
     case badCall = "bad-call"
     case emptyMapping = "empty-mapping"
+    case forkedChild = "forked-child"
 }
 
 /// How `trace-then` ends after its traced calls.

@@ -55,6 +55,36 @@ import Glibc
         #expect(crashes.values.first?.contains("signal: \(signal) ") == true, "\(what)", sourceLocation: sourceLocation)
     }
 
+    /// A child forked without exec crashes while recording: its block (its own pid) and marker in the log it
+    /// inherited, its trace, a backtracer report that shows its new trace writer, and a parent that goes on logging.
+    @Test func aForkedChildsCrashIsKeptAndItsParentGoesOn() throws {
+        let directory = Paths.temporaryDirectory("forked-child-crash")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBounded(
+            RuntimeProbe.arguments(.crash, directory, CrashMethod.forkedChild, 10),
+            environment: [
+                "SWIFT_BACKTRACE": "enable=yes", "TRAIL_TRACE": "record",
+                "TRAIL_TRACE_FILE": directory + "/probe.trace",
+            ])
+        #expect(result.status == 0, "\(result.stderr.suffix(300))")
+        let crashes = keptCrashes(directory)
+        #expect(crashes.count == 1, "markers \(crashes.keys)")
+        let child = try #require(crashes.keys.first)
+        #expect(crashes[child]?.contains("signal: 11 ") == true)
+        let log = Transcript.read(directory + "/probe.log")
+        let lines = log.split(separator: "\n")
+        #expect(
+            lines.contains { $0.hasSuffix(" info probe: child ended: 11 (trail_probe/CrashModes.swift:29)") },
+            "\(log.suffix(800))")
+        #expect(lines.contains { $0.hasPrefix("Thread ") && $0.hasSuffix(" \"trail-writer\":") }, "\(log.suffix(800))")
+        #expect(!log.contains("failed to suspend"), "\(log.suffix(800))")
+        // The first call is in the program's main task: `[task 1]` follows it.
+        let replay = try run(Paths.trail, ["replay", directory + "/probe.1.trace"], check: true).stdout
+        #expect(
+            replay.split(separator: "\n").filter { $0.contains("[ \(child)] | Probe.nothing();") }.count == 1000,
+            "\(replay.suffix(400))")
+    }
+
     @Test func aCrashPastThePipePageLimitDoesNotHang() throws {
         let directory = Paths.temporaryDirectory("pipe-limit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
