@@ -56,10 +56,11 @@ ssize_t trail_write_within_limit(int fd, const void *bytes, size_t count) {
     return write(fd, bytes, count);
 }
 
-void trail_block_file_size_signal(void) {
+void trail_block_program_signals(void) {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGXFSZ);
+    sigfillset(&set);  // SIGXFSZ among them: a write past RLIMIT_FSIZE fails with EFBIG here
+    static const int open[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS, SIGPROF };
+    for (size_t index = 0; index < sizeof open / sizeof open[0]; index++) sigdelset(&set, open[index]);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 

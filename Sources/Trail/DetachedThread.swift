@@ -42,8 +42,8 @@ enum DetachedThread {
             { raw in
                 let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
                 trail_set_thread_name(start.name)
-                // A write of Trail's past RLIMIT_FSIZE must fail with EFBIG here, never kill the program.
-                trail_block_file_size_signal()
+                // Never the program's signals (sigwait servers, SIGTERM), nor SIGXFSZ of a write past RLIMIT_FSIZE.
+                trail_block_program_signals()
                 trail_flag_raise(start.running)
                 start.body()
                 return nil

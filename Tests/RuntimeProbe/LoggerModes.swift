@@ -84,6 +84,33 @@ extension ProbeRun {
         }
     }
 
+    /// A server of the sigwait kind: after `bootstrap` (unless `plain`), SIGTERM, SIGINT, SIGHUP, SIGUSR1 and
+    /// SIGUSR2 are blocked, and one thread takes them with sigwait. The process sends itself SIGNAL (by number)
+    /// and prints what that thread got, then exits 0.
+    func sigwaitServer() throws {
+        if arguments.count <= 3 || arguments[3] != "plain" { try Trail.bootstrap(configuration) }
+        let wanted = Int32(number(4, Int(SIGTERM)))
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let waited = set
+        let waiter = Thread {
+            var received: Int32 = 0
+            var set = waited
+            sigwait(&set, &received)
+            print("sigwait got \(received)")
+            fflush(stdout)
+            exit(0)
+        }
+        waiter.start()
+        usleep(100_000)
+        kill(getpid(), wanted)
+        sleep(5)
+        print("no signal taken")
+        exit(3)
+    }
+
     /// A buffered line, then a termination signal (SIGTERM, SIGINT or SIGHUP), as `systemctl stop` sends.
     func lastWords() throws {
         configuration.flushInterval = 10

@@ -52,6 +52,7 @@ case .jsonSpans: try await probe.jsonSpans()
 case .fatal: try probe.fatal()
 case .fileSizeLimit: try probe.fileSizeLimit()
 case .bootstrapThreads: try probe.bootstrapThreads()
+case .sigwaitServer: try probe.sigwaitServer()
 
 case .instance: try probe.instance()
 case .logSteady: try probe.logSteady()

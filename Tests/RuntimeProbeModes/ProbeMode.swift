@@ -43,6 +43,7 @@ public enum ProbeMode: String, CaseIterable, Sendable {
     case fatal
     case fileSizeLimit = "file-size-limit"
     case bootstrapThreads = "bootstrap-threads"
+    case sigwaitServer = "sigwait-server"
 
     // OperatorDayModes.swift and SoakMode.swift: an operator's day of instances, forks, floods on fd 2, folders
     // that vanish, descriptors and disks that run out.

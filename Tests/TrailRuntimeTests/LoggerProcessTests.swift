@@ -149,6 +149,22 @@ import TrailTestSupport
             "\(report.filter { $0.hasPrefix("Thread ") || $0.contains("failed to suspend") })")
     }
 
+    /// A server of the sigwait kind blocks the signals it wants in every thread it has and takes them on one of
+    /// its own. Trail's logger threads blocked none of them, and a signal sent to the process went to one of
+    /// those: the server died of SIGTERM (Trail's handler, or the default action) instead of shutting down.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
+    func aSigwaitServerGetsItsSignals(signal: Int32) throws {
+        let directory = Paths.temporaryDirectory("sigwait-\(signal)")
+        let result = try run(
+            "/usr/bin/timeout",
+            ["-s", "KILL", "10", RuntimeProbe.path]
+                + RuntimeProbe.arguments(.sigwaitServer, directory, "traced", Int(signal)),
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": directory + "/probe.trace"])
+        #expect(
+            result.status == 0 && result.stdout == "sigwait got \(signal)\n",
+            "\(result.shellStatus): \(result.stdout) \(result.stderr.suffix(300))")
+    }
+
     /// A new thread runs with every signal blocked until it sets its own mask: one of Trail's not yet scheduled
     /// when the program crashes soon after start-up (a loaded machine) could not be paused by the backtracer, and
     /// its report said so. `bootstrap` returns once its threads run. Round-robin real-time scheduling on one CPU

@@ -208,8 +208,11 @@ int trail_fd_move_high(int fd);
 int trail_fd_is(int fd, uint64_t device, uint64_t inode);
 /// RLIMIT_FSIZE's soft limit, or UINT64_MAX for none.
 uint64_t trail_file_size_limit(void);
-/// Blocks SIGXFSZ in the calling thread (Trail's own): a write past the limit then fails with EFBIG there.
-void trail_block_file_size_signal(void);
+/// Blocks in the calling thread (one of Trail's) every signal but the faults, which are its own, and SIGPROF, with
+/// which the Swift backtracer pauses it for a crash report. A signal sent to the process goes to a thread that
+/// does not block it: a server that blocks SIGTERM everywhere and takes it with sigwait died of it when Trail's
+/// thread took it instead. SIGXFSZ is blocked too: a write past RLIMIT_FSIZE fails with EFBIG there.
+void trail_block_program_signals(void);
 /// Writes all buffered lines without taking any lock: for the crash handler and `exit`.
 void trail_log_flush_unlocked(void);
 /// Writes "YYYY-MM-DDTHH:MM:SS.uuuuuuZ " (28 bytes) for now, in UTC.
