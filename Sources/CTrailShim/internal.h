@@ -25,6 +25,8 @@ void trail_stderr_pipe_crashing(void);
 /// A runtime thread that blocks every signal takes SIGPROF once a crash is written, so that the Swift backtracer
 /// can pause it, and sets `*pausable` (threads.c); the crashing thread waits up to 50 ms for that.
 void trail_let_backtracer_pause(uint32_t *pausable);
+/// The same for a thread with nothing left to do once a crash is written: it waits there for the end.
+__attribute__((noreturn)) void trail_park_for_backtracer(uint32_t *pausable);
 void trail_wait_pausable(uint32_t *pausable);
 /// Records lost so far because a ring stayed full.
 uint64_t trail_trace_dropped(void);

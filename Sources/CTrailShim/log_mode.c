@@ -118,8 +118,7 @@ static void *pipe_writer(void *unused) {
             if (!__atomic_load_n(&pipe_crashing, __ATOMIC_ACQUIRE))
                 syscall(SYS_futex, &pipe_wake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
             if (__atomic_load_n(&pipe_crashing, __ATOMIC_ACQUIRE)) {  // never the lock again: the crash may hold it
-                trail_let_backtracer_pause(&pipe_writer_pausable);
-                for (;;) pause();
+                trail_park_for_backtracer(&pipe_writer_pausable);
             }
             pthread_mutex_lock(&pipe_lock);
             pipe_writer_waiting = 0;
@@ -153,8 +152,7 @@ static void *pipe_writer(void *unused) {
             if (pipe_room(note_length) == note_length) noted = write_all(2, note, note_length) == 0;
         }
         if (__atomic_load_n(&pipe_crashing, __ATOMIC_ACQUIRE)) {  // as in the wait above
-            trail_let_backtracer_pause(&pipe_writer_pausable);
-            for (;;) pause();
+            trail_park_for_backtracer(&pipe_writer_pausable);
         }
         pthread_mutex_lock(&pipe_lock);
         pipe_writer_busy = 0;

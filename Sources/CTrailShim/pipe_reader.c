@@ -46,9 +46,7 @@ static void *hold_reader(void *unused) {
     __atomic_store_n(&holder.ready, 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&holder.crashing, __ATOMIC_ACQUIRE))
         syscall(SYS_futex, &holder.crashing, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-    trail_let_backtracer_pause(&holder.pausable);  // a crash is written: its report shows this thread too
-    for (;;) pause();
-    return NULL;
+    trail_park_for_backtracer(&holder.pausable);  // a crash is written: its report shows this thread too
 }
 
 void trail_stderr_pipe_crashing(void) {

@@ -89,6 +89,11 @@ void trail_let_backtracer_pause(uint32_t *pausable) {
     trail_flag_raise(pausable);
 }
 
+void trail_park_for_backtracer(uint32_t *pausable) {
+    trail_let_backtracer_pause(pausable);
+    for (;;) pause();
+}
+
 void trail_wait_pausable(uint32_t *pausable) { trail_flag_wait(pausable, 50); }
 
 void trail_flag_raise(uint32_t *flag) {

@@ -24,8 +24,7 @@
 /// suspend" a pruner still at work, as it is in a crash soon after start-up.
 static void stop_if_crashing(void) {
     if (!__atomic_load_n(&trail_rec.crashing, __ATOMIC_ACQUIRE)) return;
-    trail_let_backtracer_pause(&trail_rec.pruner_pausable);
-    for (;;) pause();
+    trail_park_for_backtracer(&trail_rec.pruner_pausable);
 }
 
 static void *prune_in_background(void *unused) {
