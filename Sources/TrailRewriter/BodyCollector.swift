@@ -175,16 +175,19 @@ final class BodyCollector: SyntaxVisitor {
             !isSkipped(node, node.attributes)
         else { return .skipChildren }
         // A getter returns the property's or subscript's type.
-        let property = accessor == "get" ? propertyDeclaration(of: node) : nil
+        let owner = propertyDeclaration(of: node)
+        let property = accessor == "get" ? owner : nil
         if let (type, witness, member) = property, isBuilt(body.statements, type: type, witness: witness, of: member) {
             return .skipChildren
         }
+        // Every accessor of a subscript sees its parameters: `Grid.subscript(2, column: 3).get`.
+        let subscriptParameters = owner?.decl.as(SubscriptDeclSyntax.self)?.parameterClause.parameters
         instrument(
             after: body.leftBrace, body.statements, line: node.accessorSpecifier,
             async: node.effectSpecifiers?.asyncSpecifier != nil,
             returns: accessor == "get" ? property?.type.map(ReturnKind.init) ?? .value : .void,
             foldsExit: accessor == "get" && FoldedExit.allows(property?.type), resultType: property?.type,
-            throwsClause: node.effectSpecifiers?.throwsClause)
+            arguments: subscriptParameters, throwsClause: node.effectSpecifiers?.throwsClause)
         return .visitChildren
     }
     override func visitPost(_ node: AccessorDeclSyntax) { pop() }

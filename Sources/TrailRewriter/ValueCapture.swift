@@ -23,9 +23,11 @@ enum ValueCapture {
     /// `functionAliases`: the module's type aliases of function types (`Declarations.functionTypeAliases`): a
     /// parameter of one is a non-escaping closure too, unless `@escaping`.
     static func arguments(_ parameters: FunctionParameterListSyntax, functionAliases: Set<String> = []) -> [Argument] {
-        parameters.map { parameter in
-            let label = parameter.firstName.text
+        // A subscript's parameter has no argument label unless two names are written: `values[0]`.
+        let ofSubscript = parameters.parent?.parent?.is(SubscriptDeclSyntax.self) == true
+        return parameters.map { parameter in
             let name = (parameter.secondName ?? parameter.firstName).text
+            let label = ofSubscript && parameter.secondName == nil ? "_" : parameter.firstName.text
             let names = label == name ? label : "\(label) \(name)"
             let ellipsis = parameter.ellipsis == nil ? "" : "..."
             let descriptor = "\(names): \(typeText(parameter.type))\(ellipsis)"

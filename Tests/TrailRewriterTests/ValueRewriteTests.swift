@@ -40,7 +40,7 @@ import TrailDriver
             func tick() -> Bool {/*<trail*/Trail.enterValues("M.tick() @ M/F.swift:5");/*trail>*/ /*<trail*/return /*trail>*/true/*<trail*/ ~>| Trail.TypedValueExit<Bool>("-> Bool")/*trail>*/ }
             struct S {
                 init(name: String?) {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.S.init(name:) @ M/F.swift:7", 1) { Trail.value("name: String?", name) }; Trail.exit();/*trail>*/}
-                subscript(index: Int) -> Int {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
+                subscript(index: Int) -> Int {/*<trail*/if Trail.tracing, Trail.enterWithValues("M.S.subscript(_:).get @ M/F.swift:8", 1) { Trail.value("_ index: Int", index) };/*trail>*/ /*<trail*/return /*trail>*/index/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")/*trail>*/ }
             }
 
             """
@@ -341,6 +341,30 @@ import TrailDriver
         #expect(
             result.contains(
                 #"return try if f { check()/*<trail*/ ~>> Trail.TypedResult<Int>("-> Int")/*trail>*/ } else { 2"#))
+        #expect(try stripped(result) == source)
+    }
+
+    /// Every accessor of a subscript records the subscript's arguments, labelled as a call writes them:
+    /// `grid[2, column: 3]` shows as `Grid.subscript(2, column: 3).get`.
+    @Test func subscriptAccessorsSeeTheirParameters() throws {
+        let source = """
+            struct Grid {
+                subscript(row: Int, column column: Int) -> Int {
+                    get { row * column }
+                    set { _ = newValue }
+                    _modify { var cell = 0; yield &cell }
+                }
+            }
+
+            """
+        let result = try withValues(source)
+        let arguments = #"{ Trail.value("_ row: Int", row); Trail.value("column: Int", column) }"#
+        for accessor in ["get", "set", "modify"] {
+            #expect(
+                result.contains(#"Trail.enterWithValues("M.Grid.subscript(_:column:).\#(accessor) @ M/F.swift:"#),
+                "\(result)")
+        }
+        #expect(result.components(separatedBy: arguments).count == 4, "\(result)")
         #expect(try stripped(result) == source)
     }
 
