@@ -14,6 +14,27 @@ extension Trail {
         public init(_ descriptor: StaticString) { self.descriptor = descriptor }
     }
 
+    /// The right operand of `value ~>| Trail.RedactedValueExit<R>("-> R")`, the exit of a function or property whose
+    /// name holds a word of the rewriter's redaction list (`apiToken()`): the result is recorded as `<redacted>`.
+    @frozen
+    public struct RedactedValueExit<Result: ~Copyable & ~Escapable> {
+        public let descriptor: StaticString
+
+        @_transparent
+        public init(_ descriptor: StaticString) { self.descriptor = descriptor }
+    }
+
+    /// A result never passed: `<redacted>`, then the exit.
+    @_transparent
+    public static func exitRedacted(_ descriptor: StaticString) {
+        if tracing { recordExitRedacted(descriptor) }
+    }
+
+    @usableFromInline
+    static func recordExitRedacted(_ descriptor: StaticString) {
+        ValueRecorder.exit(descriptor, .redacted, bits: 0)
+    }
+
     /// Any other result: its written type is what is shown.
     @_transparent
     public static func exit<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, returning v: borrowing Value) {

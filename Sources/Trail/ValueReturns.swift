@@ -25,6 +25,33 @@ extension Trail {
     @usableFromInline
     static func returning(_ span: Span) { trail_values_async_result(span.raw) }
 
+    /// The right operand of `value ~>> Trail.RedactedResult<R>("-> R")`: as `RedactedValueExit<R>`, without the
+    /// exit.
+    @frozen
+    public struct RedactedResult<Result: ~Copyable & ~Escapable> {
+        public let descriptor: StaticString
+
+        @_transparent
+        public init(_ descriptor: StaticString) { self.descriptor = descriptor }
+
+        @_transparent
+        public init(_ descriptor: StaticString, _ span: Span) {
+            self.descriptor = descriptor
+            if _slowPath(span.raw.word != 0) { Trail.returning(span) }
+        }
+    }
+
+    /// A result never passed, kept for the exit: `<redacted>`.
+    @_transparent
+    public static func resultRedacted(_ descriptor: StaticString) {
+        if tracing { recordResultRedacted(descriptor) }
+    }
+
+    @usableFromInline
+    static func recordResultRedacted(_ descriptor: StaticString) {
+        ValueRecorder.result(descriptor, .redacted, bits: 0)
+    }
+
     /// Any other result: its written type is what is shown.
     @_transparent
     public static func result<Value: ~Copyable & ~Escapable>(_ descriptor: StaticString, _ v: borrowing Value) {

@@ -13,6 +13,14 @@ public func ~>| <Value: ~Copyable & ~Escapable>(value: consuming Value, exit: Tr
     return value
 }
 
+/// The result of a function or property named like a secret (`apiToken()`): recorded as `<redacted>`, never passed.
+@_transparent
+@_lifetime(copy value)
+public func ~>| <Value: ~Copyable & ~Escapable>(value: consuming Value, exit: Trail.RedactedValueExit<Value>) -> Value {
+    Trail.exitRedacted(exit.descriptor)
+    return value
+}
+
 /// Any other copyable, escapable result: by its description when TRAIL_VALUES_DESCRIBE names its written type. The
 /// more constrained overload wins, with the same `Value` on both sides.
 @_transparent

@@ -15,6 +15,14 @@ public func ~>> <Value: ~Copyable & ~Escapable>(value: consuming Value, result: 
     return value
 }
 
+/// The result of a function or property named like a secret (`apiToken()`): recorded as `<redacted>`, never passed.
+@_transparent
+@_lifetime(copy value)
+public func ~>> <Value: ~Copyable & ~Escapable>(value: consuming Value, result: Trail.RedactedResult<Value>) -> Value {
+    Trail.resultRedacted(result.descriptor)
+    return value
+}
+
 /// Any other copyable, escapable result: by its description when TRAIL_VALUES_DESCRIBE names its written type.
 @_transparent
 public func ~>> <Value>(value: Value, result: Trail.TypedResult<Value>) -> Value {

@@ -322,6 +322,12 @@ final class BodyCollector: SyntaxVisitor {
 
     /// `foldsExit`: a function's or getter's body (not a closure's), whose one value may carry the exit
     /// (`FoldedExit`), typed as its written `resultType` (`ExitType`).
+    /// The function or property whose body is instrumented: `apiToken(for:)`, or `sessionKey` for its getter.
+    private var resultOwner: String {
+        guard let last = scopes.last else { return "" }
+        return last == "get" && scopes.count > 1 ? scopes[scopes.count - 2] : last
+    }
+
     private func instrument(
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
         line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false,
@@ -346,9 +352,11 @@ final class BodyCollector: SyntaxVisitor {
             folded = nil
         }
         let exitType = ExitType.text(resultType)
+        let redactsResult = ValueCapture.redactsResult(of: resultOwner)
         let exitCode =
             options.values && exitType != nil
-            ? ValueCapture.foldedExit(resultType: exitType!) : Marker.foldedExitCode(resultType: exitType)
+            ? ValueCapture.foldedExit(resultType: exitType!, redacted: redactsResult)
+            : Marker.foldedExitCode(resultType: exitType)
         let values = options.values
         let arguments =
             values
@@ -386,7 +394,10 @@ final class BodyCollector: SyntaxVisitor {
             }
             for end in ends {
                 edits.append(
-                    Edit(offset: end, text: Marker.wrap(ValueCapture.returnedValue(resultType: exitType, async: async)))
+                    Edit(
+                        offset: end,
+                        text: Marker.wrap(
+                            ValueCapture.returnedValue(resultType: exitType, async: async, redacted: redactsResult)))
                 )
             }
         }

@@ -164,14 +164,23 @@ enum ValueCapture {
         return values.joined(separator: "; ")
     }
 
+    /// Whether the result of the function or property `name` (`apiToken(for:)`, `sessionKey`) is a secret: its
+    /// base name holds a word of the list, as an argument's label or name would.
+    static func redactsResult(of name: String) -> Bool {
+        let base = name.prefix { $0 != "(" }.lowercased()
+        return redactedWords.contains { base.contains($0) }
+    }
+
     /// What follows a returned value where the exit is a `defer` (`ReturnedValues`), typed as `resultType`.
-    static func returnedValue(resultType: String, async: Bool = false) -> String {
+    static func returnedValue(resultType: String, async: Bool = false, redacted: Bool = false) -> String {
         let span = async ? ", __trail" : ""
-        return " ~>> Trail.TypedResult<\(resultType)>(\(Marker.literal(resultDescriptor(resultType)))\(span))"
+        let operand = redacted ? "RedactedResult" : "TypedResult"
+        return " ~>> Trail.\(operand)<\(resultType)>(\(Marker.literal(resultDescriptor(resultType)))\(span))"
     }
 
     /// A folded body's exit that records its result, typed as `resultType`.
-    static func foldedExit(resultType: String) -> String {
-        " ~>| Trail.TypedValueExit<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"
+    static func foldedExit(resultType: String, redacted: Bool = false) -> String {
+        let operand = redacted ? "RedactedValueExit" : "TypedValueExit"
+        return " ~>| Trail.\(operand)<\(resultType)>(\(Marker.literal(resultDescriptor(resultType))))"
     }
 }

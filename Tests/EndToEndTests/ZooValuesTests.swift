@@ -58,6 +58,12 @@ import TrailTestSupport
         }
         let replay = try run(Paths.trail, ["replay", described], check: true).stdout
         #expect(replay.contains(#"Zoo.Arguments.collections([7, 8], ["k": 1], [3]) = 4;"#), "\(replay.prefix(3000))")
+        // Results of functions named like secrets are never passed, though every value is described here.
+        #expect(
+            replay.contains(#"Zoo.Arguments.secret(user: "u", password: <redacted>, apiKey: <redacted>) = <redacted>;"#)
+        )
+        #expect(replay.contains(#"Zoo.Arguments.sessionToken(for: "u") = <redacted>;"#), "\(replay.prefix(3000))")
+        #expect(!replay.contains("hunter2") && !replay.contains("t-u"))
         // Pointers given and returned show their addresses: the second byte's is one past the first's.
         let pointers = try #require(
             replay.firstMatch(of: #/Zoo\.Arguments\.pointers\(0x(\w+), 0x(\w+), 0x(\w+), nil\) = 0x(\w+);/#))

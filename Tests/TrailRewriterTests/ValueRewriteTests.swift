@@ -377,6 +377,30 @@ import TrailDriver
             ))
     }
 
+    /// A function or property named like a secret records its result as `<redacted>`, never passing it: a one-value
+    /// body through `RedactedValueExit`, a body with a `defer` through `RedactedResult`.
+    @Test func resultsOfSecretNamesAreNotPassed() throws {
+        let source = """
+            func apiToken() -> String { "t" }
+            func loadSecret(_ n: Int) throws -> String {
+                return "s"
+            }
+            var sessionKey: String { "k" }
+            func count() -> Int { 1 }
+
+            """
+        let result = try withValues(source)
+        #expect(
+            result.contains(
+                #"/*<trail*/return /*trail>*/"t"/*<trail*/ ~>| Trail.RedactedValueExit<String>("-> String")"#))
+        #expect(result.contains(#"return "s"/*<trail*/ ~>> Trail.RedactedResult<String>("-> String")"#))
+        #expect(
+            result.contains(
+                #"/*<trail*/return /*trail>*/"k"/*<trail*/ ~>| Trail.RedactedValueExit<String>("-> String")"#))
+        #expect(result.contains(#"1/*<trail*/ ~>| Trail.TypedValueExit<Int>("-> Int")"#))
+        #expect(try stripped(result) == source)
+    }
+
     /// Without `values`, nothing of this is inserted: the output is today's.
     @Test func offByDefault() throws {
         let result = try instrumented("func fib(n: Int) -> Int { n }\n")

@@ -71,6 +71,11 @@ enum Arguments {
     static func secret(user: String, password: String, apiKey: String) -> Int {
         user.count + password.count + apiKey.count
     }
+    // Named like a secret: its result is never passed, nor is the `secret` one's above.
+    static func sessionToken(for user: String) throws -> String {
+        guard !user.isEmpty else { throw ParseError(input: user) }
+        return "t-" + user
+    }
     static func tuple(_ pair: (Int, String)) -> String { "\(pair.0)\(pair.1)" }
     static func unnamed(_: Int, _ kept: Int) -> Int { kept }
     static func throwing(_ text: String) throws(ParseError) -> Int {
@@ -103,7 +108,7 @@ enum Arguments {
             "\(bytes.withUnsafeBufferPointer { pointer($0.baseAddress!, UnsafeRawPointer($0.baseAddress!)) })",
             "\(isolated(ledger))", "\(await Tally().add(3, note: nil))", "\(span(bytes.span))", "\(consumed(ticket))",
             "\(await sent(Ledger(), "ab").value)", "\(stepped({ $0 += 1 }, from: 6))",
-            "\(keywords(extension: "ab", in: 1, default: 2))", "\(pointed(bytes))",
+            "\(keywords(extension: "ab", in: 1, default: 2))", "\(pointed(bytes))", (try? sessionToken(for: "u")) ?? "",
         ]
         return parts.joined(separator: " ")
     }
