@@ -14,7 +14,7 @@ extension Declarations {
     }
 
     /// A Swift file of comments only, one declaration per line, sorted, so equal sets give equal files:
-    /// `// never NAME`, `// builder NAME`, `// function-alias NAME`, `// requirement PROTOCOL NAME ATTRIBUTE` (a builder requirement) and
+    /// `// never NAME`, `// builder NAME`, `// function-alias NAME`, `// unsafe-type NAME`, `// requirement PROTOCOL NAME ATTRIBUTE` (a builder requirement) and
     /// `// refines PROTOCOL INHERITED` (only those leading to a builder requirement). Swift, because SwiftPM
     /// turns any other file a build command writes into a resource, and a resource bundle would change the
     /// target; a file of comments compiles to nothing. Readers skip kinds they do not know.
@@ -27,6 +27,7 @@ extension Declarations {
             + (kept.neverReturning.sorted().map { "// never \($0)\n" }
             + kept.resultBuilders.sorted().map { "// builder \($0)\n" }
             + kept.functionTypeAliases.sorted().map { "// function-alias \($0)\n" }
+            + kept.unsafeTypes.sorted().map { "// unsafe-type \($0)\n" }
             + kept.requirements.sorted().map { "// requirement \($0.protocolName) \($0.name) \($0.attribute)\n" }
             + refines).joined()
     }
@@ -49,6 +50,7 @@ extension Declarations {
             case ("never", 2): neverReturning.insert(words[1])
             case ("builder", 2): resultBuilders.insert(words[1])
             case ("function-alias", 2): functionTypeAliases.insert(words[1])
+            case ("unsafe-type", 2): unsafeTypes.insert(words[1])
             case ("requirement", 4):
                 requirements.insert(Requirement(protocolName: words[1], name: words[2], attribute: words[3]))
             case ("refines", 3): refinements[words[1], default: []].insert(words[2])

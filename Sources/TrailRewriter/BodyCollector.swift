@@ -361,7 +361,9 @@ final class BodyCollector: SyntaxVisitor {
         let arguments =
             values
             ? parameters.map {
-                ValueCapture.arguments($0, functionAliases: options.declarations.functionTypeAliases)
+                ValueCapture.arguments(
+                    $0, functionAliases: options.declarations.functionTypeAliases,
+                    unsafeTypes: options.declarations.unsafeTypes)
             } ?? [] : []
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
@@ -381,26 +383,37 @@ final class BodyCollector: SyntaxVisitor {
                 : folded != nil
                     ? Marker.foldedEntryCode(site: site)
                     : Marker.entryCode(site: site, async: async, mayBeEmpty: mayBeEmpty)
+        // A value of an unsafe type passed to the exit operator must be marked `unsafe` under
+        // `-strict-memory-safety`; where the body does not, the rewriter does, after any `return ` it inserts. No
+        // mode warns of it, as the operator's use of the type is unsafe.
+        let unsafeResult =
+            resultType.map { ValueCapture.namesUnsafeType($0, options.declarations.unsafeTypes) } ?? false
+        var unmarkedUnsafeValues: [Int] = []
+        if unsafeResult, folded != nil, !FoldedExit.valueIsMarkedUnsafe(statements) {
+            unmarkedUnsafeValues.append(returnPoints[0])
+        }
         // Values: the results a body with a `defer` returns (`ReturnedValues`).
         if options.values, foldsExit, folded == nil, let exitType {
             let copies = options.lineDirectiveFile != nil
             let lines = self.lines
-            let ends = ReturnedValues.ends(
+            let values = ReturnedValues.values(
                 statements, implicitReturns: returnPoints, neverFunctions: options.declarations.neverReturning
             ) { value in
                 copies
                     && lines.line(of: value.positionAfterSkippingLeadingTrivia.utf8Offset)
                         != lines.line(of: value.endPositionBeforeTrailingTrivia.utf8Offset)
             }
-            for end in ends {
+            for value in values {
                 edits.append(
                     Edit(
-                        offset: end,
+                        offset: value.end,
                         text: Marker.wrap(
                             ValueCapture.returnedValue(resultType: exitType, async: async, redacted: redactsResult)))
                 )
+                if unsafeResult, !value.markedUnsafe { unmarkedUnsafeValues.append(value.start) }
             }
         }
+        defer { for start in unmarkedUnsafeValues { edits.append(Edit(offset: start, text: Marker.wrap("unsafe "))) } }
         let closing = statements.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate)
         guard let file = options.lineDirectiveFile, !Self.isInInterpolation(brace) else {
             edits.append(Edit(offset: offset, text: Marker.wrap(code)))

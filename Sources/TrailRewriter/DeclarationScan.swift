@@ -7,6 +7,9 @@ public struct Declarations: Equatable, Sendable {
     /// `typealias Handler = (Int) -> Void`: a parameter of such a type is a non-escaping closure, which a build
     /// with values must not pass to a generic recorder (`ValueCapture`).
     public var functionTypeAliases: Set<String> = []
+    /// `@unsafe struct Buffer`, `typealias Bytes = UnsafeRawBufferPointer`: a parameter whose type names one is
+    /// read as `unsafe Trail.value(…)` in a build with values, as `-strict-memory-safety` requires.
+    public var unsafeTypes: Set<String> = []
     /// Protocol requirements with an attribute, which is a result builder when its name ends in `Builder` or
     /// names one of `resultBuilders`: `@ViewBuilder var body: Body { get }`.
     public var requirements: Set<Requirement> = []
@@ -31,13 +34,15 @@ public struct Declarations: Equatable, Sendable {
 
     public init(
         neverReturning: Set<String> = [], resultBuilders: Set<String> = [], requirements: Set<Requirement> = [],
-        refinements: [String: Set<String>] = [:], functionTypeAliases: Set<String> = []
+        refinements: [String: Set<String>] = [:], functionTypeAliases: Set<String> = [],
+        unsafeTypes: Set<String> = []
     ) {
         self.neverReturning = neverReturning
         self.resultBuilders = resultBuilders
         self.requirements = requirements
         self.refinements = refinements
         self.functionTypeAliases = functionTypeAliases
+        self.unsafeTypes = unsafeTypes
     }
 
     /// The declarations in one file's text, found by `DeclarationScan`.
@@ -45,7 +50,8 @@ public struct Declarations: Equatable, Sendable {
         self.init(
             neverReturning: DeclarationScan.neverReturning(in: source),
             resultBuilders: DeclarationScan.resultBuilders(in: source),
-            functionTypeAliases: DeclarationScan.functionTypeAliases(in: source))
+            functionTypeAliases: DeclarationScan.functionTypeAliases(in: source),
+            unsafeTypes: DeclarationScan.unsafeTypes(in: source))
         DeclarationScan.protocols(in: source, into: &self)
     }
 
@@ -55,6 +61,7 @@ public struct Declarations: Equatable, Sendable {
             neverReturning.formUnion(part.neverReturning)
             resultBuilders.formUnion(part.resultBuilders)
             functionTypeAliases.formUnion(part.functionTypeAliases)
+            unsafeTypes.formUnion(part.unsafeTypes)
             requirements.formUnion(part.requirements)
             refinements.merge(part.refinements) { $0.union($1) }
         }
@@ -108,7 +115,7 @@ public struct Declarations: Equatable, Sendable {
         }
         return Declarations(
             neverReturning: neverReturning, resultBuilders: resultBuilders, requirements: built,
-            refinements: kept, functionTypeAliases: functionTypeAliases)
+            refinements: kept, functionTypeAliases: functionTypeAliases, unsafeTypes: unsafeTypes)
     }
 }
 
@@ -142,10 +149,73 @@ enum DeclarationScan {
         return names
     }
 
-    /// `typealias Name = (A, B) throws -> C` (attributes such as `@Sendable` before it, generic parameters after
-    /// the name): the names of type aliases of function types. Not an optional of one, which escapes.
-    static func functionTypeAliases(in source: [UInt8]) -> Set<String> {
+    /// Types marked `@unsafe`, and type aliases that name a standard unsafe type (`ValueCapture.unsafeTypes`).
+    static func unsafeTypes(in source: [UInt8]) -> Set<String> {
+        var names = unsafeMarkedTypes(in: source)
+        for (name, after) in typeAliases(in: source) {
+            // The aliased type, to the end of its line.
+            var end = after
+            while end < source.count, source[end] != UInt8(ascii: "\n") { end += 1 }
+            var word = after
+            while word < end {
+                guard isIdentifierByte(source, at: word) else {
+                    word += 1
+                    continue
+                }
+                let start = word
+                while word < end, isIdentifierByte(source, at: word) { word += 1 }
+                if ValueCapture.unsafeTypes.contains(String(decoding: source[start ..< word], as: UTF8.self)) {
+                    names.insert(name)
+                    break
+                }
+            }
+        }
+        return names
+    }
+
+    /// The types an `@unsafe` attribute marks: only other attributes and modifiers may stand between them, as
+    /// `@unsafe` marks functions too, and a type declared after one is not unsafe.
+    private static func unsafeMarkedTypes(in source: [UInt8]) -> Set<String> {
         var names: Set<String> = []
+        let attribute = Array("@unsafe".utf8)
+        let kinds: Set<String> = ["struct", "enum", "class", "actor", "typealias"]
+        let modifiers: Set<String> = [
+            "public", "package", "internal", "fileprivate", "private", "open", "final", "indirect", "nonisolated",
+        ]
+        var index = 0
+        while let hit = find(attribute, in: source, from: index) {
+            index = hit + attribute.count
+            guard !isIdentifierByte(source, at: index) else { continue }
+            var cursor = index
+            while true {
+                cursor = skipSpaces(source, from: cursor)
+                let isAttribute = cursor < source.count && source[cursor] == UInt8(ascii: "@")
+                if isAttribute { cursor += 1 }
+                let start = cursor
+                while isIdentifierByte(source, at: cursor) { cursor += 1 }
+                let word = String(decoding: source[start ..< cursor], as: UTF8.self)
+                if isAttribute {
+                    if cursor < source.count, source[cursor] == UInt8(ascii: "(") {
+                        cursor = matching(source, from: cursor)
+                    }
+                    if word.isEmpty { break }
+                    continue
+                }
+                if modifiers.contains(word) { continue }
+                guard kinds.contains(word) else { break }
+                cursor = skipSpaces(source, from: cursor)
+                let nameStart = cursor
+                while isIdentifierByte(source, at: cursor) { cursor += 1 }
+                if cursor > nameStart { names.insert(String(decoding: source[nameStart ..< cursor], as: UTF8.self)) }
+                break
+            }
+        }
+        return names
+    }
+
+    /// Each `typealias Name`: its name, and where the text after the name starts.
+    private static func typeAliases(in source: [UInt8]) -> [(name: String, after: Int)] {
+        var aliases: [(name: String, after: Int)] = []
         let keyword = Array("typealias".utf8)
         var index = 0
         while let hit = find(keyword, in: source, from: index) {
@@ -157,7 +227,17 @@ enum DeclarationScan {
             while isIdentifierByte(source, at: cursor) { cursor += 1 }
             guard cursor > nameStart else { continue }
             let name = String(decoding: source[nameStart ..< cursor], as: UTF8.self)
-            cursor = skipSpaces(source, from: cursor)
+            aliases.append((name, cursor))
+        }
+        return aliases
+    }
+
+    /// `typealias Name = (A, B) throws -> C` (attributes such as `@Sendable` before it, generic parameters after
+    /// the name): the names of type aliases of function types. Not an optional of one, which escapes.
+    static func functionTypeAliases(in source: [UInt8]) -> Set<String> {
+        var names: Set<String> = []
+        for (name, after) in typeAliases(in: source) {
+            var cursor = skipSpaces(source, from: after)
             if cursor < source.count, source[cursor] == UInt8(ascii: "<") { cursor = matching(source, from: cursor) }
             cursor = skipSpaces(source, from: cursor)
             guard cursor < source.count, source[cursor] == UInt8(ascii: "=") else { continue }

@@ -14,6 +14,16 @@ enum FoldedExit {
         return !type.tokens(viewMode: .sourceAccurate).contains { $0.tokenKind == .keyword(.sending) }
     }
 
+    /// Whether the body's one expression is marked `unsafe`, which then covers the exit operator too.
+    static func valueIsMarkedUnsafe(_ statements: CodeBlockItemListSyntax) -> Bool {
+        guard statements.count == 1, let item = statements.first else { return false }
+        switch item.item {
+        case .expr(let expr): return expr.is(UnsafeExprSyntax.self)
+        case .stmt(let stmt): return stmt.as(ExpressionStmtSyntax.self)?.expression.is(UnsafeExprSyntax.self) == true
+        default: return false
+        }
+    }
+
     /// Where the closing parenthesis goes, right after the value and before its trailing comments, when a body
     /// that is one expression given an implicit `return` (`returnPoints`) folds.
     static func valueEnd(_ statements: CodeBlockItemListSyntax, returnPoints: [Int]) -> Int? {

@@ -7,15 +7,23 @@ import SwiftSyntax
 /// `Never` function, which a branch may be). Not a value that holds `#if`, or, in build copies, spans lines (a type
 /// error in it would be reported at the operator's line).
 final class ReturnedValues: OwnStatementsFinder {
-    private var ends: [Int] = []
+    /// A returned value: where it starts and ends, and whether the body marks it `unsafe` (which covers the
+    /// operator after it too).
+    struct Value: Equatable {
+        var start: Int
+        var end: Int
+        var markedUnsafe: Bool
+    }
+
+    private var values: [Value] = []
     private var multiLine: (ExprSyntax) -> Bool = { _ in false }
     private var neverFunctions: Set<String> = []
 
-    /// The offsets right after each returned value of `statements`; `implicitReturns`: where `return ` is inserted.
-    static func ends(
+    /// Each returned value of `statements`; `implicitReturns`: where `return ` is inserted.
+    static func values(
         _ statements: CodeBlockItemListSyntax, implicitReturns: [Int], neverFunctions: Set<String> = [],
         spansLines: @escaping (ExprSyntax) -> Bool
-    ) -> [Int] {
+    ) -> [Value] {
         let finder = ReturnedValues(viewMode: .sourceAccurate)
         finder.multiLine = spansLines
         finder.neverFunctions = neverFunctions
@@ -23,7 +31,7 @@ final class ReturnedValues: OwnStatementsFinder {
         for point in implicitReturns {
             if let value = expression(startingAt: point, in: statements) { finder.add(value) }
         }
-        return finder.ends
+        return finder.values
     }
 
     override func visit(_ node: ReturnStmtSyntax) -> SyntaxVisitorContinueKind {
@@ -53,7 +61,10 @@ final class ReturnedValues: OwnStatementsFinder {
         }
         if multiLine(value) { return }
         if value.tokens(viewMode: .sourceAccurate).contains(where: { $0.tokenKind == .poundIf }) { return }
-        ends.append(value.endPositionBeforeTrailingTrivia.utf8Offset)
+        values.append(
+            Value(
+                start: value.positionAfterSkippingLeadingTrivia.utf8Offset,
+                end: value.endPositionBeforeTrailingTrivia.utf8Offset, markedUnsafe: value.is(UnsafeExprSyntax.self)))
     }
 
     private func addBranches(of ifExpr: IfExprSyntax) {

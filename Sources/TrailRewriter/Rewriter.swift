@@ -90,7 +90,7 @@ public enum Rewriter {
         else { return close.end }
         var lineStart = open
         while lineStart > 0, buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
-        let padding = open - lineStart
+        let padding = open - lineStart - insertedWidth(buffer, lineStart ..< open)
         var end = lineEnd + 1
         if has("return\n", at: end) { end += 7 }
         if spaces(padding, at: end)
@@ -101,6 +101,30 @@ public enum Rewriter {
         let line = SourceLines(buffer).line(of: end)
         throw SourceError(
             path: path, line: line, message: "trail marker followed by unexpected text; file left unchanged")
+    }
+
+    /// The bytes of whole insertions in `range` (an `unsafe ` marked before a value): the padding after a directive
+    /// matches the line's columns without them.
+    private static func insertedWidth(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
+        let open = Array(Marker.open.utf8)
+        let close = Array(Marker.close.utf8)
+        func has(_ bytes: [UInt8], at offset: Int) -> Bool {
+            offset + bytes.count <= range.upperBound && buffer[offset ..< offset + bytes.count].elementsEqual(bytes)
+        }
+        var width = 0
+        var cursor = range.lowerBound
+        while cursor < range.upperBound {
+            guard has(open, at: cursor) else {
+                cursor += 1
+                continue
+            }
+            var end = cursor + open.count
+            while end < range.upperBound, !has(close, at: end) { end += 1 }
+            guard end < range.upperBound else { break }
+            width += end + close.count - cursor
+            cursor = end + close.count
+        }
+        return width
     }
 
     /// `Module/File.swift`, the form of `#fileID`.

@@ -15,6 +15,26 @@ enum ValueCapture {
         /// Written as one of the standard pointer types, or an optional of one: recorded by its address
         /// (`Trail.pointer`), which no overload of `Trail.value` may take (see ValueArguments.swift).
         var pointer = false
+        /// Its type names an `@unsafe` one: read as `unsafe Trail.value(…)`, which `-strict-memory-safety`
+        /// requires, and which no mode warns of, as the reference itself is unsafe.
+        var unsafe = false
+    }
+
+    /// The `@unsafe` types of the standard library and `_Concurrency` (from their interfaces, Swift 6.2 on).
+    static let unsafeTypes: Set<String> = [
+        "UnsafePointer", "UnsafeMutablePointer", "UnsafeRawPointer", "UnsafeMutableRawPointer", "UnsafeBufferPointer",
+        "UnsafeMutableBufferPointer", "UnsafeRawBufferPointer", "UnsafeMutableRawBufferPointer", "OpaquePointer",
+        "Unmanaged", "CVaListPointer", "AutoreleasingUnsafeMutablePointer", "UnsafeContinuation", "UnsafeCurrentTask",
+        "UnownedSerialExecutor", "UnownedTaskExecutor",
+    ]
+
+    /// Whether `type` names one of `unsafeTypes` or of the module's (`Declarations.unsafeTypes`) anywhere in it:
+    /// `[UnsafeRawPointer]` and `Buffer?` are unsafe too.
+    static func namesUnsafeType(_ type: TypeSyntax, _ declared: Set<String>) -> Bool {
+        type.tokens(viewMode: .sourceAccurate).contains { token in
+            guard case .identifier(let name) = token.tokenKind else { return false }
+            return unsafeTypes.contains(name) || declared.contains(name)
+        }
     }
 
     /// The parameters of a function or initializer, in order. Not read: those without a name in the
@@ -22,7 +42,10 @@ enum ValueCapture {
     /// escape, and an autoclosure is never evaluated for it), and parameter packs.
     /// `functionAliases`: the module's type aliases of function types (`Declarations.functionTypeAliases`): a
     /// parameter of one is a non-escaping closure too, unless `@escaping`.
-    static func arguments(_ parameters: FunctionParameterListSyntax, functionAliases: Set<String> = []) -> [Argument] {
+    static func arguments(
+        _ parameters: FunctionParameterListSyntax, functionAliases: Set<String> = [],
+        unsafeTypes declared: Set<String> = []
+    ) -> [Argument] {
         // A subscript's parameter has no argument label unless two names are written: `values[0]`.
         let ofSubscript = parameters.parent?.parent?.is(SubscriptDeclSyntax.self) == true
         return parameters.map { parameter in
@@ -38,7 +61,8 @@ enum ValueCapture {
             let reference = reservedWords.contains(name) ? "`\(name)`" : name
             return Argument(
                 descriptor: descriptor, name: read ? reference : nil,
-                pointer: parameter.ellipsis == nil && namesPointer(parameter.type))
+                pointer: parameter.ellipsis == nil && namesPointer(parameter.type),
+                unsafe: read && namesUnsafeType(parameter.type, declared))
         }
     }
 
@@ -158,7 +182,7 @@ enum ValueCapture {
         let values = arguments.map { argument in
             guard let name = argument.name else { return "Trail.unread(\(Marker.literal(argument.descriptor)))" }
             if isRedacted(argument) { return "Trail.redacted(\(Marker.literal(argument.descriptor)))" }
-            let recorder = argument.pointer ? "Trail.pointer" : "Trail.value"
+            let recorder = (argument.unsafe ? "unsafe " : "") + (argument.pointer ? "Trail.pointer" : "Trail.value")
             return "\(recorder)(\(Marker.literal(argument.descriptor)), \(name))"
         }
         return values.joined(separator: "; ")

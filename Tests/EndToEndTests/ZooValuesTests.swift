@@ -35,10 +35,12 @@ import TrailTestSupport
         // Pointers by their written type, and never through `Trail.value`, which an array would convert to.
         #expect(
             source.contains(
-                #"{ Trail.pointer("_ bytes: UnsafePointer<UInt8>", bytes); "#
-                    + #"Trail.pointer("_ mutable: UnsafeMutablePointer<UInt8>?", mutable); "#
-                    + #"Trail.pointer("_ raw: Swift.UnsafeRawPointer!", raw); "#
-                    + #"Trail.pointer("_ none: UnsafeMutableRawPointer?", none) }"#))
+                #"{ unsafe Trail.pointer("_ bytes: UnsafePointer<UInt8>", bytes); "#
+                    + #"unsafe Trail.pointer("_ mutable: UnsafeMutablePointer<UInt8>?", mutable); "#
+                    + #"unsafe Trail.pointer("_ raw: Swift.UnsafeRawPointer!", raw); "#
+                    + #"unsafe Trail.pointer("_ none: UnsafeMutableRawPointer?", none) }"#))
+        // A pointer result is marked `unsafe` where it meets the exit, as `-strict-memory-safety` requires.
+        #expect(source.contains(#"/*<trail*/return /*trail>*//*<trail*/unsafe /*trail>*/bytes + 1/*<trail*/ ~>| "#))
     }
 
     @Test func printsWhatThePlainZooPrints() throws {

@@ -377,6 +377,47 @@ import TrailDriver
             ))
     }
 
+    /// `-strict-memory-safety` rejects a use of an unsafe type not marked `unsafe`, and every mode warns of an
+    /// `unsafe` that covers none: an argument whose type names one is read as `unsafe Trail.value`, and a result
+    /// of one that the body does not mark is marked where it meets the exit operator.
+    @Test func unsafeTypesAreMarkedWhereTheyAreRead() throws {
+        let source = """
+            @unsafe func flagged() {}
+            struct Plain {}
+            @unsafe public final class Cursor {}
+            typealias Bytes = UnsafeRawBufferPointer
+            func read(_ p: UnsafePointer<Int>, _ b: Bytes, _ c: Cursor?, _ s: Plain, _ ps: [UnsafeRawPointer]) -> Int {
+                0
+            }
+            func none() -> OpaquePointer? { nil }
+            func same(_ p: OpaquePointer?) -> OpaquePointer? { unsafe p }
+            func either(_ p: OpaquePointer?) throws -> OpaquePointer? {
+                if p == nil { return nil }
+                return unsafe p
+            }
+
+            """
+        let declarations = Declarations(scanning: Array(source.utf8))
+        #expect(declarations.unsafeTypes == ["Cursor", "Bytes"])
+        let result = try withValues(source)
+        for argument in [
+            #"unsafe Trail.pointer("_ p: UnsafePointer<Int>", p)"#, #"unsafe Trail.value("_ b: Bytes", b)"#,
+            #"unsafe Trail.value("_ c: Cursor?", c)"#, #"; Trail.value("_ s: Plain", s)"#,
+            #"unsafe Trail.value("_ ps: [UnsafeRawPointer]", ps)"#,
+        ] { #expect(result.contains(argument), "\(argument)\n\(result)") }
+        // `nil` is not marked: the rewriter marks it, after the `return` it inserts.
+        #expect(
+            result.contains(
+                #"/*<trail*/return /*trail>*//*<trail*/unsafe /*trail>*/nil/*<trail*/ ~>| Trail.TypedValueExit<OpaquePointer?>"#
+            ))
+        #expect(
+            result.contains(#"/*<trail*/return /*trail>*/unsafe p/*<trail*/ ~>| Trail.TypedValueExit<OpaquePointer?>"#))
+        #expect(
+            result.contains(#"return /*<trail*/unsafe /*trail>*/nil/*<trail*/ ~>> Trail.TypedResult<OpaquePointer?>"#))
+        #expect(result.contains(#"return unsafe p/*<trail*/ ~>> Trail.TypedResult<OpaquePointer?>"#))
+        #expect(try stripped(result) == source)
+    }
+
     /// A function or property named like a secret records its result as `<redacted>`, never passing it: a one-value
     /// body through `RedactedValueExit`, a body with a `defer` through `RedactedResult`.
     @Test func resultsOfSecretNamesAreNotPassed() throws {
