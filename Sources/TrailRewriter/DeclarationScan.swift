@@ -7,8 +7,8 @@ public struct Declarations: Equatable, Sendable {
     /// `typealias Handler = (Int) -> Void`: a parameter of such a type is a non-escaping closure, which a build
     /// with values must not pass to a generic recorder (`ValueCapture`).
     public var functionTypeAliases: Set<String> = []
-    /// `@unsafe struct Buffer`, `typealias Bytes = UnsafeRawBufferPointer`: a parameter whose type names one is
-    /// read as `unsafe Trail.value(…)` in a build with values, as `-strict-memory-safety` requires.
+    /// `@unsafe struct Buffer`, `@unsafe typealias Bytes = UnsafeRawBufferPointer`: a parameter whose type names
+    /// one is read as `unsafe Trail.value(…)` in a build with values, as `-strict-memory-safety` requires.
     public var unsafeTypes: Set<String> = []
     /// Protocol requirements with an attribute, which is a result builder when its name ends in `Builder` or
     /// names one of `resultBuilders`: `@ViewBuilder var body: Body { get }`.
@@ -149,33 +149,12 @@ enum DeclarationScan {
         return names
     }
 
-    /// Types marked `@unsafe`, and type aliases that name a standard unsafe type (`ValueCapture.unsafeTypes`).
+    /// Types marked `@unsafe` (`@unsafe typealias Bytes = …` too). Not other aliases of unsafe types: an alias may
+    /// be nested (`Element`) and its name a generic parameter elsewhere, where an `unsafe` that covers nothing
+    /// unsafe is warned of.
+    /// Only other attributes and modifiers may stand between the attribute and the type, as `@unsafe` marks
+    /// functions too, and a type declared after one is not unsafe.
     static func unsafeTypes(in source: [UInt8]) -> Set<String> {
-        var names = unsafeMarkedTypes(in: source)
-        for (name, after) in typeAliases(in: source) {
-            // The aliased type, to the end of its line.
-            var end = after
-            while end < source.count, source[end] != UInt8(ascii: "\n") { end += 1 }
-            var word = after
-            while word < end {
-                guard isIdentifierByte(source, at: word) else {
-                    word += 1
-                    continue
-                }
-                let start = word
-                while word < end, isIdentifierByte(source, at: word) { word += 1 }
-                if ValueCapture.unsafeTypes.contains(String(decoding: source[start ..< word], as: UTF8.self)) {
-                    names.insert(name)
-                    break
-                }
-            }
-        }
-        return names
-    }
-
-    /// The types an `@unsafe` attribute marks: only other attributes and modifiers may stand between them, as
-    /// `@unsafe` marks functions too, and a type declared after one is not unsafe.
-    private static func unsafeMarkedTypes(in source: [UInt8]) -> Set<String> {
         var names: Set<String> = []
         let attribute = Array("@unsafe".utf8)
         let kinds: Set<String> = ["struct", "enum", "class", "actor", "typealias"]
@@ -213,9 +192,10 @@ enum DeclarationScan {
         return names
     }
 
-    /// Each `typealias Name`: its name, and where the text after the name starts.
-    private static func typeAliases(in source: [UInt8]) -> [(name: String, after: Int)] {
-        var aliases: [(name: String, after: Int)] = []
+    /// `typealias Name = (A, B) throws -> C` (attributes such as `@Sendable` before it, generic parameters after
+    /// the name): the names of type aliases of function types. Not an optional of one, which escapes.
+    static func functionTypeAliases(in source: [UInt8]) -> Set<String> {
+        var names: Set<String> = []
         let keyword = Array("typealias".utf8)
         var index = 0
         while let hit = find(keyword, in: source, from: index) {
@@ -227,17 +207,7 @@ enum DeclarationScan {
             while isIdentifierByte(source, at: cursor) { cursor += 1 }
             guard cursor > nameStart else { continue }
             let name = String(decoding: source[nameStart ..< cursor], as: UTF8.self)
-            aliases.append((name, cursor))
-        }
-        return aliases
-    }
-
-    /// `typealias Name = (A, B) throws -> C` (attributes such as `@Sendable` before it, generic parameters after
-    /// the name): the names of type aliases of function types. Not an optional of one, which escapes.
-    static func functionTypeAliases(in source: [UInt8]) -> Set<String> {
-        var names: Set<String> = []
-        for (name, after) in typeAliases(in: source) {
-            var cursor = skipSpaces(source, from: after)
+            cursor = skipSpaces(source, from: cursor)
             if cursor < source.count, source[cursor] == UInt8(ascii: "<") { cursor = matching(source, from: cursor) }
             cursor = skipSpaces(source, from: cursor)
             guard cursor < source.count, source[cursor] == UInt8(ascii: "=") else { continue }

@@ -385,7 +385,8 @@ import TrailDriver
             @unsafe func flagged() {}
             struct Plain {}
             @unsafe public final class Cursor {}
-            typealias Bytes = UnsafeRawBufferPointer
+            @unsafe typealias Bytes = UnsafeRawBufferPointer
+            typealias Element = OpaquePointer
             func read(_ p: UnsafePointer<Int>, _ b: Bytes, _ c: Cursor?, _ s: Plain, _ ps: [UnsafeRawPointer]) -> Int {
                 0
             }
@@ -398,6 +399,7 @@ import TrailDriver
 
             """
         let declarations = Declarations(scanning: Array(source.utf8))
+        // Not `Element`: an alias may be nested, and its name a generic parameter elsewhere.
         #expect(declarations.unsafeTypes == ["Cursor", "Bytes"])
         let result = try withValues(source)
         for argument in [

@@ -5,7 +5,7 @@
     var next: UnsafeRawPointer? { unsafe base }
 }
 
-typealias Bytes = UnsafeRawBufferPointer
+@unsafe typealias Bytes = UnsafeRawBufferPointer
 
 @unsafe func marked(_ count: Int) -> Int { count }
 struct Plain { var count = 2 }  // declared after an `@unsafe` function: safe
