@@ -32,9 +32,20 @@ enum ValueCapture {
     /// `[UnsafeRawPointer]` and `Buffer?` are unsafe too.
     static func namesUnsafeType(_ type: TypeSyntax, _ declared: Set<String>) -> Bool {
         type.tokens(viewMode: .sourceAccurate).contains { token in
-            guard case .identifier(let name) = token.tokenKind else { return false }
-            return unsafeTypes.contains(name) || declared.contains(name)
+            guard case .identifier(let name) = token.tokenKind, unsafeTypes.contains(name) || declared.contains(name)
+            else { return false }
+            return !isInOpaqueType(token, under: type)
         }
+    }
+
+    /// `some Sequence<UnsafeRawPointer>`: a constraint of an opaque type, which does not make the value unsafe.
+    private static func isInOpaqueType(_ token: TokenSyntax, under root: TypeSyntax) -> Bool {
+        var node = token.parent
+        while let current = node, current.id != root.id {
+            if current.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some) { return true }
+            node = current.parent
+        }
+        return root.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some)
     }
 
     /// The parameters of a function or initializer, in order. Not read: those without a name in the

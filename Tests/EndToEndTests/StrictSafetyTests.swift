@@ -28,7 +28,7 @@ import TrailTestSupport
         let strict = ["-swift-version", "6", "-strict-memory-safety"]
         try compile(Self.fixture, traced: false, into: directory + "/plain", flags: strict)
         let plain = try run(directory + "/plain", [], check: true).stdout
-        #expect(plain == "42 true true true\ntrue 3 0 2\n5 0 true true\n")
+        #expect(plain == "42 true true true\ntrue 3 0 2\n5 0 0 true true\n")
         let instrumented = directory + "/src"
         try run(
             Paths.trail,

@@ -387,7 +387,10 @@ import TrailDriver
             @unsafe public final class Cursor {}
             @unsafe typealias Bytes = UnsafeRawBufferPointer
             typealias Element = OpaquePointer
-            func read(_ p: UnsafePointer<Int>, _ b: Bytes, _ c: Cursor?, _ s: Plain, _ ps: [UnsafeRawPointer]) -> Int {
+            func read(
+                _ p: UnsafePointer<Int>, _ b: Bytes, _ c: Cursor?, _ s: Plain, _ ps: [UnsafeRawPointer],
+                _ q: some Sequence<UnsafeRawPointer>
+            ) -> Int {
                 0
             }
             func none() -> OpaquePointer? { nil }
@@ -406,6 +409,8 @@ import TrailDriver
             #"unsafe Trail.pointer("_ p: UnsafePointer<Int>", p)"#, #"unsafe Trail.value("_ b: Bytes", b)"#,
             #"unsafe Trail.value("_ c: Cursor?", c)"#, #"; Trail.value("_ s: Plain", s)"#,
             #"unsafe Trail.value("_ ps: [UnsafeRawPointer]", ps)"#,
+            // An opaque type's constraint does not make the value unsafe.
+            #"; Trail.value("_ q: some Sequence<UnsafeRawPointer>", q)"#,
         ] { #expect(result.contains(argument), "\(argument)\n\(result)") }
         // `nil` is not marked: the rewriter marks it, after the `return` it inserts.
         #expect(

@@ -25,6 +25,7 @@ func count(_ bytes: Bytes) -> Int { bytes.count }
 func count(of cursor: Cursor?) -> Int { unsafe cursor == nil ? 0 : 1 }
 func plain(_ value: Plain) -> Int { value.count }
 func empty() -> [UnsafeRawPointer] { unsafe [] }
+func total(_ pointers: some Sequence<UnsafeRawPointer>) -> Int { pointers.underestimatedCount }  // not unsafe
 func later() async -> OpaquePointer? { nil }
 
 enum Failure: Error { case failed }
@@ -37,6 +38,6 @@ enum Failure: Error { case failed }
         let counted = unsafe bytes.withUnsafeBytes { unsafe count($0) }
         print(sum, unsafe same(nil) == nil, unsafe none() == nil, unsafe (try? noneThrowing(false)) == nil)
         print(unsafe chosen(false, nil) == nil, counted, count(of: nil), plain(Plain()))
-        print(unsafe marked(5), unsafe empty().count, unsafe await later() == nil, unsafe Cursor(base: nil).next == nil)
+        print(unsafe marked(5), unsafe empty().count, unsafe total(empty()), unsafe await later() == nil, unsafe Cursor(base: nil).next == nil)
     }
 }
