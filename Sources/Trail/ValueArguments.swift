@@ -190,4 +190,25 @@ extension Trail {
     public static func value(_ descriptor: StaticString, _ v: Character?) {
         if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
     }
+
+    // Int128, UInt128 and Float16: by their text, as a described value (wider than a record's payload, or shown
+    // with Float16's own rounding). Rarer than the types above, they pay for formatting when they are recorded.
+    public static func value(_ descriptor: StaticString, _ v: Int128) {
+        ValueRecorder.string(descriptor, .described, .argument, String(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Int128?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt128) {
+        ValueRecorder.string(descriptor, .described, .argument, String(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: UInt128?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
+    public static func value(_ descriptor: StaticString, _ v: Float16) {
+        ValueRecorder.string(descriptor, .described, .argument, String(v))
+    }
+    public static func value(_ descriptor: StaticString, _ v: Float16?) {
+        if let v { value(descriptor, v) } else { ValueRecorder.bits(descriptor, .nilValue, .argument, 0) }
+    }
 }

@@ -298,4 +298,42 @@ extension Trail {
     @_transparent public static func exit(_ descriptor: StaticString, returning value: Character?) {
         if tracing { recordExit(descriptor, value) }
     }
+
+    // Int128, UInt128 and Float16: by their text (ValueArguments.swift says why).
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int128) {
+        ValueRecorder.exit(descriptor, .described, String(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Int128?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int128) {
+        if tracing { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Int128?) {
+        if tracing { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt128) {
+        ValueRecorder.exit(descriptor, .described, String(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: UInt128?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt128) {
+        if tracing { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: UInt128?) {
+        if tracing { recordExit(descriptor, value) }
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float16) {
+        ValueRecorder.exit(descriptor, .described, String(v))
+    }
+    @usableFromInline static func recordExit(_ descriptor: StaticString, _ v: Float16?) {
+        if let v { recordExit(descriptor, v) } else { ValueRecorder.exit(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Float16) {
+        if tracing { recordExit(descriptor, value) }
+    }
+    @_transparent public static func exit(_ descriptor: StaticString, returning value: Float16?) {
+        if tracing { recordExit(descriptor, value) }
+    }
 }

@@ -315,4 +315,42 @@ extension Trail {
     @_transparent public static func result(_ descriptor: StaticString, _ value: Character?) {
         if tracing { recordResult(descriptor, value) }
     }
+
+    // Int128, UInt128 and Float16: by their text (ValueArguments.swift says why).
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int128) {
+        ValueRecorder.result(descriptor, .described, String(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Int128?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int128) {
+        if tracing { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Int128?) {
+        if tracing { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt128) {
+        ValueRecorder.result(descriptor, .described, String(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: UInt128?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt128) {
+        if tracing { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: UInt128?) {
+        if tracing { recordResult(descriptor, value) }
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Float16) {
+        ValueRecorder.result(descriptor, .described, String(v))
+    }
+    @usableFromInline static func recordResult(_ descriptor: StaticString, _ v: Float16?) {
+        if let v { recordResult(descriptor, v) } else { ValueRecorder.result(descriptor, .nilValue, bits: 0) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Float16) {
+        if tracing { recordResult(descriptor, value) }
+    }
+    @_transparent public static func result(_ descriptor: StaticString, _ value: Float16?) {
+        if tracing { recordResult(descriptor, value) }
+    }
 }

@@ -262,3 +262,33 @@ public func ~>| <Wrapped>(value: Wrapped?, exit: Trail.TypedValueExit<Wrapped?>)
     Trail.exit(exit.descriptor, returning: value)
     return value
 }
+
+@_transparent public func ~>| (value: Int128, exit: Trail.TypedValueExit<Int128>) -> Int128 {
+    Trail.exit(exit.descriptor, returning: value)
+    return value
+}
+
+@_transparent public func ~>| (value: Int128?, exit: Trail.TypedValueExit<Int128?>) -> Int128? {
+    Trail.exit(exit.descriptor, returning: value)
+    return value
+}
+
+@_transparent public func ~>| (value: UInt128, exit: Trail.TypedValueExit<UInt128>) -> UInt128 {
+    Trail.exit(exit.descriptor, returning: value)
+    return value
+}
+
+@_transparent public func ~>| (value: UInt128?, exit: Trail.TypedValueExit<UInt128?>) -> UInt128? {
+    Trail.exit(exit.descriptor, returning: value)
+    return value
+}
+
+@_transparent public func ~>| (value: Float16, exit: Trail.TypedValueExit<Float16>) -> Float16 {
+    Trail.exit(exit.descriptor, returning: value)
+    return value
+}
+
+@_transparent public func ~>| (value: Float16?, exit: Trail.TypedValueExit<Float16?>) -> Float16? {
+    Trail.exit(exit.descriptor, returning: value)
+    return value
+}

@@ -263,3 +263,33 @@ public func ~>> <Wrapped>(value: Wrapped?, result: Trail.TypedResult<Wrapped?>) 
     Trail.result(result.descriptor, value)
     return value
 }
+
+@_transparent public func ~>> (value: Int128, result: Trail.TypedResult<Int128>) -> Int128 {
+    Trail.result(result.descriptor, value)
+    return value
+}
+
+@_transparent public func ~>> (value: Int128?, result: Trail.TypedResult<Int128?>) -> Int128? {
+    Trail.result(result.descriptor, value)
+    return value
+}
+
+@_transparent public func ~>> (value: UInt128, result: Trail.TypedResult<UInt128>) -> UInt128 {
+    Trail.result(result.descriptor, value)
+    return value
+}
+
+@_transparent public func ~>> (value: UInt128?, result: Trail.TypedResult<UInt128?>) -> UInt128? {
+    Trail.result(result.descriptor, value)
+    return value
+}
+
+@_transparent public func ~>> (value: Float16, result: Trail.TypedResult<Float16>) -> Float16 {
+    Trail.result(result.descriptor, value)
+    return value
+}
+
+@_transparent public func ~>> (value: Float16?, result: Trail.TypedResult<Float16?>) -> Float16? {
+    Trail.result(result.descriptor, value)
+    return value
+}

@@ -66,6 +66,9 @@ import TrailTestSupport
         )
         #expect(replay.contains(#"Zoo.Arguments.sessionToken(for: "u") = <redacted>;"#), "\(replay.prefix(3000))")
         #expect(!replay.contains("hunter2") && !replay.contains("t-u"))
+        #expect(
+            replay.contains("Zoo.Arguments.wide(12345678901234567890123, nil, half: 0.5) = 24691357802469135780246;"),
+            "\(replay.prefix(3000))")
         // Pointers given and returned show their addresses: the second byte's is one past the first's.
         let pointers = try #require(
             replay.firstMatch(of: #/Zoo\.Arguments\.pointers\(0x(\w+), 0x(\w+), 0x(\w+), nil\) = 0x(\w+);/#))

@@ -76,6 +76,10 @@ enum Arguments {
         guard !user.isEmpty else { throw ParseError(input: user) }
         return "t-" + user
     }
+    /// Wider or narrower than a record's payload: recorded by their text.
+    static func wide(_ big: Int128, _ unsigned: UInt128?, half: Float16) -> UInt128 {
+        UInt128(big) * 2 + (unsigned ?? 0) + UInt128(half)
+    }
     static func tuple(_ pair: (Int, String)) -> String { "\(pair.0)\(pair.1)" }
     static func unnamed(_: Int, _ kept: Int) -> Int { kept }
     static func throwing(_ text: String) throws(ParseError) -> Int {
@@ -109,6 +113,7 @@ enum Arguments {
             "\(isolated(ledger))", "\(await Tally().add(3, note: nil))", "\(span(bytes.span))", "\(consumed(ticket))",
             "\(await sent(Ledger(), "ab").value)", "\(stepped({ $0 += 1 }, from: 6))",
             "\(keywords(extension: "ab", in: 1, default: 2))", "\(pointed(bytes))", (try? sessionToken(for: "u")) ?? "",
+            "\(wide(12_345_678_901_234_567_890_123, nil, half: 0.5))",
         ]
         return parts.joined(separator: " ")
     }
