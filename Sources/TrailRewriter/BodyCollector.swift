@@ -182,12 +182,21 @@ final class BodyCollector: SyntaxVisitor {
         }
         // Every accessor of a subscript sees its parameters: `Grid.subscript(2, column: 3).get`.
         let subscriptParameters = owner?.decl.as(SubscriptDeclSyntax.self)?.parameterClause.parameters
+        // A setter and `willSet` see the value given: `Shelf.count.set(newValue: 3)`.
+        var assigned: [ValueCapture.Argument] = []
+        if options.values, accessor == "set" || accessor == "willSet", let owner, let type = owner.type {
+            assigned.append(
+                ValueCapture.assignedValue(
+                    named: node.parameters?.name.text ?? "newValue", type: type, owner: owner.name,
+                    functionAliases: options.declarations.functionTypeAliases,
+                    unsafeTypes: options.declarations.unsafeTypes))
+        }
         instrument(
             after: body.leftBrace, body.statements, line: node.accessorSpecifier,
             async: node.effectSpecifiers?.asyncSpecifier != nil,
             returns: accessor == "get" ? property?.type.map(ReturnKind.init) ?? .value : .void,
             foldsExit: accessor == "get" && FoldedExit.allows(property?.type), resultType: property?.type,
-            arguments: subscriptParameters, throwsClause: node.effectSpecifiers?.throwsClause)
+            arguments: subscriptParameters, assigned: assigned, throwsClause: node.effectSpecifiers?.throwsClause)
         return .visitChildren
     }
     override func visitPost(_ node: AccessorDeclSyntax) { pop() }
@@ -332,7 +341,7 @@ final class BodyCollector: SyntaxVisitor {
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
         line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false,
         resultType: TypeSyntax? = nil, arguments parameters: FunctionParameterListSyntax? = nil,
-        throwsClause: ThrowsClauseSyntax? = nil
+        assigned: [ValueCapture.Argument] = [], throwsClause: ThrowsClauseSyntax? = nil
     ) {
         let line = lines.line(of: token.positionAfterSkippingLeadingTrivia.utf8Offset)
         let site = SiteName.format(name: qualified(getter ? "get" : nil), file: fileID, line: line)
@@ -360,11 +369,11 @@ final class BodyCollector: SyntaxVisitor {
         let values = options.values
         let arguments =
             values
-            ? parameters.map {
+            ? (parameters.map {
                 ValueCapture.arguments(
                     $0, functionAliases: options.declarations.functionTypeAliases,
                     unsafeTypes: options.declarations.unsafeTypes)
-            } ?? [] : []
+            } ?? []) + assigned : []
         // A body made only of `#if` blocks may be empty in some build: a `defer` must not end it there.
         let mayBeEmpty = statements.allSatisfy { $0.item.is(IfConfigDeclSyntax.self) }
         // Values: what the call throws, through a `do`/`catch` around a `defer` body (`ThrownErrors`).

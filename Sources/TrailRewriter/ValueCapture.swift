@@ -18,6 +18,21 @@ enum ValueCapture {
         /// Its type names an `@unsafe` one: read as `unsafe Trail.value(…)`, which `-strict-memory-safety`
         /// requires, and which no mode warns of, as the reference itself is unsafe.
         var unsafe = false
+        /// Recorded as `<redacted>` whatever its descriptor says: a new value of a property named like a secret.
+        var secret = false
+    }
+
+    /// The value a `set` or `willSet` accessor is given (`newValue`, or the name it writes), of the property's or
+    /// subscript's written type: an argument of the accessor, `Shelf.count.set(newValue: 3)`. Not `didSet`'s
+    /// `oldValue`, which a body that names it makes Swift read first.
+    static func assignedValue(
+        named name: String, type: TypeSyntax, owner: String, functionAliases: Set<String> = [],
+        unsafeTypes declared: Set<String> = []
+    ) -> Argument {
+        let read = recordable(type) && !namesFunctionAlias(type, functionAliases)
+        return Argument(
+            descriptor: "\(name): \(typeText(type))", name: read ? name : nil, pointer: namesPointer(type),
+            unsafe: read && namesUnsafeType(type, declared), secret: redactsResult(of: owner))
     }
 
     /// The `@unsafe` types of the standard library and `_Concurrency` (from their interfaces, Swift 6.2 on).
@@ -192,7 +207,9 @@ enum ValueCapture {
     private static func recorders(_ arguments: [Argument]) -> String {
         let values = arguments.map { argument in
             guard let name = argument.name else { return "Trail.unread(\(Marker.literal(argument.descriptor)))" }
-            if isRedacted(argument) { return "Trail.redacted(\(Marker.literal(argument.descriptor)))" }
+            if argument.secret || isRedacted(argument) {
+                return "Trail.redacted(\(Marker.literal(argument.descriptor)))"
+            }
             let recorder = (argument.unsafe ? "unsafe " : "") + (argument.pointer ? "Trail.pointer" : "Trail.value")
             return "\(recorder)(\(Marker.literal(argument.descriptor)), \(name))"
         }

@@ -41,13 +41,15 @@ public struct CallValue: Sendable, Equatable {
     }
 
     /// The name of a call with these values in its parentheses, as it was written: `App.fib(n:)` and `n: 30` give
-    /// `App.fib(n: 30)`, an unlabelled argument shows its value alone. A call without arguments keeps its name.
+    /// `App.fib(n: 30)`, an unlabelled argument shows its value alone. A call without arguments keeps its name; a
+    /// name without parentheses (a setter, `App.count.set`) gets them: `App.count.set(newValue: 3)`.
     public static func callName(_ name: String, _ values: [CallValue]) -> String {
         let arguments = values.filter { $0.role == .argument }
-        guard !arguments.isEmpty, let close = name.lastIndex(of: ")"),
-            let open = name[..<close].lastIndex(of: "(")
-        else { return name }
+        guard !arguments.isEmpty else { return name }
         let list = arguments.map { $0.label == "_" || $0.label.isEmpty ? $0.text : $0.label + ": " + $0.text }
+        guard let close = name.lastIndex(of: ")"), let open = name[..<close].lastIndex(of: "(") else {
+            return name + "(" + list.joined(separator: ", ") + ")"
+        }
         return name[...open] + list.joined(separator: ", ") + name[close...]
     }
 

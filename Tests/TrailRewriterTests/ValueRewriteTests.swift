@@ -364,7 +364,12 @@ import TrailDriver
                 result.contains(#"Trail.enterWithValues("M.Grid.subscript(_:column:).\#(accessor) @ M/F.swift:"#),
                 "\(result)")
         }
-        #expect(result.components(separatedBy: arguments).count == 4, "\(result)")
+        // The getter and `_modify` record the arguments alone; the setter the value given after them.
+        #expect(result.components(separatedBy: arguments).count == 3, "\(result)")
+        #expect(
+            result.contains(
+                #"{ Trail.value("_ row: Int", row); Trail.value("column: Int", column); Trail.value("newValue: Int", newValue) }"#
+            ))
         #expect(try stripped(result) == source)
     }
 
@@ -422,6 +427,48 @@ import TrailDriver
         #expect(
             result.contains(#"return /*<trail*/unsafe /*trail>*/nil/*<trail*/ ~>> Trail.TypedResult<OpaquePointer?>"#))
         #expect(result.contains(#"return unsafe p/*<trail*/ ~>> Trail.TypedResult<OpaquePointer?>"#))
+        #expect(try stripped(result) == source)
+    }
+
+    /// A setter and `willSet` record the value given, under the name the body knows it by, after a subscript's
+    /// arguments; a property named like a secret has it redacted. Not `didSet` (naming `oldValue` would make Swift
+    /// read it first), nor a property without a written type.
+    @Test func settersRecordTheValueGiven() throws {
+        let source = """
+            struct Grid {
+                var cells: [Int] = []
+                subscript(row: Int) -> Int {
+                    get { cells[row] }
+                    set { cells[row] = newValue }
+                }
+                var first: Int {
+                    get { cells[0] }
+                    set(cell) { cells[0] = cell }
+                }
+                var label: String = "" {
+                    willSet { _ = newValue }
+                    didSet { _ = 1 }
+                }
+                var apiToken: String {
+                    get { "" }
+                    set { _ = newValue }
+                }
+                var untyped = 0 {
+                    willSet { _ = 1 }
+                }
+            }
+
+            """
+        let result = try withValues(source)
+        let given = [
+            #"("M.Grid.subscript(_:).set @ M/F.swift:5", 2) { Trail.value("_ row: Int", row); Trail.value("newValue: Int", newValue) }"#,
+            #"("M.Grid.first.set @ M/F.swift:9", 1) { Trail.value("cell: Int", cell) }"#,
+            #"("M.Grid.label.willSet @ M/F.swift:12", 1) { Trail.value("newValue: String", newValue) }"#,
+            #"("M.Grid.apiToken.set @ M/F.swift:17", 1) { Trail.redacted("newValue: String") }"#,
+        ]
+        for text in given { #expect(result.contains(text), "\(text)\n\(result)") }
+        #expect(result.contains(#"Trail.enter("M.Grid.label.didSet @ M/F.swift:13"); defer { Trail.exit() };"#))
+        #expect(result.contains(#"Trail.enter("M.Grid.untyped.willSet @ M/F.swift:20"); defer { Trail.exit() };"#))
         #expect(try stripped(result) == source)
     }
 

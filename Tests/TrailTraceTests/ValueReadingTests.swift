@@ -76,6 +76,21 @@ import TrailTrace
         return (Transcript.maskReplay(output.text), file)
     }
 
+    /// Values go in the name's last parentheses; a setter's name has none and gets them.
+    @Test func callNamesTakeTheirArguments() {
+        func argument(_ label: String, _ text: String) -> CallValue {
+            CallValue(role: .argument, label: label, name: label, type: "Int", text: text)
+        }
+        let result = CallValue(role: .result, label: "", name: "", type: "Int", text: "5")
+        #expect(CallValue.callName("App.fib(n:)", [argument("n", "30"), result]) == "App.fib(n: 30)")
+        #expect(CallValue.callName("App.Grid.subscript(_:).get", [argument("_", "2")]) == "App.Grid.subscript(2).get")
+        #expect(
+            CallValue.callName("App.Grid.subscript(_:).set", [argument("_", "2"), argument("newValue", "7")])
+                == "App.Grid.subscript(2, newValue: 7).set")
+        #expect(CallValue.callName("App.count.set", [argument("newValue", "3")]) == "App.count.set(newValue: 3)")
+        #expect(CallValue.callName("App.count.get", [result]) == "App.count.get")
+    }
+
     @Test func valuesShowOnTheirCalls() throws {
         let (text, file) = try Self.replay(try Self.trace(cutNote: false))
         #expect(
