@@ -361,7 +361,7 @@ final class BodyCollector: SyntaxVisitor {
             folded = nil
         }
         let exitType = ExitType.text(resultType)
-        let redactsResult = ValueCapture.redactsResult(of: resultOwner)
+        let redactsResult = options.values && exitType != nil && ValueCapture.redactsResult(of: resultOwner)
         let exitCode =
             options.values && exitType != nil
             ? ValueCapture.foldedExit(resultType: exitType!, redacted: redactsResult)
@@ -395,8 +395,10 @@ final class BodyCollector: SyntaxVisitor {
         // A value of an unsafe type passed to the exit operator must be marked `unsafe` under
         // `-strict-memory-safety`; where the body does not, the rewriter does, after any `return ` it inserts. No
         // mode warns of it, as the operator's use of the type is unsafe.
+        let passesResult = folded != nil || options.values && foldsExit
         let unsafeResult =
-            resultType.map { ValueCapture.namesUnsafeType($0, options.declarations.unsafeTypes) } ?? false
+            passesResult
+            && resultType.map { ValueCapture.namesUnsafeType($0, options.declarations.unsafeTypes) } ?? false
         var unmarkedUnsafeValues: [Int] = []
         if unsafeResult, folded != nil, !FoldedExit.valueIsMarkedUnsafe(statements) {
             unmarkedUnsafeValues.append(returnPoints[0])

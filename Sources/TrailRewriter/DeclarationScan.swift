@@ -47,11 +47,12 @@ public struct Declarations: Equatable, Sendable {
 
     /// The declarations in one file's text, found by `DeclarationScan`.
     public init(scanning source: [UInt8]) {
+        let marked = DeclarationScan.markedTypeAttributes(in: source)
         self.init(
             neverReturning: DeclarationScan.neverReturning(in: source),
-            resultBuilders: DeclarationScan.resultBuilders(in: source),
+            resultBuilders: DeclarationScan.resultBuilders(in: source, after: marked.builders),
             functionTypeAliases: DeclarationScan.functionTypeAliases(in: source),
-            unsafeTypes: DeclarationScan.unsafeTypes(in: source))
+            unsafeTypes: DeclarationScan.unsafeTypes(in: source, after: marked.unsafe))
         DeclarationScan.protocols(in: source, into: &self)
     }
 
@@ -122,14 +123,31 @@ public struct Declarations: Equatable, Sendable {
 /// Finds declarations that change how bodies are rewritten, by a textual scan that is cheap next to parsing,
 /// so that a whole tree can be scanned before any file is rewritten.
 enum DeclarationScan {
-    /// `@resultBuilder` types: their attribute marks bodies that must not get statements.
-    static func resultBuilders(in source: [UInt8]) -> Set<String> {
-        var names: Set<String> = []
-        let attribute = Array("@resultBuilder".utf8)
-        let keywords = ["struct ", "enum ", "class ", "actor "].map { Array($0.utf8) }
+    /// Where each `@resultBuilder` and `@unsafe` attribute ends, in one pass over the bytes.
+    static func markedTypeAttributes(in source: [UInt8]) -> (builders: [Int], unsafe: [Int]) {
+        let builder = Array("@resultBuilder".utf8)
+        let unsafe = Array("@unsafe".utf8)
+        var builders: [Int] = []
+        var unsafes: [Int] = []
+        let at = [UInt8(ascii: "@")]
         var index = 0
-        while let hit = find(attribute, in: source, from: index) {
-            index = hit + attribute.count
+        while let hit = find(at, in: source, from: index) {
+            index = hit + 1
+            if matches(builder, in: source, at: hit) {
+                builders.append(hit + builder.count)
+            } else if matches(unsafe, in: source, at: hit), !isIdentifierByte(source, at: hit + unsafe.count) {
+                unsafes.append(hit + unsafe.count)
+            }
+        }
+        return (builders, unsafes)
+    }
+
+    /// `@resultBuilder` types: their attribute marks bodies that must not get statements. `after`: where each
+    /// attribute ends (`markedTypeAttributes`).
+    static func resultBuilders(in source: [UInt8], after hits: [Int]? = nil) -> Set<String> {
+        var names: Set<String> = []
+        let keywords = ["struct ", "enum ", "class ", "actor "].map { Array($0.utf8) }
+        for index in hits ?? markedTypeAttributes(in: source).builders {
             // The type keyword follows within the attribute list and modifiers.
             var cursor = index
             while cursor < min(source.count, index + 300) {
@@ -154,17 +172,13 @@ enum DeclarationScan {
     /// unsafe is warned of.
     /// Only other attributes and modifiers may stand between the attribute and the type, as `@unsafe` marks
     /// functions too, and a type declared after one is not unsafe.
-    static func unsafeTypes(in source: [UInt8]) -> Set<String> {
+    static func unsafeTypes(in source: [UInt8], after hits: [Int]? = nil) -> Set<String> {
         var names: Set<String> = []
-        let attribute = Array("@unsafe".utf8)
         let kinds: Set<String> = ["struct", "enum", "class", "actor", "typealias"]
         let modifiers: Set<String> = [
             "public", "package", "internal", "fileprivate", "private", "open", "final", "indirect", "nonisolated",
         ]
-        var index = 0
-        while let hit = find(attribute, in: source, from: index) {
-            index = hit + attribute.count
-            guard !isIdentifierByte(source, at: index) else { continue }
+        for index in hits ?? markedTypeAttributes(in: source).unsafe {
             var cursor = index
             while true {
                 cursor = skipSpaces(source, from: cursor)
