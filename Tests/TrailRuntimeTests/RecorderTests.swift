@@ -76,6 +76,31 @@ import TrailTestSupport
         #expect(report.stderr.contains("has no end record"))
     }
 
+    /// A folder of traces from a suite whose exit tests crash on purpose: up to three unended traces are each
+    /// named, more are said in one line.
+    @Test func manyUnendedTracesAreSaidInOneLine() throws {
+        let directory = Paths.temporaryDirectory("unended")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = directory + "/runs/a.trace"
+        try FileManager.default.createDirectory(atPath: directory + "/runs", withIntermediateDirectories: true)
+        let result = try run(
+            RuntimeProbe.path, RuntimeProbe.arguments(.traceThen, directory, TraceThenEnd.segv, 100),
+            environment: ["TRAIL_TRACE": "record", "TRAIL_TRACE_FILE": first, "SWIFT_BACKTRACE": "enable=no"])
+        #expect(result.shellStatus == 139, "\(result.stderr)")
+        for name in ["b", "c"] {
+            try FileManager.default.copyItem(atPath: first, toPath: directory + "/runs/\(name).trace")
+        }
+        let few = try run(Paths.trail, ["report", directory + "/runs"]).stderr
+        #expect(few.components(separatedBy: "has no end record").count == 4, "\(few)")
+        for name in ["d", "e"] {
+            try FileManager.default.copyItem(atPath: first, toPath: directory + "/runs/\(name).trace")
+        }
+        let many = try run(Paths.trail, ["report", directory + "/runs"]).stderr
+        #expect(!many.contains("has no end record"), "\(many)")
+        #expect(many.contains("trail: 5 traces have no end record"), "\(many)")
+        #expect(many.contains("and 2 more; showing what is there"), "\(many)")
+    }
+
     /// A signal after the trace is finished (a SIGPIPE as stdio flushes at exit) neither opens a second trace
     /// nor writes the first again: the process still dies of it.
     @Test func aSignalAfterTheTraceIsFinishedOpensNoSecondTrace() throws {
