@@ -47,12 +47,16 @@ import TrailDriver
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "func stop() -> Never { fatalError() }\n@resultBuilder struct Rows {}\n"
             .write(toFile: directory + "/A.swift", atomically: true, encoding: .utf8)
-        try "func go() -> Int { 1 }\ntypealias Done = (Int) -> Void\n"
+        try "func go() -> Int { 1 }\ntypealias Done = (Int) -> Void\n@unsafe public final class Cursor {}\n"
             .write(toFile: directory + "/B.swift", atomically: true, encoding: .utf8)
         let found = Declarations.scan([directory + "/A.swift", directory + "/B.swift"], jobs: 2)
         #expect(
-            found == Declarations(neverReturning: ["stop"], resultBuilders: ["Rows"], functionTypeAliases: ["Done"]))
-        #expect(found.text.hasSuffix("\n// never stop\n// builder Rows\n// function-alias Done\n"))
+            found
+                == Declarations(
+                    neverReturning: ["stop"], resultBuilders: ["Rows"], functionTypeAliases: ["Done"],
+                    unsafeTypes: ["Cursor"]))
+        #expect(
+            found.text.hasSuffix("\n// never stop\n// builder Rows\n// function-alias Done\n// unsafe-type Cursor\n"))
         #expect(try Declarations(text: found.text, path: "d.txt") == found)
 
         let list = directory + "/TrailDeclarations.swift"
