@@ -329,14 +329,15 @@ final class BodyCollector: SyntaxVisitor {
 
     // MARK: Edits
 
-    /// `foldsExit`: a function's or getter's body (not a closure's), whose one value may carry the exit
-    /// (`FoldedExit`), typed as its written `resultType` (`ExitType`).
     /// The function or property whose body is instrumented: `apiToken(for:)`, or `sessionKey` for its getter.
     private var resultOwner: String {
         guard let last = scopes.last else { return "" }
         return last == "get" && scopes.count > 1 ? scopes[scopes.count - 2] : last
     }
 
+    /// `foldsExit`: a function's or getter's body (not a closure's), whose one value may carry the exit
+    /// (`FoldedExit`), typed as its written `resultType` (`ExitType`). `assigned`: a setter's new value
+    /// (`ValueCapture.assignedValue`), recorded after the arguments.
     private func instrument(
         after brace: TokenSyntax, _ statements: CodeBlockItemListSyntax, getter: Bool = false,
         line token: TokenSyntax, async: Bool, returns: ReturnKind, foldsExit: Bool = false,
