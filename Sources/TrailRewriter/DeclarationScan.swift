@@ -167,11 +167,10 @@ enum DeclarationScan {
         return names
     }
 
-    /// Types marked `@unsafe` (`@unsafe typealias Bytes = …` too). Not other aliases of unsafe types: an alias may
-    /// be nested (`Element`) and its name a generic parameter elsewhere, where an `unsafe` that covers nothing
-    /// unsafe is warned of.
-    /// Only other attributes and modifiers may stand between the attribute and the type, as `@unsafe` marks
-    /// functions too, and a type declared after one is not unsafe.
+    /// Types marked `@unsafe` (`@unsafe typealias Bytes = …` too), with only attributes and modifiers between:
+    /// `@unsafe` marks functions too, and a type declared after one is not unsafe. Not other aliases of unsafe
+    /// types: an alias may be nested (`Element`) and its name a generic parameter elsewhere, where an `unsafe`
+    /// that covers nothing unsafe is warned of.
     static func unsafeTypes(in source: [UInt8], after hits: [Int]? = nil) -> Set<String> {
         var names: Set<String> = []
         let kinds: Set<String> = ["struct", "enum", "class", "actor", "typealias"]

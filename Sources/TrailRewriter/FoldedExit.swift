@@ -14,29 +14,26 @@ enum FoldedExit {
         return !type.tokens(viewMode: .sourceAccurate).contains { $0.tokenKind == .keyword(.sending) }
     }
 
+    /// The expression that `statements` are, when they are one.
+    static func onlyExpression(_ statements: CodeBlockItemListSyntax) -> ExprSyntax? {
+        guard statements.count == 1, let item = statements.first else { return nil }
+        switch item.item {
+        case .expr(let expr): return expr
+        case .stmt(let stmt): return stmt.as(ExpressionStmtSyntax.self)?.expression
+        default: return nil
+        }
+    }
+
     /// Whether the body's one expression is marked `unsafe`, which then covers the exit operator too.
     static func valueIsMarkedUnsafe(_ statements: CodeBlockItemListSyntax) -> Bool {
-        guard statements.count == 1, let item = statements.first else { return false }
-        switch item.item {
-        case .expr(let expr): return expr.is(UnsafeExprSyntax.self)
-        case .stmt(let stmt): return stmt.as(ExpressionStmtSyntax.self)?.expression.is(UnsafeExprSyntax.self) == true
-        default: return false
-        }
+        onlyExpression(statements)?.is(UnsafeExprSyntax.self) == true
     }
 
     /// Where the closing parenthesis goes, right after the value and before its trailing comments, when a body
     /// that is one expression given an implicit `return` (`returnPoints`) folds.
     static func valueEnd(_ statements: CodeBlockItemListSyntax, returnPoints: [Int]) -> Int? {
-        guard statements.count == 1, let item = statements.first, returnPoints.count == 1 else { return nil }
-        let expression: ExprSyntax
-        switch item.item {
-        case .expr(let expr): expression = expr
-        case .stmt(let stmt):
-            guard let expr = stmt.as(ExpressionStmtSyntax.self)?.expression else { return nil }
-            expression = expr
-        default: return nil
-        }
-        guard returnPoints[0] == expression.positionAfterSkippingLeadingTrivia.utf8Offset,
+        guard returnPoints.count == 1, let expression = onlyExpression(statements),
+            returnPoints[0] == expression.positionAfterSkippingLeadingTrivia.utf8Offset,
             !expression.is(IfExprSyntax.self), !expression.is(SwitchExprSyntax.self)
         else { return nil }
         for token in expression.tokens(viewMode: .sourceAccurate) {

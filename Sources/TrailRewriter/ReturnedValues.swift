@@ -78,15 +78,7 @@ final class ReturnedValues: OwnStatementsFinder {
 
     /// A branch's one expression; not a `throw` or other statement, nor a call to a `Never` function.
     private func addBranch(_ statements: CodeBlockItemListSyntax) {
-        guard statements.count == 1, let item = statements.first else { return }
-        let expression: ExprSyntax
-        switch item.item {
-        case .expr(let expr): expression = expr
-        case .stmt(let stmt):
-            guard let expr = stmt.as(ExpressionStmtSyntax.self)?.expression else { return }
-            expression = expr
-        default: return
-        }
+        guard let expression = FoldedExit.onlyExpression(statements) else { return }
         if ImplicitReturn.callsNever(expression, neverFunctions) { return }
         add(expression)
     }
